@@ -1,0 +1,7 @@
+import type { MailroomConfig } from '@mailroom/config';
+import { createServiceApp } from '@mailroom/runtime';
+import { EmailsAppModule } from './app.module';
+
+export function bootstrapEmails(config: MailroomConfig) {
+  return createServiceApp('emails', EmailsAppModule.forRoot(config), config);
+}

@@ -1,0 +1,36 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiKeyCreateDto, ApiKeyUpdateDto, ListQueryDto, RequestContext, toListParams, VerifiedApiKey } from '@mailroom/contracts';
+import { CallerKey, Ctx, RequirePermission } from '@mailroom/auth';
+import { KeysClient } from '../clients/keys.client';
+
+@Controller('v1/api-keys')
+@RequirePermission('api-keys:*')
+export class ApiKeysController {
+  constructor(private readonly keys: KeysClient) {}
+
+  @Post()
+  @HttpCode(201)
+  create(@Ctx() ctx: RequestContext, @CallerKey() caller: VerifiedApiKey, @Body() body: ApiKeyCreateDto) {
+    return this.keys.create(ctx, caller, body);
+  }
+
+  @Get()
+  list(@Ctx() ctx: RequestContext, @Query() query: ListQueryDto) {
+    return this.keys.list(ctx, toListParams(query));
+  }
+
+  @Get(':id')
+  get(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.keys.get(ctx, id);
+  }
+
+  @Patch(':id')
+  update(@Ctx() ctx: RequestContext, @CallerKey() caller: VerifiedApiKey, @Param('id') id: string, @Body() body: ApiKeyUpdateDto) {
+    return this.keys.update(ctx, caller, id, body);
+  }
+
+  @Delete(':id')
+  delete(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.keys.delete(ctx, id);
+  }
+}

@@ -1,0 +1,38 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import type { MailroomConfig } from '@mailroom/config';
+import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS } from '@mailroom/auth';
+import { HttpErrorFilter } from '@mailroom/errors';
+import { MAILROOM_CONFIG, MailroomConfigModule } from '@mailroom/runtime';
+import { ApiKeysController } from './api-keys/api-keys.controller';
+import { CachedKeyVerifier } from './auth/cached-key-verifier';
+import { HealthClient } from './clients/health.client';
+import { KeysClient } from './clients/keys.client';
+import { natsClientModule } from './clients/nats-client.provider';
+import { HealthController } from './health/health.controller';
+import { DtoValidationPipe } from './http/dto-validation.pipe';
+
+@Module({})
+export class GatewayAppModule {
+  static forRoot(config: MailroomConfig): DynamicModule {
+    return {
+      module: GatewayAppModule,
+      imports: [MailroomConfigModule.forRoot(config), natsClientModule(config)],
+      controllers: [HealthController, ApiKeysController],
+      providers: [
+        KeysClient,
+        HealthClient,
+        CachedKeyVerifier,
+        { provide: API_KEY_VERIFIER, useExisting: CachedKeyVerifier },
+        {
+          provide: AUTH_OPTIONS,
+          inject: [MAILROOM_CONFIG],
+          useFactory: (c: MailroomConfig) => ({ testModeEnabled: c.TEST_MODE_ENABLED }),
+        },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+      ],
+    };
+  }
+}

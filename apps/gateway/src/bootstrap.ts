@@ -1,0 +1,39 @@
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { MailroomConfig } from '@mailroom/config';
+import { sendHttpError } from '@mailroom/errors';
+import { PinoLogger } from '@mailroom/runtime';
+import { GatewayAppModule } from './app.module';
+import { assertJsonBody } from './http/require-json-body';
+
+/**
+ * The only public HTTP port. Nest routes Fastify's own errors (bad JSON,
+ * oversize body, unknown route) through the global filter too, so every
+ * answer has the `{ error: { code, message } }` shape.
+ */
+export async function bootstrapGateway(config: MailroomConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
+    logger: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule.forRoot(config), adapter, {
+    logger: new PinoLogger('gateway', config.LOG_LEVEL),
+  });
+  const logger = new Logger('Gateway');
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      try {
+        assertJsonBody(request);
+      } catch (error) {
+        sendHttpError(reply, error, logger);
+        return reply;
+      }
+    });
+  app.enableShutdownHooks();
+  await app.listen(config.PORT, config.HOST);
+  return app;
+}

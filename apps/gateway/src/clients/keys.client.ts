@@ -1,0 +1,47 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import type { MailroomConfig } from '@mailroom/config';
+import {
+  ApiKeyCreateInput,
+  ApiKeysUsedEvent,
+  ApiKeyUpdateInput,
+  KeysEvents,
+  KeysRpc,
+  KeysSubjects,
+  ListParams,
+  RequestContext,
+  VerifiedApiKey,
+} from '@mailroom/contracts';
+import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
+import { NATS_CLIENT } from './nats-client.provider';
+
+@Injectable()
+export class KeysClient {
+  private readonly rpc: RpcClient<KeysRpc>;
+
+  constructor(@Inject(NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) config: MailroomConfig) {
+    this.rpc = new RpcClient<KeysRpc>(client, config.RPC_TIMEOUT_MS, 'keys');
+  }
+
+  create(ctx: RequestContext, caller: VerifiedApiKey, input: ApiKeyCreateInput) {
+    return this.rpc.request(KeysSubjects.create, { ctx, caller, input });
+  }
+  list(ctx: RequestContext, params: ListParams) {
+    return this.rpc.request(KeysSubjects.list, { ctx, params });
+  }
+  get(ctx: RequestContext, id: string) {
+    return this.rpc.request(KeysSubjects.get, { ctx, id });
+  }
+  update(ctx: RequestContext, caller: VerifiedApiKey, id: string, input: ApiKeyUpdateInput) {
+    return this.rpc.request(KeysSubjects.update, { ctx, caller, id, input });
+  }
+  delete(ctx: RequestContext, id: string) {
+    return this.rpc.request(KeysSubjects.delete, { ctx, id });
+  }
+  async verify(keyHash: string): Promise<VerifiedApiKey | null> {
+    return (await this.rpc.request(KeysSubjects.verify, { keyHash })).key;
+  }
+  reportUsed(event: ApiKeysUsedEvent): void {
+    this.rpc.emit(KeysEvents.used, event);
+  }
+}

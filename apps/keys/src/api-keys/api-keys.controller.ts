@@ -1,0 +1,53 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  ApiKeyByIdPayload,
+  ApiKeyCreatePayload,
+  ApiKeyListPayload,
+  ApiKeysUsedEvent,
+  ApiKeyUpdatePayload,
+  ApiKeyVerifyPayload,
+  KeysEvents,
+  KeysSubjects,
+} from '@mailroom/contracts';
+import { ApiKeysService } from './api-keys.service';
+
+@Controller()
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @MessagePattern(KeysSubjects.create)
+  create(@Payload() payload: ApiKeyCreatePayload) {
+    return this.apiKeys.create(payload);
+  }
+
+  @MessagePattern(KeysSubjects.list)
+  list(@Payload() { ctx, params }: ApiKeyListPayload) {
+    return this.apiKeys.list(ctx, params);
+  }
+
+  @MessagePattern(KeysSubjects.get)
+  get(@Payload() { ctx, id }: ApiKeyByIdPayload) {
+    return this.apiKeys.get(ctx, id);
+  }
+
+  @MessagePattern(KeysSubjects.update)
+  update(@Payload() payload: ApiKeyUpdatePayload) {
+    return this.apiKeys.update(payload);
+  }
+
+  @MessagePattern(KeysSubjects.delete)
+  delete(@Payload() { ctx, id }: ApiKeyByIdPayload) {
+    return this.apiKeys.delete(ctx, id);
+  }
+
+  @MessagePattern(KeysSubjects.verify)
+  async verify(@Payload() { keyHash }: ApiKeyVerifyPayload) {
+    return { key: await this.apiKeys.verify(keyHash) };
+  }
+
+  @EventPattern(KeysEvents.used)
+  used(@Payload() { keyIds, usedAt }: ApiKeysUsedEvent) {
+    return this.apiKeys.markUsed(keyIds, usedAt);
+  }
+}

@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import {
+  ApiKeyCreatedResponse,
+  ApiKeyCreatePayload,
+  ApiKeyList,
+  ApiKeyResponse,
+  ApiKeyUpdatePayload,
+  DeletedResponse,
+  KeysEvents,
+  ListParams,
+  RequestContext,
+  VerifiedApiKey,
+} from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import { hashesEqual } from '@mailroom/auth';
+import { issueApiKey } from './api-key-issuer';
+import { toResponse, toVerified } from './api-key.mapper';
+import { ApiKeysRepository } from './api-keys.repository';
+import { assertWithinCaller, inheritFromCaller } from './grant-rules';
+
+export const KEYS_EVENTS_CLIENT = Symbol('KeysEventsClient');
+
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly repository: ApiKeysRepository,
+    @Inject(KEYS_EVENTS_CLIENT) private readonly events: ClientProxy,
+  ) {}
+
+  async create({ ctx, caller, input }: ApiKeyCreatePayload): Promise<ApiKeyCreatedResponse> {
+    const mode = input.mode ?? ctx.mode;
+    if (ctx.mode === 'test' && mode === 'live') throw DomainError.forbidden('A test key can only create test keys.');
+    assertWithinCaller(caller, input);
+    return issueApiKey({ name: input.name, mode, ...inheritFromCaller(caller, input) }, (entity) => this.repository.insert(entity));
+  }
+
+  async list(ctx: RequestContext, params: ListParams): Promise<ApiKeyList> {
+    const page = await this.repository.list(ctx.mode, params);
+    return { object: 'list', data: page.rows.map(toResponse), hasMore: page.hasMore, totalCount: page.totalCount };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<ApiKeyResponse> {
+    return toResponse(await this.find(ctx, id));
+  }
+
+  async update({ ctx, caller, id, input }: ApiKeyUpdatePayload): Promise<ApiKeyResponse> {
+    const entity = await this.find(ctx, id);
+    assertWithinCaller(caller, input);
+    if (input.name !== undefined) entity.name = input.name;
+    if (input.permissions) entity.permissions = [...new Set(input.permissions)];
+    if (input.domainRestrictions) entity.domainRestrictions = [...new Set(input.domainRestrictions)];
+    if (input.ipRestrictions) entity.ipRestrictions = [...new Set(input.ipRestrictions)];
+    if (input.expiresAt !== undefined) entity.expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+    const saved = await this.repository.update(entity);
+    this.announceChange(id);
+    return toResponse(saved);
+  }
+
+  async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'api_key'>> {
+    await this.find(ctx, id);
+    await this.repository.softDelete(id, new Date());
+    this.announceChange(id);
+    return { id, object: 'api_key', deleted: true };
+  }
+
+  async verify(keyHash: string): Promise<VerifiedApiKey | null> {
+    const entity = await this.repository.findByHash(keyHash);
+    if (!entity || !hashesEqual(entity.keyHash, keyHash)) return null;
+    return toVerified(entity);
+  }
+
+  async markUsed(keyIds: string[], usedAt: string): Promise<void> {
+    if (keyIds.length) await this.repository.markUsed(keyIds, new Date(usedAt));
+  }
+
+  private async find(ctx: RequestContext, id: string) {
+    const entity = await this.repository.findLive(id, ctx.mode);
+    if (!entity) throw DomainError.notFound('API key', id);
+    return entity;
+  }
+
+  /** Every gateway replica evicts the key from its cache, so a change takes effect at once. */
+  private announceChange(keyId: string): void {
+    this.events.emit(KeysEvents.changed, { keyId }).subscribe({ error: () => undefined });
+  }
+}

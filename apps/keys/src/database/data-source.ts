@@ -1,0 +1,9 @@
+import { ServiceSchema } from '@mailroom/database';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import { CreateApiKeys1763800000000 } from './migrations/1763800000000-create-api-keys';
+
+export const KEYS_SCHEMA: ServiceSchema = {
+  schema: 'keys',
+  entities: [ApiKeyEntity],
+  migrations: [CreateApiKeys1763800000000],
+};

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { Permission, RequestContext, VerifiedApiKey } from '@mailroom/contracts';
+import { DomainError, ErrorCode } from '@mailroom/errors';
+import { hashApiKey, parseApiKey } from './api-key-format';
+import { ApiKeyVerifier, AuthOptions } from './auth.tokens';
+import { ipAllowed } from './ip-restriction';
+import { grants } from './permissions';
+
+export interface AuthRequest {
+  authorization: string | undefined;
+  clientIp: string;
+  requestId: string | undefined;
+  now: Date;
+}
+
+const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The interface's authentication rules 1–6, in order. Pure apart from the
+ * verifier, so the rules are unit-tested without HTTP.
+ */
+export async function authenticate(
+  request: AuthRequest,
+  required: Permission,
+  verifier: ApiKeyVerifier,
+  options: AuthOptions,
+): Promise<{ ctx: RequestContext; key: VerifiedApiKey }> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
+  if (!request.authorization) throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
+  if (!match) throw unauthorized('The Authorization header must have the form "Bearer <API key>".');
+  const mode = parseApiKey(match[1]);
+  if (!mode) throw unauthorized('The API key is malformed.');
+  if (mode === 'test' && !options.testModeEnabled) throw unauthorized('Test keys are disabled on this server (TEST_MODE_ENABLED=false).');
+
+  const key = await verifier.verify(hashApiKey(match[1]));
+  if (!key) throw unauthorized('The API key is unknown or has been deleted.');
+  if (key.expiresAt && Date.parse(key.expiresAt) <= request.now.getTime()) throw unauthorized('The API key has expired.');
+  if (!ipAllowed(request.clientIp, key.ipRestrictions)) {
+    throw DomainError.forbidden(`Requests from IP address ${request.clientIp} are not authorized for this API key (ipRestrictions).`);
+  }
+  if (!grants(key.permissions, required)) {
+    throw DomainError.forbidden(`This API key lacks the permission '${required}'.`);
+  }
+  verifier.recordUse(key.keyId);
+  const requestId = request.requestId && REQUEST_ID.test(request.requestId) ? request.requestId : randomUUID();
+  return {
+    key,
+    ctx: { requestId, keyId: key.keyId, mode: key.mode, permissions: key.permissions, domainRestrictions: key.domainRestrictions },
+  };
+}

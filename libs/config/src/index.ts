@@ -1,0 +1,3 @@
+export * from './env-schema';
+export * from './load-config';
+export * from './parsers';

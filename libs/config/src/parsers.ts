@@ -1,0 +1,74 @@
+import { isIP } from 'node:net';
+
+/** A parser turns a raw environment string into a value or throws a message that says what is wrong. */
+export type Parser<T> = (raw: string) => T;
+
+export const asString: Parser<string> = (raw) => raw;
+
+export function asInteger(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
+  return (raw) => {
+    if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be an integer, got '${raw}'`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new Error(`must be between ${min} and ${max}, got ${value}`);
+    return value;
+  };
+}
+
+export const asBoolean: Parser<boolean> = (raw) => {
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new Error(`must be true or false, got '${raw}'`);
+};
+
+export function asOneOf<T extends string>(...allowed: T[]): Parser<T> {
+  return (raw) => {
+    if (!(allowed as string[]).includes(raw)) throw new Error(`must be one of ${allowed.join(', ')}, got '${raw}'`);
+    return raw as T;
+  };
+}
+
+export function asUrl(...protocols: string[]): Parser<string> {
+  return (raw) => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error(`must be a URL, got '${redactUrl(raw)}'`);
+    }
+    if (protocols.length && !protocols.includes(url.protocol.replace(/:$/, ''))) {
+      throw new Error(`must use ${protocols.join(' or ')}, got '${url.protocol}'`);
+    }
+    return raw;
+  };
+}
+
+export function asList<T>(item: Parser<T>): Parser<T[]> {
+  return (raw) =>
+    raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((part, index) => {
+        try {
+          return item(part);
+        } catch (error) {
+          throw new Error(`item ${index + 1}: ${(error as Error).message}`);
+        }
+      });
+}
+
+/** An IP address or CIDR range, IPv4 or IPv6. */
+export const asIpOrCidr: Parser<string> = (raw) => {
+  const [address, prefix, extra] = raw.split('/');
+  const family = isIP(address);
+  const maxPrefix = family === 4 ? 32 : 128;
+  const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+  if (!family || !prefixOk || extra !== undefined) throw new Error(`'${raw}' is not an IP address or CIDR range`);
+  return raw;
+};
+
+/** Never echo credentials from a connection string into an error message. */
+export function redactUrl(raw: string): string {
+  return raw.replace(/\/\/([^@/]*)@/, '//***@');
+}

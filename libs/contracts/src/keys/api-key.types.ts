@@ -1,0 +1,75 @@
+import { ListEnvelope, ListParams } from '../common/list';
+import { Mode, RequestContext } from '../common/request-context';
+
+export interface ApiKeyResponse {
+  id: string;
+  object: 'api_key';
+  name: string;
+  mode: Mode;
+  /** Prefix and last four characters, so people can tell keys apart without the secret. */
+  keyHint: string;
+  permissions: string[];
+  domainRestrictions: string[];
+  ipRestrictions: string[];
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+/** Only the creation response carries the secret. */
+export interface ApiKeyCreatedResponse extends ApiKeyResponse {
+  key: string;
+}
+
+export interface ApiKeyCreateInput {
+  name: string;
+  mode?: Mode;
+  permissions?: string[];
+  domainRestrictions?: string[];
+  ipRestrictions?: string[];
+  expiresAt?: string | null;
+}
+
+export type ApiKeyUpdateInput = Partial<Omit<ApiKeyCreateInput, 'mode'>>;
+
+/** What the gateway's guard needs about a key; cached per replica. */
+export interface VerifiedApiKey {
+  keyId: string;
+  mode: Mode;
+  permissions: string[];
+  domainRestrictions: string[];
+  ipRestrictions: string[];
+  expiresAt: string | null;
+}
+
+export interface ApiKeyCreatePayload {
+  ctx: RequestContext;
+  caller: VerifiedApiKey;
+  input: ApiKeyCreateInput;
+}
+export interface ApiKeyUpdatePayload {
+  ctx: RequestContext;
+  caller: VerifiedApiKey;
+  id: string;
+  input: ApiKeyUpdateInput;
+}
+export interface ApiKeyByIdPayload {
+  ctx: RequestContext;
+  id: string;
+}
+export interface ApiKeyListPayload {
+  ctx: RequestContext;
+  params: ListParams;
+}
+export interface ApiKeyVerifyPayload {
+  keyHash: string;
+}
+export interface ApiKeysUsedEvent {
+  keyIds: string[];
+  usedAt: string;
+}
+export interface ApiKeyChangedEvent {
+  keyId: string;
+}
+
+export type ApiKeyList = ListEnvelope<ApiKeyResponse>;

@@ -1,0 +1,39 @@
+import { DeletedResponse } from '../common/list';
+import {
+  ApiKeyByIdPayload,
+  ApiKeyCreatedResponse,
+  ApiKeyCreatePayload,
+  ApiKeyList,
+  ApiKeyListPayload,
+  ApiKeyResponse,
+  ApiKeyUpdatePayload,
+  ApiKeyVerifyPayload,
+  VerifiedApiKey,
+} from './api-key.types';
+
+/** Request-reply subjects of the keys service. Renaming one is a migration: old replicas stop answering. */
+export const KeysSubjects = {
+  create: 'keys.api-key.create',
+  list: 'keys.api-key.list',
+  get: 'keys.api-key.get',
+  update: 'keys.api-key.update',
+  delete: 'keys.api-key.delete',
+  verify: 'keys.api-key.verify',
+} as const;
+
+/** Fire-and-forget subjects. */
+export const KeysEvents = {
+  /** Queue-grouped: one keys replica records lastUsedAt for a batch. */
+  used: 'api-key.used',
+  /** Broadcast without a queue group: every gateway replica evicts its cache entry. */
+  changed: 'api-key.changed',
+} as const;
+
+export interface KeysRpc {
+  [KeysSubjects.create]: { payload: ApiKeyCreatePayload; reply: ApiKeyCreatedResponse };
+  [KeysSubjects.list]: { payload: ApiKeyListPayload; reply: ApiKeyList };
+  [KeysSubjects.get]: { payload: ApiKeyByIdPayload; reply: ApiKeyResponse };
+  [KeysSubjects.update]: { payload: ApiKeyUpdatePayload; reply: ApiKeyResponse };
+  [KeysSubjects.delete]: { payload: ApiKeyByIdPayload; reply: DeletedResponse<'api_key'> };
+  [KeysSubjects.verify]: { payload: ApiKeyVerifyPayload; reply: { key: VerifiedApiKey | null } };
+}

@@ -1,0 +1,33 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { DomainError, ErrorCode } from '@mailroom/errors';
+
+/** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
+export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
+  for (const error of errors) {
+    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) {
+      const messages = Object.values(error.constraints);
+      const unknown = error.constraints.whitelistValidation;
+      return unknown ? `${path}: is not a known field` : `${path}: ${messages[0]}`;
+    }
+    const nested = describeValidationErrors(error.children ?? [], path);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+/**
+ * Validates a plain object against a DTO class. Unknown fields are rejected
+ * so that typos do not silently do nothing.
+ */
+export function validateDto<T extends object>(cls: new () => T, plain: unknown, what = 'body'): T {
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
+    throw new DomainError(ErrorCode.ValidationError, `${what}: must be a JSON object`);
+  }
+  const instance = plainToInstance(cls, plain, { enableImplicitConversion: false });
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  const problem = describeValidationErrors(errors);
+  if (problem) throw new DomainError(ErrorCode.ValidationError, problem);
+  return instance;
+}

@@ -1,0 +1,3 @@
+export * from './service-data-source';
+export * from './run-migrations';
+export * from './keyset-page';

@@ -1,0 +1,33 @@
+import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { ListParams } from '@mailroom/contracts';
+
+export interface KeysetPage<E> {
+  rows: E[];
+  hasMore: boolean;
+  totalCount: number;
+}
+
+/**
+ * Newest-first keyset pagination over a prefixed ULID id column, Stripe style:
+ * starting_after pages towards older items, ending_before towards newer ones,
+ * and hasMore says whether more items lie further in the paging direction.
+ * totalCount counts every item matching the filters, regardless of cursor.
+ */
+export async function keysetPage<E extends ObjectLiteral>(
+  query: SelectQueryBuilder<E>,
+  idColumn: string,
+  params: ListParams,
+): Promise<KeysetPage<E>> {
+  const totalCount = await query.clone().getCount();
+  const page = query.clone();
+  if (params.endingBefore) {
+    page.andWhere(`${idColumn} > :cursor`, { cursor: params.endingBefore }).orderBy(idColumn, 'ASC');
+  } else {
+    if (params.startingAfter) page.andWhere(`${idColumn} < :cursor`, { cursor: params.startingAfter });
+    page.orderBy(idColumn, 'DESC');
+  }
+  const rows = await page.take(params.limit + 1).getMany();
+  const hasMore = rows.length > params.limit;
+  const pageRows = rows.slice(0, params.limit);
+  return { rows: params.endingBefore ? pageRows.reverse() : pageRows, hasMore, totalCount };
+}

@@ -1,0 +1,44 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/**
+ * JSON logs through pino, with Nest's context as `context`. Secrets never
+ * reach here by construction: nothing logs keys, hashes or bodies.
+ */
+export class PinoLogger implements LoggerService {
+  private readonly logger: Logger;
+
+  constructor(app: string, level: string) {
+    this.logger = pino({ level, base: { app }, redact: ['*.authorization', '*.key', '*.secret', '*.password'] });
+  }
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: pino.Level, message: unknown, rest: unknown[]): void {
+    // Nest passes the context as the last string argument.
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (message && typeof message === 'object') {
+      const text = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
+      this.logger[level]({ context, ...(message as object) }, text);
+    } else {
+      this.logger[level]({ context }, String(message));
+    }
+  }
+}

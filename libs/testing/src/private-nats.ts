@@ -1,0 +1,61 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PrivateNats {
+  url: string;
+  port: number;
+  /** Stops the server; its JetStream store stays, so `restart()` keeps streams and messages. */
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+function launch(storeDir: string, port: number): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening for client connections on [^\s]+:(\d+)/.exec(output);
+      if (match && /Server is ready/.test(output)) {
+        child.stderr!.off('data', onData);
+        child.stdout!.off('data', onData);
+        resolve({ child, port: Number(match[1]) });
+      }
+    };
+    child.stderr!.on('data', onData);
+    child.stdout!.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`nats-server exited (${code}): ${output}`)));
+  });
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** A nats-server with JetStream of the suite's own, on a random loopback port (about 50 ms to start). */
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const storeDir = await mkdtemp(join(tmpdir(), 'mailroom-nats-'));
+  let current = await launch(storeDir, -1);
+  const port = current.port;
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    stop: () => kill(current.child),
+    restart: async () => {
+      await kill(current.child);
+      current = await launch(storeDir, port);
+    },
+    destroy: async () => {
+      await kill(current.child);
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}

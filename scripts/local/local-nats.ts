@@ -1,0 +1,57 @@
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { portOpen } from './embedded-postgres';
+
+export interface LocalNats {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export const NATS_INSTALL_HINT =
+  'Install nats-server (Debian/Ubuntu: `apt-get install nats-server`; macOS: `brew install nats-server`), or set NATS_URL to a running NATS server with JetStream.';
+
+export function natsServerOnPath(): boolean {
+  return spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Uses the NATS at NATS_URL when something listens there. Otherwise, for a
+ * loopback URL, starts `nats-server` with JetStream and its store under
+ * DATA_DIR/nats, and stops it again on shutdown.
+ */
+export async function ensureNats(natsUrl: string, dataDir: string, log: (line: string) => void): Promise<LocalNats> {
+  const { hostname, port: rawPort } = new URL(natsUrl);
+  const port = Number(rawPort || 4222);
+  if (await portOpen(hostname, port)) return { url: natsUrl, stop: async () => undefined };
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname)) {
+    throw new Error(`Nothing answers at NATS_URL=${natsUrl}. Start NATS there, or point NATS_URL at a running server.`);
+  }
+  if (!natsServerOnPath()) throw new Error(`Nothing answers at NATS_URL=${natsUrl} and no nats-server binary is on PATH. ${NATS_INSTALL_HINT}`);
+  const storeDir = resolve(join(dataDir, 'nats'));
+  await mkdir(storeDir, { recursive: true });
+  log(`starting nats-server on 127.0.0.1:${port} with JetStream in ${storeDir}`);
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  await waitFor(() => portOpen('127.0.0.1', port), 10000, 'nats-server did not start listening');
+  return { url: natsUrl, stop: () => stopChild(child) };
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, message: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(message);
+    await new Promise((resolveTick) => setTimeout(resolveTick, 50));
+  }
+}
+
+export function stopChild(child: ChildProcess, graceMs = 10000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}

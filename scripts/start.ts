@@ -1,0 +1,78 @@
+import './register-paths';
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ConfigError, loadProcessConfig } from '@mailroom/config';
+import { issueKeyDirectly, countKeys } from './issue-key';
+import { resolveDatabase } from './local/local-database';
+import { ensureNats, stopChild, waitFor } from './local/local-nats';
+import { migrateAll } from './migrate-all';
+
+const APPS = ['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as const;
+const say = (line: string) => process.stdout.write(`[mailroom] ${line}\n`);
+
+/**
+ * `npm start`: the whole stack in the foreground. Embedded Postgres and a
+ * local nats-server stand in for anything not configured; migrations run
+ * first; the first start prints a full-access key once; Ctrl-C stops all.
+ */
+async function main(): Promise<void> {
+  const config = loadProcessConfig('launcher');
+  const cleanups: (() => Promise<void>)[] = [];
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping…');
+    await Promise.all([...children.values()].map((child) => stopChild(child)));
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  try {
+    const database = await resolveDatabase(config, say);
+    cleanups.push(database.stop);
+    const nats = await ensureNats(config.NATS_URL, config.DATA_DIR, say);
+    cleanups.push(nats.stop);
+    await migrateAll(database.url, (line) => say(`migrations ${line}`));
+
+    if ((await countKeys(database.url)) === 0) {
+      const created = await issueKeyDirectly(database.url, {
+        name: 'Initial full-access key',
+        mode: 'live',
+        permissions: ['*'],
+        domainRestrictions: [],
+        ipRestrictions: [],
+        expiresAt: null,
+      });
+      say('First start: here is a full-access live API key. It is shown once; store it now.');
+      process.stdout.write(`\n    ${created.key}\n\n`);
+    }
+
+    const env = { ...process.env, DATABASE_URL: database.url, NATS_URL: nats.url };
+    for (const app of APPS) {
+      const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], { env, stdio: 'inherit' });
+      child.once('exit', (code, signal) => {
+        if (stopping) return;
+        say(`${app} exited (${signal ?? code}); stopping the stack`);
+        void shutdown(1);
+      });
+      children.set(app, child);
+    }
+    const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+    await waitFor(
+      () => fetch(`${url}/health`).then((response) => response.ok, () => false),
+      60000,
+      'the stack did not become healthy within 60 s',
+    );
+    say(`ready: the gateway listens on ${url}  (GET ${url}/health)`);
+  } catch (error) {
+    process.stderr.write(`[mailroom] ${(error as Error).message}\n`);
+    await shutdown(error instanceof ConfigError ? 78 : 1);
+  }
+}
+
+void main();
