@@ -11,3 +11,5 @@ export * from './common/list-query.dto';
 export * from './keys/dto/api-key-create.dto';
 export * from './keys/dto/api-key-update.dto';
 export * from './common/to-list-params';
+export * from './domains/sender-identity';
+export * from './emails/domain-usage';

@@ -1,0 +1,11 @@
+/** Asked by the domains service before deleting a domain: is mail from it still on its way? */
+export interface DomainUsagePayload {
+  domainName: string;
+}
+
+export interface DomainUsageReply {
+  /** Emails from the domain that are queued, scheduled or being delivered. */
+  activeEmails: number;
+}
+
+export const DOMAIN_USAGE_SUBJECT = 'emails.domain.usage' as const;
