@@ -1,7 +1,7 @@
 // Two projects: fast unit specs beside the code, and e2e specs that boot the
 // real apps against real Postgres and a private NATS server per suite.
 const moduleNameMapper = {
-  '^@mailroom/(contracts|errors|auth|config|database|runtime|testing)$': '<rootDir>/libs/$1/src',
+  '^@mailroom/(contracts|errors|auth|config|database|runtime|testing|outbox)$': '<rootDir>/libs/$1/src',
 };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],

@@ -35,6 +35,7 @@ export const ENV_SCHEMA = {
   TRUSTED_PROXIES: variable({ default: '', apps: ['gateway'], description: 'comma-separated IPs/CIDRs whose X-Forwarded-For is honoured', parse: asList(asIpOrCidr) }),
   KEY_CACHE_TTL_MS: variable({ default: '30000', apps: ['gateway'], description: 'how long a verified key is cached; changes and deletions also evict it at once over NATS', parse: asInteger(0, 3600000) }),
   LAST_USED_FLUSH_MS: variable({ default: '5000', apps: ['gateway'], description: 'how often the gateway reports which keys were used (lastUsedAt)', parse: asInteger(100, 600000) }),
+  OUTBOX_POLL_MS: variable({ default: '100', apps: ['domains', 'emails'], description: 'how often the outbox relay looks for events to publish to JetStream', parse: asInteger(10, 60000) }),
   DATA_DIR: variable({ default: '.data', apps: ['launcher'], description: 'where `npm start` keeps the embedded Postgres and NATS data', parse: asString }),
   EMBEDDED_PG_PORT: variable({ default: '54329', apps: ['launcher'], description: 'port of the embedded Postgres that `npm start` runs when DATABASE_URL is unset', parse: asInteger(1, 65535) }),
 } satisfies Record<string, VariableSpec<unknown>>;

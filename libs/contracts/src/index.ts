@@ -13,3 +13,4 @@ export * from './keys/dto/api-key-update.dto';
 export * from './common/to-list-params';
 export * from './domains/sender-identity';
 export * from './emails/domain-usage';
+export * from './events/event-envelope';

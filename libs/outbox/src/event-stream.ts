@@ -1,0 +1,32 @@
+import { EVENT_STREAM, EVENT_STREAM_SUBJECTS } from '@mailroom/contracts';
+import { DiscardPolicy, JetStreamManager, RetentionPolicy, StorageType } from 'nats';
+
+const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
+
+/**
+ * Creates the event stream if it does not exist. File storage survives a NATS
+ * restart; the 2-minute duplicate window drops an event republished after a
+ * relay crashed between publishing and marking it published.
+ */
+export async function ensureEventStream(manager: JetStreamManager): Promise<void> {
+  try {
+    await manager.streams.info(EVENT_STREAM);
+  } catch {
+    await manager.streams
+      .add({
+        name: EVENT_STREAM,
+        subjects: EVENT_STREAM_SUBJECTS,
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+        discard: DiscardPolicy.Old,
+        max_age: 7 * DAY_NS,
+        duplicate_window: 2 * 60 * 1_000_000_000,
+      })
+      .catch(async (error) => {
+        // Another replica created it between our check and our add.
+        await manager.streams.info(EVENT_STREAM).catch(() => {
+          throw error;
+        });
+      });
+  }
+}

@@ -1,0 +1,5 @@
+export * from './outbox-table';
+export * from './append-events';
+export * from './event-stream';
+export * from './outbox-relay';
+export * from './outbox-relay.module';

@@ -1,0 +1,105 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
+import type { MailroomConfig } from '@mailroom/config';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { ensureEventStream } from './event-stream';
+
+export const OUTBOX_SCHEMA = Symbol('OutboxSchema');
+
+interface OutboxRow {
+  seq: string;
+  id: string;
+  type: string;
+  mode: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+const BATCH_SIZE = 200;
+const MAX_BACKOFF_MS = 5000;
+
+/**
+ * Publishes a service's outbox to JetStream. Rows are claimed with FOR UPDATE
+ * SKIP LOCKED, so replicas share the work; a row is marked published only
+ * after JetStream acknowledged it, so nothing is lost while NATS is down
+ * (rows wait, the relay backs off), and the Nats-Msg-Id drops the duplicate
+ * a crash between ack and commit would cause.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private connection?: NatsConnection;
+  private jetstream?: JetStreamClient;
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(OUTBOX_SCHEMA) private readonly schema: string,
+    @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.connection?.drain().catch(() => undefined);
+  }
+
+  /** Publishes what is pending now; the loop calls it, and tests may too. */
+  async publishPending(): Promise<number> {
+    const jetstream = await this.ensureJetStream();
+    return this.dataSource.transaction(async (manager) => {
+      const rows: OutboxRow[] = await manager.query(
+        `SELECT seq, id, type, mode, data, created_at FROM ${this.schema}.outbox
+          WHERE published_at IS NULL ORDER BY seq LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`,
+      );
+      if (!rows.length) return 0;
+      const acks = rows.map((row) => {
+        const envelope = { id: row.id, type: row.type, createdAt: new Date(row.created_at).toISOString(), mode: row.mode, data: row.data };
+        const messageHeaders = headers();
+        messageHeaders.set('Mailroom-Mode', row.mode);
+        return jetstream.publish(row.type, JSON.stringify(envelope), { msgID: row.id, headers: messageHeaders });
+      });
+      await Promise.all(acks);
+      await manager.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((row) => row.seq)]);
+      return rows.length;
+    });
+  }
+
+  private async run(): Promise<void> {
+    let backoff = this.config.OUTBOX_POLL_MS;
+    while (this.running) {
+      try {
+        const published = await this.publishPending();
+        backoff = this.config.OUTBOX_POLL_MS;
+        if (published === BATCH_SIZE) continue;
+      } catch (error) {
+        this.logger.warn({ err: (error as Error).message }, 'outbox publish failed; events stay in the outbox and are retried');
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoff);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private async ensureJetStream(): Promise<JetStreamClient> {
+    if (this.jetstream && this.connection && !this.connection.isClosed()) return this.jetstream;
+    this.connection = await connect({ servers: this.config.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    await ensureEventStream(await this.connection.jetstreamManager());
+    this.jetstream = this.connection.jetstream();
+    return this.jetstream;
+  }
+}

@@ -1,0 +1,84 @@
+import { configWith } from '@mailroom/config';
+import { EVENT_STREAM } from '@mailroom/contracts';
+import { appendEvents, outboxTableMigration, OutboxRelay } from '@mailroom/outbox';
+import { createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
+import { connect, NatsConnection } from 'nats';
+import { DataSource } from 'typeorm';
+
+const SCHEMA = 'outbox_test';
+
+describe(OutboxRelay.name, () => {
+  let databaseUrl: string;
+  let nats: PrivateNats;
+  let dataSource: DataSource;
+  let relay: OutboxRelay;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    nats = await startPrivateNats();
+    dataSource = await new DataSource({ type: 'postgres', url: databaseUrl }).initialize();
+    await dataSource.query(`CREATE SCHEMA ${SCHEMA}`);
+    for (const statement of outboxTableMigration(SCHEMA).up) await dataSource.query(statement);
+    relay = new OutboxRelay(dataSource, SCHEMA, configWith('emails', { NATS_URL: nats.url, OUTBOX_POLL_MS: '20', DATABASE_URL: databaseUrl }));
+    relay.onApplicationBootstrap();
+  });
+
+  afterAll(async () => {
+    await relay?.onApplicationShutdown();
+    await dataSource?.destroy();
+    await nats?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  async function streamMessages(): Promise<number> {
+    const connection: NatsConnection = await connect({ servers: nats.url });
+    try {
+      return (await (await connection.jetstreamManager()).streams.info(EVENT_STREAM)).state.messages;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  async function append(count: number, type = 'email.delivered') {
+    return dataSource.transaction((manager) =>
+      appendEvents(manager, SCHEMA, Array.from({ length: count }, (_, index) => ({ type, mode: 'live' as const, data: { n: index } }))),
+    );
+  }
+
+  it('publishes committed events to the stream and marks them published', async () => {
+    const events = await append(3);
+    await eventually(async () => (await streamMessages()) === 3);
+    const [{ pending }] = await dataSource.query(`SELECT count(*)::int AS pending FROM ${SCHEMA}.outbox WHERE published_at IS NULL`);
+    expect(pending).toBe(0);
+    expect(events.map((event) => event.id)).toEqual(expect.arrayContaining([expect.stringMatching(/^evt_/)]));
+  });
+
+  it('does not publish events whose transaction rolled back', async () => {
+    const before = await streamMessages();
+    await dataSource
+      .transaction(async (manager) => {
+        await appendEvents(manager, SCHEMA, [{ type: 'email.bounced', mode: 'live', data: {} }]);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    await append(1);
+    await eventually(async () => (await streamMessages()) === before + 1);
+    const [{ total }] = await dataSource.query(`SELECT count(*)::int AS total FROM ${SCHEMA}.outbox`);
+    expect(total).toBe(before + 1);
+  });
+
+  it('keeps events while NATS is down and publishes each exactly once after it returns', async () => {
+    const before = await streamMessages();
+    await nats.stop();
+    await append(5);
+    const [{ waiting }] = await dataSource.query(`SELECT count(*)::int AS waiting FROM ${SCHEMA}.outbox WHERE published_at IS NULL`);
+    expect(waiting).toBe(5);
+    await nats.restart();
+    await eventually(async () => (await streamMessages()) === before + 5, 20000);
+    await eventually(async () => {
+      const [{ left }] = await dataSource.query(`SELECT count(*)::int AS left FROM ${SCHEMA}.outbox WHERE published_at IS NULL`);
+      return left === 0;
+    });
+    expect(await streamMessages()).toBe(before + 5);
+  });
+});
