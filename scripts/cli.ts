@@ -5,9 +5,11 @@ import { ApiKeyCreateDto, validateDto } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import { issueKeyDirectly } from './issue-key';
 import { resolveDatabase } from './local/local-database';
+import { configurationTable } from './config-table';
 
 const USAGE = `Usage:
-  npm run -s cli -- keys create --name NAME [--permissions a,b] [--test]`;
+  npm run -s cli -- keys create --name NAME [--permissions a,b] [--test]
+  npm run -s cli -- config table          (the README's configuration table)`;
 
 /** Prints only the created object on stdout, so automation can parse it. */
 async function keysCreate(args: string[]): Promise<void> {
@@ -40,6 +42,7 @@ async function keysCreate(args: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   const [resource, verb, ...rest] = argv;
   if (resource === 'keys' && verb === 'create') return keysCreate(rest);
+  if (resource === 'config' && verb === 'table') return void process.stdout.write(`${configurationTable()}\n`);
   throw new Error(USAGE);
 }
 
