@@ -53,8 +53,13 @@ async function main(): Promise<void> {
     }
 
     const env = { ...process.env, DATABASE_URL: database.url, NATS_URL: nats.url };
-    for (const app of APPS) {
-      const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], { env, stdio: 'inherit' });
+    for (const [index, app] of APPS.entries()) {
+      // Each process gets its own operations port (health, metrics): 8081, 8082, …
+      const opsPort = String(config.HEALTH_PORT === 0 ? 0 : config.HEALTH_PORT + index);
+      const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], {
+        env: { ...env, HEALTH_PORT: opsPort },
+        stdio: 'inherit',
+      });
       child.once('exit', (code, signal) => {
         if (stopping) return;
         say(`${app} exited (${signal ?? code}); stopping the stack`);

@@ -2,13 +2,22 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { healthController, MailroomConfigModule, serviceDatabaseModule } from '@mailroom/runtime';
 import { EMAILS_SCHEMA } from './database/data-source';
+import { DeliveryModule } from './delivery/delivery.module';
+import { EmailsModule } from './emails/emails.module';
+import { SuppressionsModule } from './suppressions/suppressions.module';
 
 @Module({})
 export class EmailsAppModule {
   static forRoot(config: MailroomConfig): DynamicModule {
     return {
       module: EmailsAppModule,
-      imports: [MailroomConfigModule.forRoot(config), serviceDatabaseModule(config, EMAILS_SCHEMA)],
+      imports: [
+        MailroomConfigModule.forRoot(config),
+        serviceDatabaseModule(config, EMAILS_SCHEMA),
+        EmailsModule.forRoot(config),
+        SuppressionsModule,
+        DeliveryModule.forRoot(config),
+      ],
       controllers: [healthController('emails')],
     };
   }

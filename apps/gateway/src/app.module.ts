@@ -8,9 +8,16 @@ import { ApiKeysController } from './api-keys/api-keys.controller';
 import { CachedKeyVerifier } from './auth/cached-key-verifier';
 import { HealthClient } from './clients/health.client';
 import { KeysClient } from './clients/keys.client';
+import { DomainsClient } from './clients/domains.client';
+import { DomainsController } from './domains/domains.controller';
+import { EmailsClient } from './clients/emails.client';
+import { EmailsController } from './emails/emails.controller';
+import { SuppressionsController } from './suppressions/suppressions.controller';
 import { natsClientModule } from './clients/nats-client.provider';
 import { HealthController } from './health/health.controller';
 import { DtoValidationPipe } from './http/dto-validation.pipe';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 
 @Module({})
 export class GatewayAppModule {
@@ -18,9 +25,11 @@ export class GatewayAppModule {
     return {
       module: GatewayAppModule,
       imports: [MailroomConfigModule.forRoot(config), natsClientModule(config)],
-      controllers: [HealthController, ApiKeysController],
+      controllers: [HealthController, ApiKeysController, DomainsController, EmailsController, SuppressionsController],
       providers: [
         KeysClient,
+        DomainsClient,
+        EmailsClient,
         HealthClient,
         CachedKeyVerifier,
         { provide: API_KEY_VERIFIER, useExisting: CachedKeyVerifier },
@@ -29,7 +38,9 @@ export class GatewayAppModule {
           inject: [MAILROOM_CONFIG],
           useFactory: (c: MailroomConfig) => ({ testModeEnabled: c.TEST_MODE_ENABLED }),
         },
+        RateLimiter,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
-import { PinoLogger } from '@mailroom/runtime';
+import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
 import { assertJsonBody } from './http/require-json-body';
 
@@ -22,18 +22,22 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     logger: new PinoLogger('gateway', config.LOG_LEVEL),
   });
   const logger = new Logger('Gateway');
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', async (request, reply) => {
-      try {
-        assertJsonBody(request);
-      } catch (error) {
-        sendHttpError(reply, error, logger);
-        return reply;
-      }
-    });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    try {
+      assertJsonBody(request);
+    } catch (error) {
+      sendHttpError(reply, error, logger);
+      return reply;
+    }
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the path, keeps the label set small (ids stay out).
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
   app.enableShutdownHooks();
   await app.listen(config.PORT, config.HOST);
+  await attachOpsServer(app, 'gateway', config);
   return app;
 }

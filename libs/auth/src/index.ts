@@ -5,3 +5,4 @@ export * from './auth.tokens';
 export * from './decorators';
 export * from './authenticate';
 export * from './api-key.guard';
+export * from './secret-box';

@@ -1,4 +1,7 @@
 import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Parser } from './parsers';
+import { asBindAddressOrOff, asDnsName, asEncryptionKey, asOptionalMailto } from './mail-parsers';
+import { asDuration, asDurationList } from './durations';
+import { asDnsServer, asOptionalUrl } from './network-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
 
@@ -36,8 +39,40 @@ export const ENV_SCHEMA = {
   KEY_CACHE_TTL_MS: variable({ default: '30000', apps: ['gateway'], description: 'how long a verified key is cached; changes and deletions also evict it at once over NATS', parse: asInteger(0, 3600000) }),
   LAST_USED_FLUSH_MS: variable({ default: '5000', apps: ['gateway'], description: 'how often the gateway reports which keys were used (lastUsedAt)', parse: asInteger(100, 600000) }),
   OUTBOX_POLL_MS: variable({ default: '100', apps: ['domains', 'emails'], description: 'how often the outbox relay looks for events to publish to JetStream', parse: asInteger(10, 60000) }),
+  HEALTH_PORT: variable({ default: '8081', apps: 'all', description: 'operations port of each app: GET /health/live, /health/ready and /metrics (0 = any free port)', parse: asInteger(0, 65535) }),
+  HEALTH_HOST: variable({ default: '0.0.0.0', apps: 'all', description: 'bind address of the operations port', parse: asString }),
+  DKIM_ZONE: variable({ default: 'dkim.mailroom.localhost', apps: ['domains', 'launcher'], description: 'the DNS zone the domains service answers DKIM keys in; every domain\'s DKIM CNAME points into it', parse: asDnsName }),
+  DKIM_ZONE_NS: variable({ default: '', apps: ['domains', 'launcher'], description: 'comma-separated host names of the name servers DKIM_ZONE is delegated to (the NS and SOA answers); empty = ns.<DKIM_ZONE>', parse: asList(asDnsName) }),
+  DKIM_DNS_BIND: variable({ default: '127.0.0.1:5353', apps: ['domains'], description: 'host:port of the DKIM zone\'s authoritative DNS server (UDP and TCP); `off` disables it (use the zone export instead)', parse: asBindAddressOrOff }),
+  SPF_INCLUDE: variable({ default: 'spf.mailroom.localhost', apps: ['domains'], description: 'the include: every domain\'s SPF record must carry (`v=spf1 include:<SPF_INCLUDE> ~all`)', parse: asDnsName }),
+  DMARC_RUA: variable({ default: '', apps: ['domains'], description: 'address for DMARC aggregate reports, added as rua= to the suggested DMARC record; empty = none', parse: asOptionalMailto }),
+  ENCRYPTION_KEY: variable({ default: '', apps: ['domains', 'webhook-dispatcher'], description: 'base64 of 32 random bytes (`openssl rand -base64 32`): AES-256-GCM key for DKIM private keys and webhook secrets at rest. Required in production; elsewhere a fixed, public development key is used when unset', parse: asEncryptionKey }),
+  TRACKING_BASE_URL: variable({ default: 'http://localhost:3000', apps: ['domains', 'emails', 'gateway'], description: 'public base URL of the open/click tracking routes; its host is every domain\'s trackingDomain', parse: asUrl('http', 'https') }),
+  DOMAIN_RECHECK_SCHEDULE: variable({ default: '1m,5m,15m,30m,1h,2h,4h,8h', apps: ['domains'], description: 'backoff between background checks of a pending domain; the last step repeats', parse: asDurationList }),
+  DOMAIN_PENDING_TIMEOUT: variable({ default: '72h', apps: ['domains'], description: 'a domain still pending this long after it was added (or last re-verified) becomes failed', parse: asDuration }),
+  DOMAIN_VERIFIED_RECHECK_INTERVAL: variable({ default: '6h', apps: ['domains'], description: 'how often a verified domain\'s records are re-checked; missing records make it failed', parse: asDuration }),
+  DOMAIN_USAGE_TIMEOUT_MS: variable({ default: '2000', apps: ['domains'], description: 'how long a domain deletion waits for the emails service to say whether mail is in flight (no answer: 503, nothing deleted); keep it below RPC_TIMEOUT_MS', parse: asInteger(50, 60000) }),
+  RATE_LIMIT_PER_SECOND: variable({ default: '50', apps: ['gateway'], description: 'requests per second each API key may make, across all gateway replicas (0 = no limit)', parse: asInteger(0, 1000000) }),
+  RATE_LIMIT_BURST: variable({ default: '100', apps: ['gateway'], description: 'requests an API key may make at once before the per-second rate applies', parse: asInteger(1, 10000000) }),
+  RATE_LIMIT_SYNC_MS: variable({ default: '100', apps: ['gateway'], description: 'how often gateway replicas share what each let through (the limit is exceeded by at most this window)', parse: asInteger(10, 10000) }),
   DATA_DIR: variable({ default: '.data', apps: ['launcher'], description: 'where `npm start` keeps the embedded Postgres and NATS data', parse: asString }),
   EMBEDDED_PG_PORT: variable({ default: '54329', apps: ['launcher'], description: 'port of the embedded Postgres that `npm start` runs when DATABASE_URL is unset', parse: asInteger(1, 65535) }),
+  DNS_SERVERS: variable({ default: '', apps: ['domains', 'emails'], description: 'comma-separated DNS servers (ip or ip:port) for MX lookups and record verification; empty uses the system resolvers', parse: asList(asDnsServer) }),
+  DNS_TIMEOUT_MS: variable({ default: '2000', apps: ['domains', 'emails'], description: 'how long one DNS query may take before it counts as failed (a DNS failure, never a missing record); keep it below RPC_TIMEOUT_MS so a domain verify can answer in time', parse: asInteger(100, 60000) }),
+  DELIVERY_MODE: variable({ default: 'mx', apps: ['emails'], description: 'mx: deliver straight to each recipient domain\'s MX hosts; relay: hand every message to SMTP_RELAY_URL', parse: asOneOf('mx', 'relay') }),
+  SMTP_RELAY_URL: variable({ default: '', apps: ['emails'], description: 'relay mode: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); required when DELIVERY_MODE=relay', parse: asOptionalUrl('smtp', 'smtps') }),
+  SMTP_RELAY_SECURE: variable({ default: 'false', apps: ['emails'], description: 'relay mode: implicit TLS from the first byte (port 465); smtps:// implies it', parse: asBoolean }),
+  SMTP_RELAY_REQUIRE_TLS: variable({ default: 'false', apps: ['emails'], description: 'relay mode: refuse to send unless the relay upgrades with STARTTLS', parse: asBoolean }),
+  SMTP_RELAY_TLS_VERIFY: variable({ default: 'true', apps: ['emails'], description: 'relay mode: check the relay\'s TLS certificate (mx mode never does: STARTTLS there is opportunistic)', parse: asBoolean }),
+  SMTP_MX_PORT: variable({ default: '25', apps: ['emails'], description: 'mx mode: the port of the recipients\' mail servers', parse: asInteger(1, 65535) }),
+  SMTP_HELO_NAME: variable({ default: '', apps: ['emails'], description: 'the name given in EHLO; empty uses the machine\'s hostname (set it to a name whose A record points at this host)', parse: asString }),
+  SMTP_TIMEOUT_MS: variable({ default: '30000', apps: ['emails'], description: 'SMTP connection, greeting and socket inactivity timeout; a timeout is retried', parse: asInteger(100, 600000) }),
+  SMTP_MAX_CONNECTIONS: variable({ default: '5', apps: ['emails'], description: 'pooled SMTP connections per destination host (the relay, or one MX host)', parse: asInteger(1, 100) }),
+  DELIVERY_RETRY_SCHEDULE: variable({ default: '1m,5m,15m,1h,3h,6h,12h,24h,24h', apps: ['emails'], description: 'waits before each retry after a temporary failure (4xx, connection failure); when used up the recipient is failed. Durations: 500ms, 5s, 1m, 2h, 1d', parse: asDurationList }),
+  DELIVERY_CONCURRENCY: variable({ default: '32', apps: ['emails'], description: 'emails one emails process delivers at the same time', parse: asInteger(1, 1000) }),
+  DELIVERY_LEASE_MS: variable({ default: '60000', apps: ['emails'], description: 'how long a claim on an email lasts; renewed while the delivery runs, so a crashed worker\'s emails are taken over this long after the crash', parse: asInteger(1000, 3600000) }),
+  DELIVERY_POLL_MS: variable({ default: '200', apps: ['emails'], description: 'how often idle workers look for due emails (scheduled emails go out at most this late)', parse: asInteger(10, 250) }),
+  SENDER_IDENTITY_CACHE_TTL: variable({ default: '30s', apps: ['emails'], description: 'how long the worker caches a domain\'s DKIM key and selector from the domains service', parse: asDuration }),
 } satisfies Record<string, VariableSpec<unknown>>;
 
 export type EnvName = keyof typeof ENV_SCHEMA;

@@ -1,3 +1,5 @@
 export * from './env-schema';
 export * from './load-config';
 export * from './parsers';
+export * from './durations';
+export * from './network-parsers';

@@ -5,4 +5,7 @@ export * from './service-app';
 export * from './config.module';
 export * from './run-main';
 export * from './health';
+export * from './metrics';
+export * from './ops-server';
+export * from './readiness';
 export * from './database.module';

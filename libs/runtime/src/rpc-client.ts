@@ -1,12 +1,17 @@
-import { ClientProxy } from '@nestjs/microservices';
+import { ClientProxy, NatsRecordBuilder } from '@nestjs/microservices';
 import { DomainError, ErrorCode, fromRpcError } from '@mailroom/errors';
 import type { RpcMap } from '@mailroom/contracts';
+import { headers as natsHeaders } from 'nats';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { natsRequestDuration } from './metrics';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * The base of every typed client: a subject's payload and reply types come
  * from the service's contract map, a slow service becomes 503
  * service_unavailable, and a service's error comes back as a DomainError.
+ * The caller's request id travels in a NATS header so logs can be joined.
  */
 export class RpcClient<M extends RpcMap<M>> {
   constructor(
@@ -16,12 +21,17 @@ export class RpcClient<M extends RpcMap<M>> {
   ) {}
 
   async request<S extends keyof M & string>(subject: S, payload: M[S]['payload'], timeoutMs = this.timeoutMs): Promise<M[S]['reply']> {
+    const stopTimer = natsRequestDuration.startTimer({ subject });
     try {
-      return await firstValueFrom(this.client.send<M[S]['reply'], M[S]['payload']>(subject, payload).pipe(timeout(timeoutMs)));
+      const reply = await firstValueFrom(this.client.send<M[S]['reply']>(subject, withRequestId(payload)).pipe(timeout(timeoutMs)));
+      stopTimer({ outcome: 'ok' });
+      return reply;
     } catch (error) {
       if (error instanceof TimeoutError) {
+        stopTimer({ outcome: 'timeout' });
         throw new DomainError(ErrorCode.ServiceUnavailable, `The ${this.serviceName} service did not answer in time; try again.`);
       }
+      stopTimer({ outcome: 'error' });
       throw fromRpcError(error);
     }
   }
@@ -29,4 +39,12 @@ export class RpcClient<M extends RpcMap<M>> {
   emit(subject: string, payload: unknown): void {
     this.client.emit(subject, payload).subscribe({ error: () => undefined });
   }
+}
+
+function withRequestId(payload: unknown): unknown {
+  const requestId = (payload as { ctx?: { requestId?: string } } | null)?.ctx?.requestId;
+  if (!requestId) return payload;
+  const headers = natsHeaders();
+  headers.set(REQUEST_ID_HEADER, requestId);
+  return new NatsRecordBuilder(payload).setHeaders(headers).build();
 }

@@ -1,9 +1,13 @@
-import { DynamicModule, INestMicroservice, Type } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, INestMicroservice, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DomainErrorRpcFilter } from '@mailroom/errors';
 import type { MailroomConfig } from '@mailroom/config';
+import { DataSource } from 'typeorm';
+import { collectProcessMetrics } from './metrics';
 import { natsServerOptions } from './nats-options';
+import { startOpsServer } from './ops-server';
 import { PinoLogger } from './pino-logger';
+import { readinessChecks } from './readiness';
 
 /**
  * Boots one NATS microservice. The module is built from the validated config
@@ -17,5 +21,23 @@ export async function createServiceApp(name: string, module: Type<unknown> | Dyn
   app.useGlobalFilters(new DomainErrorRpcFilter());
   app.enableShutdownHooks();
   await app.listen();
+  await attachOpsServer(app, name, config, app.get(DataSource, { strict: false }));
   return app;
+}
+
+/**
+ * Serves health and metrics on HEALTH_PORT, and closes that server with the
+ * app (Nest has no hook for servers it does not own, so close() is wrapped).
+ */
+export async function attachOpsServer(app: INestApplicationContext, name: string, config: MailroomConfig, dataSource?: DataSource): Promise<number> {
+  collectProcessMetrics(name);
+  const readiness = await readinessChecks(config.NATS_URL, dataSource);
+  const ops = await startOpsServer(config.HEALTH_HOST, config.HEALTH_PORT, readiness.check);
+  const close = app.close.bind(app);
+  app.close = async () => {
+    await ops.close();
+    await readiness.close();
+    await close();
+  };
+  return ops.port;
 }

@@ -62,6 +62,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     NATS_URL: nats.url,
     HOST: '127.0.0.1',
     PORT: '0',
+    HEALTH_PORT: '0',
+    HEALTH_HOST: '127.0.0.1',
+    // Suites make bursts of requests with one key; the rate limit has its own suite.
+    RATE_LIMIT_PER_SECOND: '0',
     ...options.env,
   } as Partial<Record<EnvName, string>>;
   const configFor = (app: ServiceApp) => configWith(app, env);

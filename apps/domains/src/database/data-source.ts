@@ -1,8 +1,10 @@
 import { ServiceSchema } from '@mailroom/database';
+import { DomainEntity } from './entities/domain.entity';
 import { CreateDomainsSchema1763800000100 } from './migrations/1763800000100-create-domains-schema';
+import { CreateDomainsTable1763800000110 } from './migrations/1763800000110-create-domains-table';
 
 export const DOMAINS_SCHEMA: ServiceSchema = {
   schema: 'domains',
-  entities: [],
-  migrations: [CreateDomainsSchema1763800000100],
+  entities: [DomainEntity],
+  migrations: [CreateDomainsSchema1763800000100, CreateDomainsTable1763800000110],
 };

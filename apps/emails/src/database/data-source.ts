@@ -1,8 +1,10 @@
 import { ServiceSchema } from '@mailroom/database';
+import { EmailEntity, IdempotencyKeyEntity, RecipientEntity, SuppressionEntity } from './entities';
 import { CreateEmailsSchema1763800000200 } from './migrations/1763800000200-create-emails-schema';
+import { CreateEmailsTables1763800000210 } from './migrations/1763800000210-create-emails-tables';
 
 export const EMAILS_SCHEMA: ServiceSchema = {
   schema: 'emails',
-  entities: [],
-  migrations: [CreateEmailsSchema1763800000200],
+  entities: [EmailEntity, RecipientEntity, SuppressionEntity, IdempotencyKeyEntity],
+  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210],
 };

@@ -1,0 +1,65 @@
+import type { DnsRecord, DomainEventData, DomainListItem, DomainResponse, DomainVerifyResponse } from '@mailroom/contracts';
+import { DomainEntity } from '../database/entities/domain.entity';
+import type { DomainCheck } from '../verification/verification-rules';
+import { expectedRecords, RecordSettings } from './dns-records';
+
+export function toListItem(entity: DomainEntity): DomainListItem {
+  return {
+    id: entity.id,
+    object: 'domain',
+    name: entity.name,
+    status: entity.status,
+    region: entity.region,
+    spfStatus: entity.spfStatus,
+    dkimStatus: entity.dkimStatus,
+    dmarcStatus: entity.dmarcStatus,
+    createdAt: entity.createdAt.toISOString(),
+  };
+}
+
+const verifiedAt = (entity: DomainEntity) => (entity.verifiedAt && entity.status === 'verified' ? { verifiedAt: entity.verifiedAt.toISOString() } : {});
+
+const STATUS_OF: Record<DnsRecord['purpose'], 'spfStatus' | 'dkimStatus' | 'dmarcStatus'> = { spf: 'spfStatus', dkim: 'dkimStatus', dmarc: 'dmarcStatus' };
+
+/** The full object. `withFlags`: the retrieve response marks each record verified or not; create does not. */
+export function toResponse(entity: DomainEntity, settings: RecordSettings, trackingDomain: string, withFlags = true): DomainResponse {
+  const records = expectedRecords(entity, settings).map((record) =>
+    withFlags ? { ...record, verified: entity[STATUS_OF[record.purpose]] === 'verified' } : record,
+  );
+  return { ...toListItem(entity), dnsRecords: records, trackingDomain, trackingDomainStatus: 'verified', ...verifiedAt(entity) };
+}
+
+export function toVerifyResponse(entity: DomainEntity, check: DomainCheck, settings: RecordSettings, domainName: string): DomainVerifyResponse {
+  const records = expectedRecords(entity, settings);
+  const hostOf = (record: DnsRecord) => (record.host === '@' ? domainName : `${record.host}.${domainName}`);
+  const missing = records.filter((record) => check[record.purpose].result === 'fail');
+  const problems = records.flatMap((record) => {
+    const outcome = check[record.purpose];
+    return outcome.result === 'fail' && outcome.problem ? [{ purpose: record.purpose, host: hostOf(record), problem: outcome.problem }] : [];
+  });
+  const dnsErrors = records.flatMap((record) => {
+    const outcome = check[record.purpose];
+    return outcome.result === 'error' ? [{ purpose: record.purpose, host: hostOf(record), error: outcome.error }] : [];
+  });
+  return {
+    ...toListItem(entity),
+    ...verifiedAt(entity),
+    ...(entity.status !== 'verified' && missing.length ? { missingRecords: missing } : {}),
+    ...(problems.length ? { recordProblems: problems } : {}),
+    ...(dnsErrors.length ? { dnsErrors } : {}),
+  };
+}
+
+export function toEventData(entity: DomainEntity, settings: RecordSettings, check: DomainCheck): DomainEventData {
+  const missing = expectedRecords(entity, settings).filter((record) => check[record.purpose].result === 'fail');
+  return {
+    id: entity.id,
+    name: entity.name,
+    status: entity.status,
+    spfStatus: entity.spfStatus,
+    dkimStatus: entity.dkimStatus,
+    dmarcStatus: entity.dmarcStatus,
+    ...verifiedAt(entity),
+    ...(missing.length ? { missingRecords: missing } : {}),
+  };
+}

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import type { DomainStatus, ListParams } from '@mailroom/contracts';
+import { KeysetPage, keysetPage } from '@mailroom/database';
+import { appendEvents, NewEvent } from '@mailroom/outbox';
+import { DomainEntity } from '../database/entities/domain.entity';
+
+export interface DomainKeyRow {
+  id: string;
+  name: string;
+  dkimSelector: string;
+  dkimPublicKey: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class DomainsRepository {
+  constructor(
+    @InjectRepository(DomainEntity) private readonly repository: Repository<DomainEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /** Returns false when the name is taken (the unique index decides, so two replicas cannot both add it). */
+  async insert(entity: DomainEntity): Promise<boolean> {
+    try {
+      await this.repository.insert(entity);
+      return true;
+    } catch (error) {
+      if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  }
+
+  findById(id: string): Promise<DomainEntity | null> {
+    return this.repository.findOneBy({ id });
+  }
+
+  findByName(name: string): Promise<DomainEntity | null> {
+    return this.repository.findOneBy({ name });
+  }
+
+  /** restrictedTo: the caller's domainRestrictions; empty means every domain. */
+  list(params: ListParams, status: DomainStatus | undefined, restrictedTo: string[]): Promise<KeysetPage<DomainEntity>> {
+    const query = this.repository.createQueryBuilder('d').where('TRUE');
+    if (status) query.andWhere('d.status = :status', { status });
+    if (restrictedTo.length) query.andWhere('d.name = ANY(:names)', { names: restrictedTo });
+    return keysetPage(query, 'd.id', params);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.repository.delete({ id });
+  }
+
+  /**
+   * Changes one domain under a row lock and writes its events into the outbox
+   * in the same transaction, so a status change and its event commit together.
+   */
+  async updateLocked(id: string, change: (entity: DomainEntity) => NewEvent[]): Promise<DomainEntity | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const entity = await manager.getRepository(DomainEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!entity) return null;
+      const events = change(entity);
+      entity.updatedAt = new Date();
+      await manager.getRepository(DomainEntity).save(entity);
+      await appendEvents(manager, 'domains', events);
+      return entity;
+    });
+  }
+
+  /**
+   * Claims due domains for a background check by moving their next check one
+   * lease ahead; SKIP LOCKED lets replicas claim disjoint sets. A replica that
+   * dies mid-check leaves the domain due again when the lease runs out.
+   */
+  async claimDue(now: Date, leaseMs: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `UPDATE domains.domains SET next_check_at = $2
+        WHERE id IN (
+          SELECT id FROM domains.domains
+           WHERE next_check_at <= $1 AND status <> 'failed'
+           ORDER BY next_check_at LIMIT $3
+           FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [now, new Date(now.getTime() + leaseMs), limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  findKey(id: string): Promise<DomainKeyRow | null> {
+    return this.repository.findOne({ where: { id }, select: { id: true, name: true, dkimSelector: true, dkimPublicKey: true } });
+  }
+
+  allKeys(): Promise<DomainKeyRow[]> {
+    return this.repository.find({ select: { id: true, name: true, dkimSelector: true, dkimPublicKey: true }, order: { id: 'ASC' } });
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { ulid } from 'ulid';
+import {
+  DeletedResponse,
+  DomainCreatePayload,
+  DomainList,
+  DomainListPayload,
+  DomainResponse,
+  domainNameProblem,
+  normalizeDomainName,
+  RequestContext,
+} from '@mailroom/contracts';
+import { DomainError, ErrorCode } from '@mailroom/errors';
+import { DomainEntity } from '../database/entities/domain.entity';
+import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
+import { dkimSelectorFor } from './dns-records';
+import { generateDkimKeyPair } from './dkim-key-pair';
+import { assertMayAdd, assertVisible } from './domain-access';
+import { toListItem, toResponse } from './domain.mapper';
+import { DomainSettings } from './domain-settings';
+import { DomainsRepository } from './domains.repository';
+import { EmailsUsageClient } from './emails-usage.client';
+
+@Injectable()
+export class DomainsService {
+  constructor(
+    private readonly repository: DomainsRepository,
+    private readonly settings: DomainSettings,
+    private readonly emailsUsage: EmailsUsageClient,
+    private readonly keyCache: DkimKeyCache,
+  ) {}
+
+  async create({ ctx, input }: DomainCreatePayload): Promise<DomainResponse> {
+    // The gateway validated the DTO; checked again because NATS callers are not only the gateway.
+    const problem = domainNameProblem(input.name);
+    if (problem) throw DomainError.validation('name', problem);
+    const name = normalizeDomainName(input.name);
+    assertMayAdd(ctx, name);
+    if (await this.repository.findByName(name)) throw this.alreadyExists(name);
+
+    const now = new Date();
+    const id = `dom_${ulid()}`;
+    const keys = await generateDkimKeyPair();
+    const entity = Object.assign(new DomainEntity(), {
+      id,
+      name,
+      region: input.region ?? 'us',
+      status: 'pending',
+      spfStatus: 'pending',
+      dkimStatus: 'pending',
+      dmarcStatus: 'pending',
+      dkimSelector: dkimSelectorFor(now),
+      dkimPublicKey: keys.publicKeyBase64,
+      dkimPrivateKeySealed: this.settings.secretBox.encrypt(keys.privateKeyPem, id),
+      openTracking: true,
+      clickTracking: true,
+      createdAt: now,
+      verifiedAt: null,
+      failedAt: null,
+      pendingSince: now,
+      checkAttempts: 0,
+      nextCheckAt: new Date(now.getTime() + this.settings.schedule.recheckSchedule[0]),
+      lastCheckedAt: null,
+      updatedAt: now,
+    } satisfies DomainEntity);
+    if (!(await this.repository.insert(entity))) throw this.alreadyExists(name);
+    this.keyCache.forget(id);
+    return toResponse(entity, this.settings.records, this.settings.trackingDomain, false);
+  }
+
+  async list({ ctx, params, status }: DomainListPayload): Promise<DomainList> {
+    const page = await this.repository.list(params, status, ctx.domainRestrictions ?? []);
+    return { object: 'list', data: page.rows.map(toListItem), hasMore: page.hasMore, totalCount: page.totalCount };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<DomainResponse> {
+    const entity = assertVisible(ctx, await this.repository.findById(id), id);
+    return toResponse(entity, this.settings.records, this.settings.trackingDomain);
+  }
+
+  /**
+   * Refused while the emails service reports mail from the domain still on its
+   * way; if it does not answer, nothing is deleted (503). The DKIM key goes
+   * with the row, so its zone record disappears too.
+   */
+  async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'domain'>> {
+    const entity = assertVisible(ctx, await this.repository.findById(id), id);
+    const active = await this.emailsUsage.activeEmails(entity.name);
+    if (active > 0) {
+      throw new DomainError(ErrorCode.InUse, `Domain ${entity.name} still has ${active} email(s) queued, scheduled or being delivered; delete it once they are done.`);
+    }
+    await this.repository.delete(id);
+    this.keyCache.forget(id);
+    return { id, object: 'domain', deleted: true };
+  }
+
+  private alreadyExists(name: string): DomainError {
+    return DomainError.conflict(`The domain ${name} already exists.`);
+  }
+}

@@ -1,0 +1,25 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import { DOMAIN_USAGE_SUBJECT, DomainUsagePayload, DomainUsageReply } from '@mailroom/contracts';
+import { RpcClient } from '@mailroom/runtime';
+import { DomainSettings } from './domain-settings';
+
+export const DOMAINS_NATS_CLIENT = Symbol('DomainsNatsClient');
+
+interface EmailsUsageRpc {
+  [DOMAIN_USAGE_SUBJECT]: { payload: DomainUsagePayload; reply: DomainUsageReply };
+}
+
+/** Asks the emails service whether mail from a domain is still on its way; no answer in time is 503, never "not in use". */
+@Injectable()
+export class EmailsUsageClient {
+  private readonly rpc: RpcClient<EmailsUsageRpc>;
+
+  constructor(@Inject(DOMAINS_NATS_CLIENT) client: ClientProxy, settings: DomainSettings) {
+    this.rpc = new RpcClient<EmailsUsageRpc>(client, settings.usageTimeoutMs, 'emails');
+  }
+
+  async activeEmails(domainName: string): Promise<number> {
+    return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName })).activeEmails;
+  }
+}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { normalizeDomainName, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
+import { DomainSettings } from '../domains/domain-settings';
+import { DomainsRepository } from '../domains/domains.repository';
+
+/**
+ * What the emails service needs to send as a domain: its status, selector and
+ * the decrypted private key for signing. Internal over NATS only; the HTTP API
+ * never returns the key, and nothing logs it.
+ */
+@Injectable()
+export class SenderIdentityService {
+  constructor(
+    private readonly repository: DomainsRepository,
+    private readonly settings: DomainSettings,
+  ) {}
+
+  async find({ name }: SenderIdentityPayload): Promise<SenderIdentityReply> {
+    const entity = typeof name === 'string' ? await this.repository.findByName(normalizeDomainName(name)) : null;
+    if (!entity) return { identity: null };
+    return {
+      identity: {
+        domainId: entity.id,
+        name: entity.name,
+        status: entity.status,
+        dkim: { selector: entity.dkimSelector, privateKeyPem: this.settings.secretBox.decrypt(entity.dkimPrivateKeySealed, entity.id) },
+        trackingBaseUrl: this.settings.trackingBaseUrl,
+        openTracking: entity.openTracking,
+        clickTracking: entity.clickTracking,
+      },
+    };
+  }
+}

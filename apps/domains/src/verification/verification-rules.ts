@@ -1,0 +1,64 @@
+import type { DnsRecordPurpose } from '@mailroom/contracts';
+
+/** What a DNS lookup gave: records, a definite "no such record", or a failure that proves nothing. */
+export type LookupResult = { kind: 'found'; values: string[] } | { kind: 'missing' } | { kind: 'error'; error: string };
+
+/** pass: the record is right. fail: definitely missing or wrong. error: DNS failed, so we do not know. */
+export type RecordOutcome = { result: 'pass' } | { result: 'fail'; problem?: string } | { result: 'error'; error: string };
+
+export type DomainCheck = Record<DnsRecordPurpose, RecordOutcome>;
+
+const normalizeName = (name: string) => name.trim().toLowerCase().replace(/\.+$/, '');
+
+/**
+ * RFC 7208 §4.5: more than one `v=spf1` record is a permanent error, so
+ * exactly one must exist, and it must include ours. Other mechanisms are the
+ * owner's business. The version tag is matched case-insensitively.
+ */
+export function checkSpf(lookup: LookupResult, spfInclude: string): RecordOutcome {
+  if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
+  if (lookup.kind === 'missing') return { result: 'fail' };
+  const spf = lookup.values.filter((value) => /^v=spf1(\s|$)/i.test(value.trim()));
+  if (spf.length === 0) return { result: 'fail' };
+  if (spf.length > 1) return { result: 'fail', problem: `found ${spf.length} SPF records; publish exactly one (RFC 7208 §4.5), merging the includes` };
+  const terms = spf[0].trim().split(/\s+/).map((term) => term.toLowerCase());
+  const include = `include:${spfInclude.toLowerCase()}`;
+  if (!terms.some((term) => term === include || term === `+${include}`)) {
+    return { result: 'fail', problem: `the SPF record does not contain include:${spfInclude}` };
+  }
+  return { result: 'pass' };
+}
+
+/** The CNAME must point at our DKIM zone name; case and a trailing dot do not matter. */
+export function checkDkim(lookup: LookupResult, expectedTarget: string): RecordOutcome {
+  if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
+  if (lookup.kind === 'missing' || lookup.values.length === 0) return { result: 'fail' };
+  if (lookup.values.some((target) => normalizeName(target) === normalizeName(expectedTarget))) return { result: 'pass' };
+  return { result: 'fail', problem: `the CNAME points to ${lookup.values.map(normalizeName).join(', ')}, not ${expectedTarget}` };
+}
+
+/** RFC 7489 §6.4: the record starts with `v=DMARC1`; the policy itself is the owner's choice. */
+export function checkDmarc(lookup: LookupResult): RecordOutcome {
+  if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
+  if (lookup.kind === 'missing') return { result: 'fail' };
+  const dmarc = lookup.values.filter((value) => /^v=DMARC1(\s*;|\s*$)/.test(value.trim()));
+  if (dmarc.length === 0) return { result: 'fail' };
+  // RFC 7489 §6.6.3: more than one DMARC record means no policy at all.
+  if (dmarc.length > 1) return { result: 'fail', problem: `found ${dmarc.length} DMARC records; publish exactly one` };
+  return { result: 'pass' };
+}
+
+/** Node's DNS error codes: which mean "no such record" and which mean "the lookup failed". */
+const MISSING_CODES = new Set(['ENODATA', 'ENOTFOUND']);
+
+export function classifyDnsError(code: string | undefined): LookupResult {
+  if (code && MISSING_CODES.has(code)) return { kind: 'missing' };
+  const known: Record<string, string> = {
+    ETIMEOUT: 'timeout',
+    ESERVFAIL: 'servfail',
+    ECONNREFUSED: 'connection refused',
+    EREFUSED: 'refused',
+    EBADRESP: 'bad response',
+  };
+  return { kind: 'error', error: (code && known[code]) ?? (code ? code.toLowerCase() : 'lookup failed') };
+}

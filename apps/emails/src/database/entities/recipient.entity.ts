@@ -1,0 +1,36 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type RecipientKind = 'to' | 'cc' | 'bcc';
+export type RecipientStatus = 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'suppressed' | 'deferred';
+
+/** One envelope recipient of an email and its own delivery outcome. */
+@Entity({ name: 'recipients' })
+export class RecipientEntity {
+  @PrimaryColumn('text', { name: 'email_id' })
+  emailId: string;
+
+  /** Lower-case bare address; an address listed twice (to and cc) is one recipient. */
+  @PrimaryColumn('text')
+  address: string;
+
+  @Column('text')
+  kind: RecipientKind;
+
+  @Column('text')
+  status: RecipientStatus;
+
+  @Column('int')
+  attempts: number;
+
+  @Column('int', { name: 'smtp_code', nullable: true })
+  smtpCode: number | null;
+
+  @Column('text', { name: 'smtp_reply', nullable: true })
+  smtpReply: string | null;
+
+  @Column('timestamptz', { name: 'next_attempt_at', nullable: true })
+  nextAttemptAt: Date | null;
+
+  @Column('timestamptz', { name: 'updated_at' })
+  updatedAt: Date;
+}

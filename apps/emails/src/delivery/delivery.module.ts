@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ClientsModule, Transport } from '@nestjs/microservices';
+import type { MailroomConfig } from '@mailroom/config';
+import { natsClientOptions } from '@mailroom/runtime';
+import { DeliveryRepository } from './delivery.repository';
+import { DeliveryWorker } from './delivery.worker';
+import { EmailDelivery } from './email-delivery.service';
+import { DELIVERY_NATS_CLIENT, SenderIdentityCache } from './sender-identity.cache';
+import { createDeliveryTransport } from './smtp/create-transport';
+import { DELIVERY_TRANSPORT } from './smtp/delivery-transport';
+
+/** The delivery side of the emails service: the worker pool, message building and signing, and the SMTP transports. */
+@Module({})
+export class DeliveryModule {
+  static forRoot(config: MailroomConfig): DynamicModule {
+    return {
+      module: DeliveryModule,
+      imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
+      providers: [
+        { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
+        DeliveryRepository,
+        SenderIdentityCache,
+        EmailDelivery,
+        DeliveryWorker,
+      ],
+    };
+  }
+}

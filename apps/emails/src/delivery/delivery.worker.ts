@@ -1,0 +1,106 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { MailroomConfig } from '@mailroom/config';
+import { appendEvents } from '@mailroom/outbox';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { ClaimedEmail, DeliveryRepository } from './delivery.repository';
+import { deliveryEvent, EmailDelivery } from './email-delivery.service';
+import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
+
+/** How long shutdown waits for deliveries in flight before leaving them to lease expiry. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * The worker pool of one emails process: up to DELIVERY_CONCURRENCY emails in
+ * flight. It polls every DELIVERY_POLL_MS (≤ 250 ms, so a scheduled email
+ * goes out within a second of its time), claims as many due emails as it has
+ * free slots, and polls again at once while there is more work. Leases are
+ * renewed while deliveries run; a crashed process's leases simply expire and
+ * any replica takes the emails over.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(DeliveryWorker.name);
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private running = false;
+  private polling = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repository: DeliveryRepository,
+    private readonly delivery: EmailDelivery,
+    @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
+    @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.renewTimer = setInterval(() => this.renewLeases(), Math.max(250, Math.floor(this.config.DELIVERY_LEASE_MS / 3)));
+    this.schedulePoll(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.pollTimer);
+    const drained = Promise.allSettled([...this.inFlight.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);
+    clearTimeout(timer);
+    clearInterval(this.renewTimer);
+    this.transport.close();
+  }
+
+  private schedulePoll(delayMs: number): void {
+    if (!this.running) return;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    if (!this.running || this.polling) return;
+    this.polling = true;
+    let again = false;
+    try {
+      const free = this.config.DELIVERY_CONCURRENCY - this.inFlight.size;
+      if (free > 0) {
+        const claimed = await this.repository.claimDue(this.owner, this.config.DELIVERY_LEASE_MS, free, async (manager, emails) => {
+          // A scheduled email that has come due is now queued: that is a status change, so it has its event.
+          const queued = emails.filter((email) => email.previousStatus === 'scheduled').map((email) => deliveryEvent('email.queued', email, {}));
+          await appendEvents(manager, 'emails', queued);
+        });
+        for (const email of claimed) this.start(email);
+        again = claimed.length === free;
+      }
+    } catch (error) {
+      if (this.running) this.logger.error({ err: (error as Error).message }, 'claiming due emails failed');
+    } finally {
+      this.polling = false;
+      this.schedulePoll(again ? 0 : this.config.DELIVERY_POLL_MS);
+    }
+  }
+
+  private start(email: ClaimedEmail): void {
+    const work = this.delivery
+      .deliver(email, this.owner)
+      .catch((error: Error) => {
+        // The lease is left to expire, so a persistent fault is retried at lease pace rather than in a hot loop.
+        this.logger.error({ emailId: email.id, err: error.message }, 'delivery attempt failed unexpectedly');
+      })
+      .finally(() => {
+        this.inFlight.delete(email.id);
+        if (!this.polling) this.schedulePoll(0);
+      });
+    this.inFlight.set(email.id, work);
+  }
+
+  private renewLeases(): void {
+    const ids = [...this.inFlight.keys()];
+    if (!ids.length) return;
+    this.repository.renewLeases(this.owner, ids, this.config.DELIVERY_LEASE_MS).catch((error: Error) => {
+      this.logger.warn({ err: error.message }, 'renewing delivery leases failed');
+    });
+  }
+}

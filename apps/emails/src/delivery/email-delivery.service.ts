@@ -1,0 +1,110 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { MailroomConfig } from '@mailroom/config';
+import type { NewEvent } from '@mailroom/outbox';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { ClaimedEmail, DeliveryRepository, DueRecipient, RecipientUpdate } from './delivery.repository';
+import { buildMessage } from './message/build-message';
+import { AttemptResult, transitionRecipient } from './recipient-transition';
+import { SenderIdentityCache } from './sender-identity.cache';
+import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
+import { SmtpOutcome } from './smtp-outcome';
+import { summarizeRecipients } from './status-summary';
+import { simulateAttempt } from './test-mode/simulated-outcome';
+
+/** The envelope sender: on the from domain, so SPF is checked against the record the domain API handed out and DMARC aligns. */
+export function envelopeSenderOf(fromDomain: string): string {
+  return `bounces@${fromDomain}`;
+}
+
+/** The core every email event carries, plus the recipient and the fields of its kind. */
+export function deliveryEvent(type: string, email: ClaimedEmail, extra: Record<string, unknown>): NewEvent {
+  return {
+    type,
+    mode: email.mode,
+    data: { emailId: email.id, from: email.fromAddress, to: email.to, subject: email.subject, tags: email.tags, ...extra },
+  };
+}
+
+/**
+ * One attempt at one claimed email: the recipients that are due are checked
+ * against the suppression list, then sent to (live) or simulated (test), and
+ * every outcome is recorded with its events in one transaction.
+ */
+@Injectable()
+export class EmailDelivery {
+  private readonly logger = new Logger(EmailDelivery.name);
+
+  constructor(
+    private readonly repository: DeliveryRepository,
+    private readonly identities: SenderIdentityCache,
+    @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
+    @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
+  ) {}
+
+  async deliver(email: ClaimedEmail, owner: string): Promise<void> {
+    const due = await this.repository.dueRecipients(email.id);
+    const results = await this.attempt(email, due);
+    const now = new Date();
+    const acceptedStatus = email.mode === 'test' ? 'delivered' : this.transport.acceptedStatus;
+    const updates: RecipientUpdate[] = [];
+    const events: NewEvent[] = [];
+    const suppressions: Array<{ address: string; reason: 'bounce' | 'complaint'; details: string }> = [];
+    for (const recipient of due) {
+      const result = results.get(recipient.address);
+      if (!result) continue;
+      const next = transitionRecipient(recipient.attempts, result, { schedule: this.config.DELIVERY_RETRY_SCHEDULE, acceptedStatus, now });
+      updates.push({ address: recipient.address, ...next });
+      if (next.suppress) suppressions.push({ address: recipient.address, ...next.suppress });
+      for (const event of next.events) events.push(deliveryEvent(event.type, email, { recipient: recipient.address, ...event.extra }));
+    }
+    const recorded = await this.repository.recordAttempt({
+      owner,
+      email,
+      updates,
+      suppressions,
+      events,
+      summarize: (recipients) => summarizeRecipients(recipients, now),
+    });
+    if (!recorded) this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
+  }
+
+  private async attempt(email: ClaimedEmail, due: DueRecipient[]): Promise<Map<string, AttemptResult>> {
+    const results = new Map<string, AttemptResult>();
+    if (!due.length) return results;
+    // An address may have been suppressed after the email was accepted (a bounce from another email).
+    const suppressed = await this.repository.suppressedAmong(email.mode, due.map((recipient) => recipient.address));
+    for (const address of suppressed) {
+      results.set(address, { outcome: { kind: 'permanent', code: null, reply: 'the address is on the suppression list' }, suppressed: true });
+    }
+    const toSend = due.filter((recipient) => !suppressed.has(recipient.address));
+    if (!toSend.length) return results;
+
+    if (email.mode === 'test') {
+      for (const recipient of toSend) results.set(recipient.address, simulateAttempt(recipient.address, recipient.attempts));
+      return results;
+    }
+    const outcomes = await this.sendLive(email, toSend.map((recipient) => recipient.address));
+    for (const [address, outcome] of outcomes) results.set(address, { outcome });
+    return results;
+  }
+
+  private async sendLive(email: ClaimedEmail, addresses: string[]): Promise<Map<string, SmtpOutcome>> {
+    const everyone = (outcome: SmtpOutcome) => new Map(addresses.map((address) => [address, outcome]));
+    let identity;
+    try {
+      identity = await this.identities.get(email.fromDomain);
+    } catch (error) {
+      return everyone({ kind: 'temporary', code: null, reply: `4.3.0 could not load the DKIM key of ${email.fromDomain}: ${(error as Error).message}` });
+    }
+    if (!identity) return everyone({ kind: 'temporary', code: null, reply: `4.7.0 ${email.fromDomain} is not a domain of this Mailroom` });
+
+    const raw = await buildMessage(email, {
+      domainName: email.fromDomain,
+      keySelector: identity.dkim.selector,
+      privateKey: identity.dkim.privateKeyPem,
+    });
+    const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses, raw);
+    this.logger.debug({ emailId: email.id, recipients: addresses.length, outcomes: [...outcomes.values()].map((outcome) => outcome.kind) }, 'delivery attempt');
+    return outcomes;
+  }
+}

@@ -1,0 +1,75 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { authenticate } from 'mailauth';
+import { buildMessage, composeMessage } from './build-message';
+import { OutgoingEmail } from './outgoing-email';
+
+const PIXEL = 'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
+
+function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
+  return {
+    id: 'email_01TEST',
+    mode: 'live',
+    fromAddress: 'Acme <hi@acme.test>',
+    fromEmail: 'hi@acme.test',
+    fromDomain: 'acme.test',
+    to: ['Bob <bob@example.test>'],
+    cc: ['carol@example.test'],
+    bcc: ['secret@example.test'],
+    replyTo: ['support@acme.test'],
+    subject: 'Your receipt',
+    html: '<p>Hello <img src="cid:logo"></p>',
+    text: 'Hello',
+    headers: { 'X-Campaign': 'spring' },
+    attachments: [
+      { filename: 'receipt.txt', content: Buffer.from('paid').toString('base64'), contentType: 'text/plain' },
+      { filename: 'logo.gif', content: PIXEL, contentType: 'image/gif', contentId: 'logo' },
+    ],
+    tags: [],
+    messageId: '<email_01TEST@acme.test>',
+    ...overrides,
+  };
+}
+
+describe(buildMessage.name, () => {
+  it('composes the alternative bodies, the attachment, the inline image and the fixed headers', async () => {
+    const raw = (await composeMessage(email(), new Date('2030-01-02T03:04:05Z'))).toString();
+    expect(raw).toMatch(/^Message-ID: <email_01TEST@acme\.test>\r$/m);
+    expect(raw).toMatch(/^Date: Wed, 02 Jan 2030 03:04:05 \+0000\r$/m);
+    expect(raw).toMatch(/^From: Acme <hi@acme\.test>\r$/m);
+    expect(raw).toMatch(/^Cc: carol@example\.test\r$/m);
+    expect(raw).toMatch(/^Reply-To: support@acme\.test\r$/m);
+    expect(raw).toMatch(/^X-Campaign: spring\r$/m);
+    expect(raw).not.toContain('secret@example.test');
+    expect(raw).toContain('multipart/alternative');
+    expect(raw).toContain('multipart/related');
+    expect(raw).toMatch(/Content-Id: <logo>/i);
+    expect(raw).toMatch(/filename=receipt\.txt/);
+  });
+
+  it('signs with d= the from domain so DKIM and DMARC alignment verify', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const raw = await buildMessage(email(), {
+      domainName: 'acme.test',
+      keySelector: 'mr1',
+      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    });
+    const records: Record<string, string[][]> = {
+      'mr1._domainkey.acme.test': [[`v=DKIM1; k=rsa; p=${p}`]],
+      '_dmarc.acme.test': [['v=DMARC1; p=reject']],
+    };
+    const resolver = async (name: string, type: string) => {
+      const found = type === 'TXT' ? records[name] : undefined;
+      if (!found) throw Object.assign(new Error(`no ${type} at ${name}`), { code: 'ENOTFOUND' });
+      return found;
+    };
+    const result = await authenticate(raw, { ip: '127.0.0.1', helo: 'mx.test', sender: 'bounces@acme.test', mta: 'mx.test', resolver, disableArc: true });
+    const signature = result.dkim.results[0];
+    expect(signature.status.result).toBe('pass');
+    expect(signature.signingDomain).toBe('acme.test');
+    const signed = /DKIM-Signature:[^]*?[;\s]h=([^;]+);/i.exec(raw.toString())![1].replace(/\s+/g, '').toLowerCase().split(':');
+    expect(signed).toEqual(expect.arrayContaining(['from', 'to', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'reply-to', 'cc']));
+    expect(raw.toString()).toMatch(/c=relaxed\/relaxed/);
+    expect(raw.toString()).toMatch(/a=rsa-sha256/);
+  });
+});

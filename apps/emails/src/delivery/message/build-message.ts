@@ -1,0 +1,73 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import DKIM from 'nodemailer/lib/dkim';
+import type { Readable } from 'node:stream';
+import { DkimSigningKey, OutgoingEmail } from './outgoing-email';
+
+/**
+ * The header fields the DKIM signature covers (RFC 6376 §5.4). From must be
+ * signed; the rest are the fields a forwarder could otherwise alter to change
+ * what the reader sees. List-Unsubscribe(-Post) are signed when present so a
+ * one-click unsubscribe link cannot be swapped (RFC 8058 §4).
+ */
+export const DKIM_SIGNED_HEADERS = 'From:To:Subject:Date:Message-ID:MIME-Version:Content-Type:Reply-To:Cc:List-Unsubscribe:List-Unsubscribe-Post';
+
+function toBuffer(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
+    stream.on('error', reject);
+  });
+}
+
+/**
+ * The RFC 5322 message of an email: html + text as multipart/alternative,
+ * attachments, inline images (an attachment's contentId becomes the Content-ID
+ * the html refers to as cid:…), the Message-ID fixed at creation and the
+ * custom headers. Bcc never appears in the headers; the envelope carries it.
+ */
+export async function composeMessage(email: OutgoingEmail, date = new Date()): Promise<Buffer> {
+  const composer = new MailComposer({
+    from: email.fromAddress,
+    to: email.to,
+    cc: email.cc.length ? email.cc : undefined,
+    replyTo: email.replyTo.length ? email.replyTo : undefined,
+    subject: email.subject,
+    text: email.text ?? undefined,
+    html: email.html ?? undefined,
+    headers: email.headers,
+    messageId: email.messageId,
+    date,
+    attachments: email.attachments.map((attachment) => ({
+      filename: attachment.filename,
+      content: Buffer.from(attachment.content, 'base64'),
+      contentType: attachment.contentType,
+      cid: attachment.contentId,
+    })),
+    // Content comes only from the row: never fetch a URL or read a file a caller names.
+    disableUrlAccess: true,
+    disableFileAccess: true,
+    newline: 'win',
+  });
+  const node = composer.compile();
+  // MailComposer adds an X-Mailer-free message; keep Bcc out of the headers (the default).
+  return node.build();
+}
+
+/** Signs a message with rsa-sha256, relaxed/relaxed canonicalization (nodemailer's only mode). */
+export async function signMessage(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
+  const dkim = new DKIM({
+    domainName: key.domainName,
+    keySelector: key.keySelector,
+    privateKey: key.privateKey,
+    headerFieldNames: DKIM_SIGNED_HEADERS,
+    hashAlgo: 'sha256',
+  });
+  return toBuffer(dkim.sign(message));
+}
+
+/** The message as it goes on the wire: composed, then signed when there is a key (test mode has none). */
+export async function buildMessage(email: OutgoingEmail, key: DkimSigningKey | null): Promise<Buffer> {
+  const message = await composeMessage(email);
+  return key ? signMessage(message, key) : message;
+}

@@ -1,0 +1,28 @@
+import type { StoredAttachment } from '../../database/entities/email.entity';
+
+/** What the worker needs of an email row to build and address its message. */
+export interface OutgoingEmail {
+  id: string;
+  mode: 'live' | 'test';
+  fromAddress: string;
+  fromEmail: string;
+  fromDomain: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[];
+  tags: string[];
+  messageId: string;
+}
+
+/** The key the message is signed with: d= is the from domain, so DMARC aligns. */
+export interface DkimSigningKey {
+  domainName: string;
+  keySelector: string;
+  privateKey: string;
+}

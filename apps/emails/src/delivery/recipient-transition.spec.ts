@@ -1,0 +1,44 @@
+import { transitionRecipient } from './recipient-transition';
+
+describe(transitionRecipient.name, () => {
+  const now = new Date('2030-01-01T00:00:00.000Z');
+  const mx = { schedule: [60_000, 300_000], acceptedStatus: 'delivered' as const, now };
+
+  it('delivers on 2xx in mx mode and only sends through a relay', () => {
+    const accepted = { outcome: { kind: 'accepted' as const, code: 250, reply: '250 2.0.0 Ok' } };
+    expect(transitionRecipient(0, accepted, mx)).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250, events: [{ type: 'email.delivered' }] });
+    expect(transitionRecipient(0, accepted, { ...mx, acceptedStatus: 'sent' })).toMatchObject({ status: 'sent', events: [{ type: 'email.sent' }] });
+  });
+
+  it('bounces and suppresses on 5xx', () => {
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.1.1 No such user' } }, mx);
+    expect(result).toMatchObject({ status: 'bounced', smtpReply: '550 5.1.1 No such user', suppress: { reason: 'bounce', details: '550 5.1.1 No such user' } });
+    expect(result.events.map((event) => event.type)).toEqual(['email.bounced']);
+  });
+
+  it('defers on a temporary failure until the schedule is used up', () => {
+    const temporary = { outcome: { kind: 'temporary' as const, code: 451, reply: '451 4.2.2 Mailbox full' } };
+    expect(transitionRecipient(0, temporary, mx)).toMatchObject({
+      status: 'deferred',
+      attempts: 1,
+      nextAttemptAt: new Date('2030-01-01T00:01:00.000Z'),
+      events: [{ type: 'email.delivery_delayed', extra: { nextAttemptAt: '2030-01-01T00:01:00.000Z' } }],
+    });
+    expect(transitionRecipient(1, temporary, mx)).toMatchObject({ status: 'deferred', attempts: 2, nextAttemptAt: new Date('2030-01-01T00:05:00.000Z') });
+    expect(transitionRecipient(2, temporary, mx)).toMatchObject({ status: 'failed', attempts: 3, nextAttemptAt: null, events: [{ type: 'email.failed' }] });
+  });
+
+  it('follows the simulator: fail now, retry soon, complain after delivery, suppressed', () => {
+    const temporary = { kind: 'temporary' as const, code: 421, reply: '421 simulated' };
+    expect(transitionRecipient(0, { outcome: temporary, failNow: true }, mx).status).toBe('failed');
+    expect(transitionRecipient(0, { outcome: temporary, retryAfterMs: 1000 }, mx).nextAttemptAt).toEqual(new Date('2030-01-01T00:00:01.000Z'));
+    const complained = transitionRecipient(0, { outcome: { kind: 'accepted', code: 250, reply: '250 ok' }, complained: true }, mx);
+    expect(complained.events.map((event) => event.type)).toEqual(['email.delivered', 'email.complained']);
+    expect(complained.suppress?.reason).toBe('complaint');
+    expect(transitionRecipient(0, { outcome: { kind: 'permanent', code: null, reply: 'on the suppression list' }, suppressed: true }, mx)).toMatchObject({
+      status: 'suppressed',
+      attempts: 0,
+      events: [{ type: 'email.suppressed' }],
+    });
+  });
+});

@@ -1,0 +1,37 @@
+import { classifyReplyCode, outcomeFromError, outcomeFromReply } from './smtp-outcome';
+
+describe('smtp outcome', () => {
+  it('classifies reply codes by their first digit', () => {
+    expect(classifyReplyCode(250)).toBe('accepted');
+    expect(classifyReplyCode(251)).toBe('accepted');
+    expect(classifyReplyCode(421)).toBe('temporary');
+    expect(classifyReplyCode(451)).toBe('temporary');
+    expect(classifyReplyCode(550)).toBe('permanent');
+    expect(classifyReplyCode(554)).toBe('permanent');
+  });
+
+  it('reads a reply line with an enhanced status code', () => {
+    expect(outcomeFromReply('550 5.1.1 No such user')).toEqual({ kind: 'permanent', code: 550, reply: '550 5.1.1 No such user' });
+    expect(outcomeFromReply('250 2.0.0 Ok: queued as ABC')).toMatchObject({ kind: 'accepted', code: 250 });
+    expect(outcomeFromReply('garbage')).toMatchObject({ kind: 'temporary', code: null });
+  });
+
+  it('takes the reply of an error the server answered', () => {
+    expect(outcomeFromError({ code: 'EENVELOPE', responseCode: 550, response: '550 5.1.1 No such user' })).toEqual({
+      kind: 'permanent',
+      code: 550,
+      reply: '550 5.1.1 No such user',
+    });
+    expect(outcomeFromError({ code: 'EMESSAGE', responseCode: 451, response: '451 4.2.2 Mailbox full' })).toMatchObject({ kind: 'temporary', code: 451 });
+  });
+
+  it('treats a refused connection, a timeout and a TLS failure as temporary', () => {
+    expect(outcomeFromError({ code: 'ESOCKET', message: 'connect ECONNREFUSED 127.0.0.1:25' })).toEqual({
+      kind: 'temporary',
+      code: null,
+      reply: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25',
+    });
+    expect(outcomeFromError({ code: 'ETIMEDOUT', message: 'Greeting never received' }).kind).toBe('temporary');
+    expect(outcomeFromError({ code: 'ETLS', message: 'Error initiating TLS' }).kind).toBe('temporary');
+  });
+});

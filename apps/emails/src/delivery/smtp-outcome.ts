@@ -1,0 +1,47 @@
+/**
+ * What one SMTP attempt means for one recipient (RFC 5321 §4.2.1): 2xx is
+ * accepted, 4xx is temporary (retry), 5xx is permanent (bounce). A failure
+ * with no reply at all — refused connection, timeout, TLS failure, DNS
+ * trouble — is temporary, because the next attempt may well succeed.
+ */
+export type OutcomeKind = 'accepted' | 'temporary' | 'permanent';
+
+export interface SmtpOutcome {
+  kind: OutcomeKind;
+  /** The reply code, null when the server never answered. */
+  code: number | null;
+  /** The server's reply text, or what went wrong when there was none. */
+  reply: string;
+}
+
+export function classifyReplyCode(code: number): OutcomeKind {
+  if (code >= 200 && code < 300) return 'accepted';
+  if (code >= 500 && code < 600) return 'permanent';
+  return 'temporary';
+}
+
+/** An outcome from a reply line such as '550 5.1.1 No such user'. */
+export function outcomeFromReply(reply: string): SmtpOutcome {
+  const match = /^([2-5]\d\d)[ -]?/.exec(reply.trim());
+  if (!match) return { kind: 'temporary', code: null, reply: reply.trim() };
+  const code = Number(match[1]);
+  return { kind: classifyReplyCode(code), code, reply: reply.trim() };
+}
+
+/** The shape of a nodemailer SMTP error: a reply code when the server answered, an error code when it did not. */
+export interface SmtpErrorLike {
+  message?: string;
+  code?: string;
+  responseCode?: number;
+  response?: string;
+}
+
+/** An outcome from a failed send: the server's reply when there is one, otherwise a temporary connection failure. */
+export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
+  if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
+    const reply = (error.response ?? `${error.responseCode}`).trim();
+    return { kind: classifyReplyCode(error.responseCode), code: error.responseCode, reply };
+  }
+  const what = error.code ? `${error.code}: ` : '';
+  return { kind: 'temporary', code: null, reply: `${what}${error.message ?? 'connection failed'}`.slice(0, 1000) };
+}

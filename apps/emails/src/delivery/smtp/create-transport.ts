@@ -1,0 +1,23 @@
+import { hostname } from 'node:os';
+import type { MailroomConfig } from '@mailroom/config';
+import { MxResolver } from '../mx/mx-resolver';
+import { DeliveryTransport } from './delivery-transport';
+import { MxTransport } from './mx-transport';
+import { RelayTransport } from './relay-transport';
+
+/** The transport DELIVERY_MODE selects. Relay mode without SMTP_RELAY_URL refuses to boot rather than queue mail it can never send. */
+export function createDeliveryTransport(config: MailroomConfig): DeliveryTransport {
+  const heloName = config.SMTP_HELO_NAME || hostname();
+  const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
+  if (config.DELIVERY_MODE === 'relay') {
+    if (!config.SMTP_RELAY_URL) throw new Error('SMTP_RELAY_URL is required when DELIVERY_MODE=relay');
+    return new RelayTransport({
+      ...common,
+      url: config.SMTP_RELAY_URL,
+      secure: config.SMTP_RELAY_SECURE,
+      requireTls: config.SMTP_RELAY_REQUIRE_TLS,
+      verifyTls: config.SMTP_RELAY_TLS_VERIFY,
+    });
+  }
+  return new MxTransport(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS), { ...common, port: config.SMTP_MX_PORT });
+}

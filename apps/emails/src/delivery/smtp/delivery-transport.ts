@@ -1,0 +1,11 @@
+import { RecipientOutcomes } from './smtp-send';
+
+/** How a message leaves Mailroom: straight to the recipients' MX hosts, or through a relay. */
+export interface DeliveryTransport {
+  /** What a 2xx means for a recipient: the MX accepted it ('delivered'), or the relay took it on ('sent'). */
+  readonly acceptedStatus: 'delivered' | 'sent';
+  deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes>;
+  close(): void;
+}
+
+export const DELIVERY_TRANSPORT = Symbol('DeliveryTransport');

@@ -1,0 +1,90 @@
+import { MailRoute, MxResolver } from '../mx/mx-resolver';
+import { SmtpOutcome } from '../smtp-outcome';
+import { DeliveryTransport } from './delivery-transport';
+import { RecipientOutcomes, sendRaw } from './smtp-send';
+import { TransporterPool } from './transporter-pool';
+
+export interface MxSettings {
+  port: number;
+  heloName: string;
+  timeoutMs: number;
+  maxConnections: number;
+}
+
+const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+
+/**
+ * Direct (mx) mode: recipients are grouped by domain, domains that share
+ * their mail hosts are grouped again, and each group gets one message over
+ * one pooled connection. Hosts are tried in MX order while they cannot be
+ * reached; the first host that answers decides. STARTTLS is opportunistic and
+ * certificates are not checked, as between MTAs on the public internet.
+ */
+export class MxTransport implements DeliveryTransport {
+  readonly acceptedStatus = 'delivered' as const;
+  private readonly pool = new TransporterPool();
+
+  constructor(
+    private readonly resolver: MxResolver,
+    private readonly settings: MxSettings,
+  ) {}
+
+  async deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes> {
+    const outcomes: RecipientOutcomes = new Map();
+    const byDomain = new Map<string, string[]>();
+    for (const address of recipients) byDomain.set(domainOf(address), [...(byDomain.get(domainOf(address)) ?? []), address]);
+
+    const groups = new Map<string, { route: Extract<MailRoute, { kind: 'hosts' }>; recipients: string[] }>();
+    await Promise.all(
+      [...byDomain].map(async ([domain, addresses]) => {
+        const route = await this.resolver.route(domain);
+        if (route.kind === 'unroutable') {
+          for (const address of addresses) outcomes.set(address, route.outcome);
+          return;
+        }
+        const key = route.hosts.map((host) => host.name).sort().join(',');
+        const group = groups.get(key) ?? { route, recipients: [] };
+        group.recipients.push(...addresses);
+        groups.set(key, group);
+      }),
+    );
+
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const result = await this.sendToHosts(group.route.hosts, envelopeFrom, group.recipients, raw);
+        for (const [address, outcome] of result) outcomes.set(address, outcome);
+      }),
+    );
+    return outcomes;
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+
+  private async sendToHosts(hosts: Extract<MailRoute, { kind: 'hosts' }>['hosts'], from: string, to: string[], raw: Buffer): Promise<RecipientOutcomes> {
+    let last: RecipientOutcomes | undefined;
+    for (const host of hosts) {
+      for (const address of host.addresses) {
+        const transporter = this.pool.get(`${host.name}|${address}:${this.settings.port}`, () => ({
+          host: address,
+          port: this.settings.port,
+          secure: false,
+          opportunisticTLS: true,
+          tls: { rejectUnauthorized: false, servername: host.name },
+          name: this.settings.heloName,
+          connectionTimeout: this.settings.timeoutMs,
+          greetingTimeout: this.settings.timeoutMs,
+          socketTimeout: this.settings.timeoutMs,
+          maxConnections: this.settings.maxConnections,
+          maxMessages: Infinity,
+          maxRequeues: 1,
+        }));
+        last = await sendRaw(transporter, { from, to }, raw);
+        // Only an unreachable host (no reply code at all) sends us on to the next one.
+        if ([...last.values()].some((outcome: SmtpOutcome) => outcome.code !== null)) return last;
+      }
+    }
+    return last ?? new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
+  }
+}

@@ -1,0 +1,53 @@
+import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
+import { DeliveryTransport } from './delivery-transport';
+import { sendRaw } from './smtp-send';
+import { TransporterPool } from './transporter-pool';
+
+export interface RelaySettings {
+  url: string;
+  secure: boolean;
+  requireTls: boolean;
+  verifyTls: boolean;
+  heloName: string;
+  timeoutMs: number;
+  maxConnections: number;
+}
+
+/** Connection options from SMTP_RELAY_URL (smtp:// → STARTTLS when offered, smtps:// → implicit TLS) and the TLS switches. */
+export function relayOptions(settings: RelaySettings): SMTPPoolOptions {
+  const url = new URL(settings.url);
+  const secure = url.protocol === 'smtps:' || settings.secure;
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    requireTLS: settings.requireTls,
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    tls: { rejectUnauthorized: settings.verifyTls },
+    name: settings.heloName,
+    connectionTimeout: settings.timeoutMs,
+    greetingTimeout: settings.timeoutMs,
+    socketTimeout: settings.timeoutMs,
+    maxConnections: settings.maxConnections,
+    maxMessages: Infinity,
+    // A dropped connection is retried on Mailroom's schedule, not by the pool.
+    maxRequeues: 1,
+  };
+}
+
+/** Relay mode: every message goes to one smarthost, all recipients in one transaction; its 2xx means 'sent'. */
+export class RelayTransport implements DeliveryTransport {
+  readonly acceptedStatus = 'sent' as const;
+  private readonly pool = new TransporterPool();
+
+  constructor(private readonly settings: RelaySettings) {}
+
+  deliver(envelopeFrom: string, recipients: string[], raw: Buffer) {
+    const transporter = this.pool.get('relay', () => relayOptions(this.settings));
+    return sendRaw(transporter, { from: envelopeFrom, to: recipients }, raw);
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}

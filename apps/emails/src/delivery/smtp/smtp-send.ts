@@ -1,0 +1,50 @@
+import type { Transporter } from 'nodemailer';
+import { outcomeFromError, outcomeFromReply, SmtpErrorLike, SmtpOutcome } from '../smtp-outcome';
+
+export interface Envelope {
+  from: string;
+  to: string[];
+}
+
+/** The outcome of one SMTP transaction for each envelope recipient, keyed by lower-case address. */
+export type RecipientOutcomes = Map<string, SmtpOutcome>;
+
+interface RejectedError extends SmtpErrorLike {
+  recipient?: string;
+}
+
+interface SendInfo {
+  accepted?: Array<string | { address: string }>;
+  rejected?: Array<string | { address: string }>;
+  rejectedErrors?: RejectedError[];
+  response?: string;
+}
+
+const bare = (address: string | { address: string }) => (typeof address === 'string' ? address : address.address).toLowerCase();
+
+/**
+ * Sends one raw message to every envelope recipient in one SMTP transaction
+ * and says what happened to each: a recipient refused at RCPT TO gets that
+ * reply; the others share the reply to DATA, or the error that ended the
+ * session (connection refused, timeout, TLS failure: no reply code).
+ */
+export async function sendRaw(transporter: Transporter, envelope: Envelope, raw: Buffer): Promise<RecipientOutcomes> {
+  const outcomes: RecipientOutcomes = new Map();
+  const rejectedOutcomes = (errors: RejectedError[] = []) => {
+    for (const error of errors) if (error.recipient) outcomes.set(error.recipient.toLowerCase(), outcomeFromError(error));
+  };
+  try {
+    const info = (await transporter.sendMail({ envelope: { from: envelope.from, to: envelope.to }, raw })) as SendInfo;
+    rejectedOutcomes(info.rejectedErrors);
+    const accepted = outcomeFromReply(info.response ?? '250 OK');
+    for (const address of info.accepted ?? []) outcomes.set(bare(address), accepted);
+  } catch (error) {
+    rejectedOutcomes((error as { rejectedErrors?: RejectedError[] }).rejectedErrors);
+    const shared = outcomeFromError(error as SmtpErrorLike);
+    for (const address of envelope.to) if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), shared);
+  }
+  for (const address of envelope.to) {
+    if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no reply for this recipient' });
+  }
+  return outcomes;
+}

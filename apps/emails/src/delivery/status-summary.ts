@@ -1,0 +1,42 @@
+/** A recipient's delivery state; 'deferred' is waiting for a retry after a temporary failure. */
+export type RecipientStatus = 'queued' | 'deferred' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'suppressed';
+
+export type EmailStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed';
+
+export const FINAL_RECIPIENT_STATUSES: readonly RecipientStatus[] = ['sent', 'delivered', 'bounced', 'failed', 'suppressed'];
+
+/**
+ * The email's status summarizes its recipients, best outcome first:
+ * while any recipient still waits (queued or deferred) the email is 'queued';
+ * otherwise it is 'delivered' if any recipient was delivered, else 'sent' if
+ * any was handed to the relay, else 'bounced' if any bounced, else 'failed'
+ * if any failed, else 'suppressed' (every recipient was suppressed).
+ * Each recipient's own outcome stays readable on the email.
+ */
+export function summarizeEmailStatus(statuses: readonly RecipientStatus[]): EmailStatus {
+  const has = (status: RecipientStatus) => statuses.includes(status);
+  if (has('queued') || has('deferred')) return 'queued';
+  if (has('delivered')) return 'delivered';
+  if (has('sent')) return 'sent';
+  if (has('bounced')) return 'bounced';
+  if (has('failed')) return 'failed';
+  return 'suppressed';
+}
+
+export interface EmailSummary {
+  status: EmailStatus;
+  /** When the worker should pick the email up again: the earliest waiting recipient; null when none waits. */
+  nextAttemptAt: Date | null;
+  /** True when at least one recipient was delivered (deliveredAt is set then). */
+  delivered: boolean;
+}
+
+export function summarizeRecipients(recipients: ReadonlyArray<{ status: RecipientStatus; nextAttemptAt: Date | null }>, now: Date): EmailSummary {
+  const waiting = recipients.filter((recipient) => recipient.status === 'queued' || recipient.status === 'deferred');
+  const nextAttemptAt = waiting.length ? new Date(Math.min(...waiting.map((recipient) => (recipient.nextAttemptAt ?? now).getTime()))) : null;
+  return {
+    status: summarizeEmailStatus(recipients.map((recipient) => recipient.status)),
+    nextAttemptAt,
+    delivered: recipients.some((recipient) => recipient.status === 'delivered'),
+  };
+}

@@ -1,0 +1,137 @@
+import { isISO8601 } from 'class-validator';
+import { EMAIL_LIMITS, EmailSendInput, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
+import { DomainError, ErrorCode } from '@mailroom/errors';
+
+export interface ParsedAttachment {
+  filename: string;
+  content: string;
+  contentType?: string;
+  contentId?: string;
+  size: number;
+}
+
+/** A send request after every rule passed: addresses parsed, sizes measured, schedule checked. */
+export interface ParsedEmail {
+  from: ParsedAddress;
+  to: ParsedAddress[];
+  cc: ParsedAddress[];
+  bcc: ParsedAddress[];
+  replyTo: ParsedAddress[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: ParsedAttachment[];
+  tags: string[];
+  metadata: Record<string, string>;
+  scheduledAt: Date | null;
+  tracking: { opens: boolean | null; clicks: boolean | null };
+}
+
+const HEADER_NAME = /^[!-9;-~]+$/; // RFC 5322 field-name: printable ASCII except ':'
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const RESERVED = new Set<string>(RESERVED_HEADERS);
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const field = (prefix: string, name: string) => (prefix ? `${prefix}.${name}` : name);
+
+function addresses(value: string | string[] | undefined, name: string): ParsedAddress[] {
+  if (value === undefined) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  return list.map((raw, index) => {
+    const parsed = parseEmailAddress(raw);
+    const where = typeof value === 'string' ? name : `${name}[${index}]`;
+    if (!parsed) throw DomainError.validation(where, `'${raw}' is not a valid email address`);
+    return parsed;
+  });
+}
+
+function headers(value: Record<string, string> | undefined, name: string): Record<string, string> {
+  const entries = Object.entries(value ?? {});
+  if (entries.length > EMAIL_LIMITS.headersMax) throw DomainError.validation(name, `at most ${EMAIL_LIMITS.headersMax} headers`);
+  const seen = new Set<string>();
+  for (const [header, content] of entries) {
+    const lower = header.toLowerCase();
+    if (!HEADER_NAME.test(header)) throw DomainError.validation(`${name}.${header}`, 'is not a valid header name');
+    if (RESERVED.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is set by Mailroom and cannot be overridden');
+    if (seen.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is given twice (header names are case-insensitive)');
+    if (/[\r\n]/.test(content)) throw DomainError.validation(`${name}.${header}`, 'must not contain CR or LF');
+    if (content.length > EMAIL_LIMITS.headerValueMaxLength) {
+      throw DomainError.validation(`${name}.${header}`, `must be at most ${EMAIL_LIMITS.headerValueMaxLength} characters`);
+    }
+    seen.add(lower);
+  }
+  return Object.fromEntries(entries);
+}
+
+function attachments(value: EmailSendInput['attachments'], name: string): ParsedAttachment[] {
+  let total = 0;
+  const parsed = (value ?? []).map((attachment, index) => {
+    if (!BASE64.test(attachment.content)) throw DomainError.validation(`${name}[${index}].content`, 'must be base64');
+    const size = Buffer.byteLength(attachment.content, 'base64');
+    total += size;
+    return { ...attachment, size };
+  });
+  if (total > EMAIL_LIMITS.attachmentsMaxBytes) {
+    throw new DomainError(
+      ErrorCode.PayloadTooLarge,
+      `${name}: the attachments decode to ${total} bytes; the limit is ${EMAIL_LIMITS.attachmentsMaxBytes} bytes per email`,
+    );
+  }
+  return parsed;
+}
+
+function metadata(value: Record<string, string> | undefined, name: string): Record<string, string> {
+  const entries = Object.entries(value ?? {});
+  if (entries.length > EMAIL_LIMITS.metadataMaxKeys) throw DomainError.validation(name, `at most ${EMAIL_LIMITS.metadataMaxKeys} keys`);
+  for (const [key, content] of entries) {
+    if (!key.length || key.length > EMAIL_LIMITS.metadataKeyMaxLength) {
+      throw DomainError.validation(`${name}.${key}`, `keys must be 1 to ${EMAIL_LIMITS.metadataKeyMaxLength} characters`);
+    }
+    if (content.length > EMAIL_LIMITS.metadataValueMaxLength) {
+      throw DomainError.validation(`${name}.${key}`, `must be at most ${EMAIL_LIMITS.metadataValueMaxLength} characters`);
+    }
+  }
+  return Object.fromEntries(entries);
+}
+
+/** scheduledAt (and PATCH): ISO 8601, strictly in the future, at most 30 days ahead. */
+export function parseScheduledAt(value: string, name: string, now: Date): Date {
+  if (!isISO8601(value, { strict: true }) || Number.isNaN(Date.parse(value))) {
+    throw DomainError.validation(name, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z');
+  }
+  const at = new Date(value);
+  if (at.getTime() <= now.getTime()) throw DomainError.validation(name, 'must be in the future');
+  if (at.getTime() > now.getTime() + EMAIL_LIMITS.scheduleMaxDays * DAY_MS) {
+    throw DomainError.validation(name, `must be at most ${EMAIL_LIMITS.scheduleMaxDays} days ahead`);
+  }
+  return at;
+}
+
+/**
+ * Applies every rule the gateway's DTO cannot: address syntax, header
+ * safety, base64 and size, the schedule window. Errors name the field,
+ * prefixed for a batch (`emails[3].to[1]`).
+ */
+export function parseEmailInput(input: EmailSendInput, prefix: string, now: Date): ParsedEmail {
+  const [from] = addresses(input.from, field(prefix, 'from'));
+  const html = input.html ?? null;
+  const text = input.text ?? null;
+  if (!html && !text) throw DomainError.validation(field(prefix, 'html'), 'html or text (or both) is required');
+  return {
+    from,
+    to: addresses(input.to, field(prefix, 'to')),
+    cc: addresses(input.cc, field(prefix, 'cc')),
+    bcc: addresses(input.bcc, field(prefix, 'bcc')),
+    replyTo: addresses(input.replyTo, field(prefix, 'replyTo')),
+    subject: input.subject,
+    html,
+    text,
+    headers: headers(input.headers, field(prefix, 'headers')),
+    attachments: attachments(input.attachments, field(prefix, 'attachments')),
+    tags: [...new Set(input.tags ?? [])],
+    metadata: metadata(input.metadata, field(prefix, 'metadata')),
+    scheduledAt: input.scheduledAt === undefined ? null : parseScheduledAt(input.scheduledAt, field(prefix, 'scheduledAt'), now),
+    tracking: { opens: input.tracking?.opens ?? null, clicks: input.tracking?.clicks ?? null },
+  };
+}

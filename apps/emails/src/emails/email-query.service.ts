@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import type { EmailList, EmailListPayload, EmailResponse, RequestContext } from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import { toListItem, toResponse } from './email.mapper';
+import { EmailsRepository } from './emails.repository';
+
+@Injectable()
+export class EmailQueryService {
+  constructor(private readonly repository: EmailsRepository) {}
+
+  async list({ ctx, params, filters }: EmailListPayload): Promise<EmailList> {
+    const page = await this.repository.list(ctx, filters, params);
+    return { object: 'list', data: page.rows.map(toListItem), hasMore: page.hasMore, totalCount: page.totalCount };
+  }
+
+  /** An email of another mode, or from a domain outside the key's restrictions, does not exist for this caller. */
+  async get(ctx: RequestContext, id: string): Promise<EmailResponse> {
+    const email = await this.repository.findVisible(ctx, id);
+    if (!email) throw DomainError.notFound('email', id);
+    return toResponse(email, await this.repository.recipientsOf(id));
+  }
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import type { EmailResponse, RequestContext } from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import { appendEvents } from '@mailroom/outbox';
+import { EntityManager } from 'typeorm';
+import { EmailEntity } from '../database/entities/email.entity';
+import { emailEvent } from './email-events';
+import { parseScheduledAt } from './email-input.parser';
+import { toResponse } from './email.mapper';
+import { EmailsRepository } from './emails.repository';
+
+/**
+ * Cancel and reschedule, both only while an email is scheduled. The row is
+ * locked first; the worker claims with SKIP LOCKED, so it either claimed the
+ * email before (then it holds a live lease and we answer 409) or cannot
+ * claim it until we commit.
+ */
+@Injectable()
+export class EmailScheduleService {
+  constructor(private readonly repository: EmailsRepository) {}
+
+  cancel(ctx: RequestContext, id: string): Promise<EmailResponse> {
+    return this.changeScheduled(ctx, id, 'cancel', async (_manager, email, now) => {
+      email.status = 'cancelled';
+      email.nextAttemptAt = null;
+      email.updatedAt = now;
+      return emailEvent('email.cancelled', email);
+    });
+  }
+
+  reschedule(ctx: RequestContext, id: string, scheduledAt: string): Promise<EmailResponse> {
+    const at = parseScheduledAt(scheduledAt, 'scheduledAt', new Date());
+    return this.changeScheduled(ctx, id, 'reschedule', async (_manager, email, now) => {
+      email.scheduledAt = at;
+      email.nextAttemptAt = at;
+      email.updatedAt = now;
+      return emailEvent('email.scheduled', email, { scheduledAt: at.toISOString(), rescheduled: true });
+    });
+  }
+
+  private async changeScheduled(
+    ctx: RequestContext,
+    id: string,
+    action: 'cancel' | 'reschedule',
+    change: (manager: EntityManager, email: EmailEntity, now: Date) => Promise<ReturnType<typeof emailEvent>>,
+  ): Promise<EmailResponse> {
+    return this.repository.dataSource.transaction(async (manager) => {
+      const email = await this.repository.findVisible(ctx, id, manager, true);
+      if (!email) throw DomainError.notFound('email', id);
+      const now = new Date();
+      const leased = email.leaseExpiresAt !== null && email.leaseExpiresAt > now;
+      if (email.status !== 'scheduled' || leased) {
+        const state = email.status === 'scheduled' ? 'being sent' : email.status;
+        throw DomainError.conflict(`Only a scheduled email can be ${action === 'cancel' ? 'cancelled' : 'rescheduled'}; email ${id} is ${state}.`);
+      }
+      const event = await change(manager, email, now);
+      await this.repository.save(manager, email);
+      await appendEvents(manager, 'emails', [event]);
+      return toResponse(email, await this.repository.recipientsOf(id, manager));
+    });
+  }
+}

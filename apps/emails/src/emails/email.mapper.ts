@@ -1,0 +1,53 @@
+import type { EmailListItem, EmailResponse } from '@mailroom/contracts';
+import { EmailEntity } from '../database/entities/email.entity';
+import { RecipientEntity } from '../database/entities/recipient.entity';
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function toListItem(email: EmailEntity): EmailListItem {
+  return {
+    id: email.id,
+    object: 'email',
+    from: email.fromAddress,
+    to: email.to,
+    subject: email.subject,
+    status: email.status,
+    createdAt: email.createdAt.toISOString(),
+  };
+}
+
+export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): EmailResponse {
+  return {
+    ...toListItem(email),
+    cc: email.cc,
+    bcc: email.bcc,
+    replyTo: email.replyTo,
+    html: email.html,
+    text: email.text,
+    headers: email.headers,
+    attachments: email.attachments.map((attachment) => ({
+      filename: attachment.filename,
+      contentType: attachment.contentType ?? null,
+      contentId: attachment.contentId ?? null,
+      size: Buffer.byteLength(attachment.content, 'base64'),
+    })),
+    tags: email.tags,
+    metadata: email.metadata,
+    opens: email.opens,
+    clicks: email.clicks,
+    firstOpenedAt: iso(email.firstOpenedAt),
+    lastOpenedAt: iso(email.lastOpenedAt),
+    deliveredAt: iso(email.deliveredAt),
+    scheduledAt: iso(email.scheduledAt),
+    tracking: { opens: email.trackOpens, clicks: email.trackClicks },
+    recipients: recipients.map((recipient) => ({
+      address: recipient.address,
+      kind: recipient.kind,
+      status: recipient.status,
+      attempts: recipient.attempts,
+      smtpCode: recipient.smtpCode,
+      smtpReply: recipient.smtpReply,
+      nextAttemptAt: iso(recipient.nextAttemptAt),
+    })),
+  };
+}

@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ClientsModule, Transport } from '@nestjs/microservices';
+import type { MailroomConfig } from '@mailroom/config';
+import { natsClientOptions } from '@mailroom/runtime';
+import { EmailQueryService } from './email-query.service';
+import { EmailScheduleService } from './email-schedule.service';
+import { EmailSendingService } from './email-sending.service';
+import { DomainUsageController } from '../domain-usage/domain-usage.controller';
+import { EmailsController } from './emails.controller';
+import { EmailsRepository } from './emails.repository';
+import { IdempotencyStore } from './idempotency.store';
+import { EMAILS_NATS_CLIENT, SenderIdentityClient } from './sender-identity.client';
+import { SenderPolicy } from './sender-policy';
+
+/** The sending and reading API of emails (the delivery worker lives in ../delivery). */
+@Module({})
+export class EmailsModule {
+  static forRoot(config: MailroomConfig): DynamicModule {
+    return {
+      module: EmailsModule,
+      imports: [ClientsModule.register([{ name: EMAILS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
+      controllers: [EmailsController, DomainUsageController],
+      providers: [EmailsRepository, IdempotencyStore, SenderIdentityClient, SenderPolicy, EmailSendingService, EmailScheduleService, EmailQueryService],
+      exports: [EmailsRepository, SenderIdentityClient],
+    };
+  }
+}

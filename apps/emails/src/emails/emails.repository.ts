@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { encodeTime } from 'ulid';
+import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
+import { KeysetPage, keysetPage } from '@mailroom/database';
+import { EmailEntity } from '../database/entities/email.entity';
+import { RecipientEntity } from '../database/entities/recipient.entity';
+import { NewEmail } from './new-email.builder';
+
+const LIST_COLUMNS = ['e.id', 'e.fromAddress', 'e.to', 'e.subject', 'e.status', 'e.createdAt'];
+
+/** The smallest id an email created at `ms` can have: ULIDs start with their time. */
+const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
+
+@Injectable()
+export class EmailsRepository {
+  constructor(@InjectDataSource() readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, emails: NewEmail[]): Promise<void> {
+    await manager.createQueryBuilder().insert().into(EmailEntity).values(emails.map((item) => item.email)).execute();
+    const recipients = emails.flatMap((item) => item.recipients);
+    if (recipients.length) await manager.createQueryBuilder().insert().into(RecipientEntity).values(recipients).execute();
+  }
+
+  /** The addresses among `addresses` on the mode's suppression list. */
+  async suppressedAmong(manager: EntityManager, mode: string, addresses: string[]): Promise<Set<string>> {
+    if (!addresses.length) return new Set();
+    const rows: { address: string }[] = await manager.query(
+      `SELECT address FROM emails.suppressions WHERE mode = $1 AND address = ANY($2::text[])`,
+      [mode, addresses],
+    );
+    return new Set(rows.map((row) => row.address));
+  }
+
+  /** An email the caller may see: same mode, and from one of its domains when the key is restricted. */
+  findVisible(ctx: RequestContext, id: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<EmailEntity | null> {
+    const query = this.visible(manager.createQueryBuilder(EmailEntity, 'e'), ctx).andWhere('e.id = :id', { id });
+    if (lock) query.setLock('pessimistic_write');
+    return query.getOne();
+  }
+
+  recipientsOf(emailId: string, manager: EntityManager = this.dataSource.manager): Promise<RecipientEntity[]> {
+    return manager
+      .createQueryBuilder(RecipientEntity, 'r')
+      .where('r.email_id = :emailId', { emailId })
+      .orderBy(`CASE r.kind WHEN 'to' THEN 0 WHEN 'cc' THEN 1 ELSE 2 END`)
+      .addOrderBy('r.address')
+      .getMany();
+  }
+
+  async save(manager: EntityManager, email: EmailEntity): Promise<void> {
+    await manager.save(EmailEntity, email);
+  }
+
+  /**
+   * Newest first. Every filter has an index: (mode, id) and (mode, status, id)
+   * b-trees, GIN on to_addresses and tags; the date range becomes an id range
+   * because ids start with their creation time.
+   */
+  list(ctx: RequestContext, filters: EmailListFilters, params: ListParams): Promise<KeysetPage<EmailEntity>> {
+    const query = this.visible(this.dataSource.createQueryBuilder(EmailEntity, 'e'), ctx).select(LIST_COLUMNS);
+    if (filters.status) query.andWhere('e.status = :status', { status: filters.status });
+    if (filters.to) query.andWhere('e.to_addresses @> CAST(:to AS text[])', { to: [filters.to] });
+    if (filters.tags?.length) query.andWhere('e.tags @> CAST(:tags AS text[])', { tags: filters.tags });
+    if (filters.fromDate) {
+      query
+        .andWhere('e.id >= :fromId', { fromId: idFloor(Math.floor(Date.parse(filters.fromDate))) })
+        .andWhere('e.created_at >= :fromDate', { fromDate: filters.fromDate });
+    }
+    if (filters.toDate) {
+      query
+        .andWhere('e.id < :toId', { toId: idFloor(Math.floor(Date.parse(filters.toDate)) + 1) })
+        .andWhere('e.created_at < :toDate', { toDate: filters.toDate });
+    }
+    return keysetPage(query, 'e.id', params);
+  }
+
+  /** Emails from the domain still on their way: queued (including being delivered) or scheduled, in any mode. */
+  async countActiveFromDomain(domain: string): Promise<number> {
+    const [row] = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM emails.emails WHERE from_domain = $1 AND status IN ('queued', 'scheduled')`,
+      [domain],
+    );
+    return row.count;
+  }
+
+  private visible(query: SelectQueryBuilder<EmailEntity>, ctx: RequestContext): SelectQueryBuilder<EmailEntity> {
+    query.where('e.mode = :mode', { mode: ctx.mode });
+    if (ctx.domainRestrictions.length) query.andWhere('e.from_domain IN (:...domains)', { domains: ctx.domainRestrictions });
+    return query;
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import { SenderIdentityClient } from './sender-identity.client';
+
+export interface FromDomain {
+  domain: string;
+  /** The request field to name in an error, e.g. `from` or `emails[3].from`. */
+  field: string;
+}
+
+/**
+ * Who may send from which domain. A key's domainRestrictions allow exactly
+ * the listed domains (403). In live mode the domain must be verified with
+ * the domains service (422 naming the field); test mode needs no domain.
+ */
+@Injectable()
+export class SenderPolicy {
+  constructor(private readonly identities: SenderIdentityClient) {}
+
+  async assertMaySendFrom(ctx: RequestContext, fromDomains: FromDomain[]): Promise<void> {
+    for (const { domain } of fromDomains) {
+      if (ctx.domainRestrictions.length && !ctx.domainRestrictions.includes(domain)) {
+        throw DomainError.forbidden(
+          `This API key may only send from ${ctx.domainRestrictions.join(', ')}; '${domain}' is not one of them.`,
+        );
+      }
+    }
+    if (ctx.mode !== 'live') return;
+    const domains = [...new Set(fromDomains.map((item) => item.domain))];
+    const statuses = new Map(
+      await Promise.all(domains.map(async (domain) => [domain, await this.identities.statusOf(domain)] as const)),
+    );
+    for (const { domain, field } of fromDomains) {
+      const status = statuses.get(domain);
+      if (status !== 'verified') {
+        throw DomainError.validation(
+          field,
+          status
+            ? `the domain '${domain}' is not verified yet (status ${status}); verify it with POST /v1/domains/{id}/verify before sending live`
+            : `the domain '${domain}' is not a sending domain of this account; add and verify it with POST /v1/domains before sending live`,
+        );
+      }
+    }
+  }
+}

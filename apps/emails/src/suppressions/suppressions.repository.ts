@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { ListParams, Mode } from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import { SuppressionEntity, SuppressionReason } from '../database/entities/suppression.entity';
+
+export interface SuppressionPage {
+  rows: SuppressionEntity[];
+  hasMore: boolean;
+  totalCount: number;
+}
+
+/**
+ * Suppressions have no id, so pages are keyed on (created_at, address):
+ * newest first, and the cursors are addresses from a previous page.
+ */
+@Injectable()
+export class SuppressionsRepository {
+  constructor(@InjectRepository(SuppressionEntity) private readonly repository: Repository<SuppressionEntity>) {}
+
+  async upsert(mode: Mode, address: string, reason: SuppressionReason, details: string | null): Promise<SuppressionEntity> {
+    // A re-added address keeps its first created_at and takes the new reason.
+    await this.repository.query(
+      `INSERT INTO emails.suppressions (mode, address, reason, details, created_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (mode, address) DO UPDATE SET reason = EXCLUDED.reason, details = EXCLUDED.details`,
+      [mode, address, reason, details],
+    );
+    return (await this.repository.findOneBy({ mode, address }))!;
+  }
+
+  async remove(mode: Mode, address: string): Promise<boolean> {
+    const result = await this.repository.delete({ mode, address });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async list(mode: Mode, params: ListParams): Promise<SuppressionPage> {
+    const totalCount = await this.repository.countBy({ mode });
+    const query = this.repository.createQueryBuilder('s').where('s.mode = :mode', { mode });
+    const cursorAddress = params.endingBefore ?? params.startingAfter;
+    if (cursorAddress) {
+      const cursor = await this.repository.findOneBy({ mode, address: cursorAddress.toLowerCase() });
+      const field = params.endingBefore ? 'ending_before' : 'starting_after';
+      if (!cursor) throw DomainError.validation(field, 'must be an address from a previous page that is still on the list');
+      const comparison = params.endingBefore ? '>' : '<';
+      query.andWhere(`(s.created_at, s.address) ${comparison} (:createdAt, :address)`, {
+        createdAt: cursor.createdAt,
+        address: cursor.address,
+      });
+    }
+    const direction = params.endingBefore ? 'ASC' : 'DESC';
+    const rows = await query
+      .orderBy('s.created_at', direction)
+      .addOrderBy('s.address', direction)
+      .take(params.limit + 1)
+      .getMany();
+    const hasMore = rows.length > params.limit;
+    const page = rows.slice(0, params.limit);
+    return { rows: params.endingBefore ? page.reverse() : page, hasMore, totalCount };
+  }
+}

@@ -1,0 +1,78 @@
+import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness } from './support/delivery-harness';
+
+/**
+ * Test mode (issue 5): a test key's emails never open an SMTP connection; the
+ * address decides the outcome, and the same events are written as in live mode.
+ */
+describe('delivery in test mode', () => {
+  let harness: DeliveryHarness;
+  let testKey: string;
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness();
+    // Even with a working MX for the domain, nothing may reach it.
+    routeMailTo(harness.dns, 'example.com');
+    testKey = (await harness.stack.issueKey({ mode: 'test' })).key;
+  });
+  afterAll(() => harness?.stop());
+
+  const send = async (to: string) => {
+    const response = await harness.stack.api.post('/v1/emails', { from: 'App <app@unverified.example>', to, subject: 'Simulated', text: 'hi' }, { key: testKey });
+    expect(response.status).toBe(202);
+    return response.body.id as string;
+  };
+  const types = async (id: string) => (await eventsOf(harness.db, id)).map((event) => event.type);
+
+  it('delivers delivered@ and any other address', async () => {
+    for (const to of ['delivered@example.com', 'delivered+tag@elsewhere.org', 'alice@example.com']) {
+      const id = await send(to);
+      const email = await emailReaching(harness.stack, testKey, id, ['delivered']);
+      expect(email.deliveredAt).toEqual(expect.any(String));
+      expect(email.recipients[0]).toMatchObject({ address: to, status: 'delivered', attempts: 1, smtpCode: 250 });
+      expect(await types(id)).toEqual(['email.queued', 'email.delivered']);
+    }
+  });
+
+  it('bounces bounced@ and suppresses it in test mode only', async () => {
+    const id = await send('bounced+x@example.com');
+    const email = await emailReaching(harness.stack, testKey, id, ['bounced']);
+    expect(email.recipients[0]).toMatchObject({ status: 'bounced', smtpCode: 550 });
+    const events = await eventsOf(harness.db, id);
+    expect(events.map((event) => event.type)).toEqual(['email.queued', 'email.bounced']);
+    expect(events[1]).toMatchObject({ mode: 'test', data: { recipient: 'bounced+x@example.com', smtp: { code: 550 }, subject: 'Simulated' } });
+    const { rows } = await harness.db.query(`SELECT mode, reason FROM emails.suppressions WHERE address = 'bounced+x@example.com'`);
+    expect(rows).toEqual([{ mode: 'test', reason: 'bounce' }]);
+  });
+
+  it('delivers complained@, then records the complaint and suppresses the address', async () => {
+    const id = await send('complained@example.com');
+    await emailReaching(harness.stack, testKey, id, ['delivered']);
+    expect(await types(id)).toEqual(['email.queued', 'email.delivered', 'email.complained']);
+    const { rows } = await harness.db.query(`SELECT reason FROM emails.suppressions WHERE mode = 'test' AND address = 'complained@example.com'`);
+    expect(rows).toEqual([{ reason: 'complaint' }]);
+  });
+
+  it('fails failed@ and suppresses suppressed@', async () => {
+    const failed = await send('failed@example.com');
+    expect((await emailReaching(harness.stack, testKey, failed, ['failed'])).recipients[0].status).toBe('failed');
+    expect(await types(failed)).toEqual(['email.queued', 'email.failed']);
+
+    const suppressed = await send('suppressed@example.com');
+    expect((await emailReaching(harness.stack, testKey, suppressed, ['suppressed'])).recipients[0].status).toBe('suppressed');
+    expect(await types(suppressed)).toEqual(['email.queued', 'email.suppressed']);
+  });
+
+  it('delays delayed@ once, then delivers it', async () => {
+    const id = await send('delayed@example.com');
+    const delayed = await emailReaching(harness.stack, testKey, id, ['queued', 'delivered']);
+    const email = await emailReaching(harness.stack, testKey, id, ['delivered']);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(await types(id)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
+    expect(delayed).toBeDefined();
+  });
+
+  it('never opened an SMTP connection', () => {
+    expect(harness.smtp.connectionCount).toBe(0);
+    expect(harness.smtp.messages).toHaveLength(0);
+  });
+});

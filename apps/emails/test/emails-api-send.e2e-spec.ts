@@ -1,0 +1,234 @@
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
+
+describe('POST /v1/emails', () => {
+  let stack: Stack;
+  let test: ApiClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+    test = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+  });
+  afterAll(() => stack?.stop());
+
+  const countEmails = async () => (await queryDatabase<{ n: number }>(stack.databaseUrl, 'SELECT count(*)::int AS n FROM emails.emails'))[0].n;
+
+  it('accepts an email with 202 and answers the full email object, committed with its recipients and outbox event', async () => {
+    const response = await test.post(
+      '/v1/emails',
+      emailBody({
+        to: 'Ann <Ann@Example.com>',
+        cc: ['bob@example.com'],
+        bcc: 'carl@example.com',
+        replyTo: 'support@acme.test',
+        html: '<p>Hi <img src="cid:logo"></p>',
+        headers: { 'X-Campaign': 'spring' },
+        attachments: [{ filename: 'logo.png', content: Buffer.from('png-bytes').toString('base64'), contentType: 'image/png', contentId: 'logo' }],
+        tags: ['welcome', 'beta_1'],
+        metadata: { userId: '42' },
+        tracking: { opens: false },
+      }),
+    );
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({
+      object: 'email',
+      from: 'Acme <hi@acme.test>',
+      to: ['Ann <Ann@Example.com>'],
+      cc: ['bob@example.com'],
+      bcc: ['carl@example.com'],
+      replyTo: ['support@acme.test'],
+      subject: 'Hello',
+      status: 'queued',
+      headers: { 'X-Campaign': 'spring' },
+      attachments: [{ filename: 'logo.png', contentType: 'image/png', contentId: 'logo', size: 9 }],
+      tags: ['welcome', 'beta_1'],
+      metadata: { userId: '42' },
+      opens: 0,
+      clicks: 0,
+      scheduledAt: null,
+      tracking: { opens: false, clicks: null },
+    });
+    expect(response.body.id).toMatch(/^email_[0-9A-Z]{26}$/);
+    expect(new Date(response.body.createdAt).toISOString()).toBe(response.body.createdAt);
+    expect(response.body.recipients.map((r: { address: string; kind: string }) => [r.address, r.kind])).toEqual([
+      ['ann@example.com', 'to'],
+      ['bob@example.com', 'cc'],
+      ['carl@example.com', 'bcc'],
+    ]);
+    const [row] = await queryDatabase(stack.databaseUrl, 'SELECT message_id, from_domain, next_attempt_at FROM emails.emails WHERE id = $1', [response.body.id]);
+    expect(row.message_id).toBe(`<${response.body.id}@acme.test>`);
+    expect(row.next_attempt_at).not.toBeNull();
+    const events = await queryDatabase(stack.databaseUrl, `SELECT type, mode, data FROM emails.outbox WHERE data->>'emailId' = $1`, [response.body.id]);
+    expect(events).toEqual([{ type: 'email.queued', mode: 'test', data: expect.objectContaining({ emailId: response.body.id, subject: 'Hello' }) }]);
+  });
+
+  it('starts an email with scheduledAt as scheduled, due at that time', async () => {
+    const at = inOneDay();
+    const response = await test.post('/v1/emails', emailBody({ scheduledAt: at }));
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ status: 'scheduled', scheduledAt: at });
+    const [row] = await queryDatabase(stack.databaseUrl, 'SELECT next_attempt_at FROM emails.emails WHERE id = $1', [response.body.id]);
+    expect((row.next_attempt_at as Date).toISOString()).toBe(at);
+  });
+
+  describe('validation: 422 naming the field, nothing stored', () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['missing from', { from: undefined }, /^from: /],
+      ['from not an address', { from: 'Acme' }, /^from: 'Acme' is not a valid email address/],
+      ['bad address in to[1]', { to: ['a@example.com', 'x@'] }, /^to\[1\]: 'x@' is not a valid email address/],
+      ['bad single to', { to: 'nobody' }, /^to: 'nobody' is not a valid email address/],
+      ['two addresses in one entry', { to: ['a@example.com, b@example.com'] }, /^to\[0\]: /],
+      ['empty to', { to: [] }, /^to: must be a string or an array of 1 to 50 strings/],
+      ['51 recipients', { to: Array.from({ length: 51 }, (_, i) => `u${i}@example.com`) }, /^to: /],
+      ['to of the wrong type', { to: 42 }, /^to: /],
+      ['bad cc', { cc: ['ok@example.com', 'bad@@example.com'] }, /^cc\[1\]: /],
+      ['bad bcc', { bcc: 'bad' }, /^bcc: /],
+      ['bad replyTo', { replyTo: ['x y@example.com'] }, /^replyTo\[0\]: /],
+      ['missing subject', { subject: undefined }, /^subject: /],
+      ['subject too long', { subject: 'x'.repeat(999) }, /^subject: /],
+      ['subject with CR LF', { subject: 'Hi\r\nBcc: evil@example.com' }, /^subject: must not contain CR or LF/],
+      ['no html nor text', { text: undefined }, /^html: html or text/],
+      ['html of the wrong type', { html: 5 }, /^html: /],
+      ['header with CR LF', { headers: { 'X-A': 'a\r\nBcc: evil@example.com' } }, /^headers\.X-A: must not contain CR or LF/],
+      ['header overriding From', { headers: { from: 'evil@example.com' } }, /^headers\.from: is set by Mailroom/],
+      ['header overriding Message-ID', { headers: { 'MESSAGE-ID': '<x@y>' } }, /^headers\.MESSAGE-ID: /],
+      ['header overriding DKIM-Signature', { headers: { 'Dkim-Signature': 'v=1' } }, /^headers\.Dkim-Signature: /],
+      ['header overriding Date', { headers: { Date: 'now' } }, /^headers\.Date: /],
+      ['header name with a colon', { headers: { 'X:A': 'v' } }, /^headers\.X:A: is not a valid header name/],
+      ['header value not a string', { headers: { 'X-A': 1 } }, /^headers: must be an object whose values are strings/],
+      ['attachment without filename', { attachments: [{ content: 'aGk=' }] }, /^attachments\[0\]\.filename: /],
+      ['attachment not base64', { attachments: [{ filename: 'a.txt', content: 'not base64!' }] }, /^attachments\[0\]\.content: must be base64/],
+      ['attachment with a bad content type', { attachments: [{ filename: 'a.txt', content: 'aGk=', contentType: 'text' }] }, /^attachments\[0\]\.contentType: /],
+      ['21 tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /^tags: /],
+      ['tag with a space', { tags: ['ok', 'not ok'] }, /^tags: each tag must contain only/],
+      ['tag too long', { tags: ['x'.repeat(257)] }, /^tags: /],
+      ['metadata not flat', { metadata: { a: { b: 'c' } } }, /^metadata: must be an object whose values are strings/],
+      ['51 metadata keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, /^metadata: at most 50 keys/],
+      ['scheduledAt not ISO 8601', { scheduledAt: 'tomorrow' }, /^scheduledAt: must be an ISO 8601 timestamp/],
+      ['scheduledAt in the past', { scheduledAt: '2020-01-01T00:00:00Z' }, /^scheduledAt: must be in the future/],
+      ['scheduledAt beyond 30 days', { scheduledAt: new Date(Date.now() + 31 * 24 * 3600 * 1000).toISOString() }, /^scheduledAt: must be at most 30 days ahead/],
+      ['tracking of the wrong type', { tracking: { opens: 'yes' } }, /^tracking\.opens: /],
+      ['unknown field', { fromm: 'x' }, /^fromm: is not a known field/],
+    ];
+
+    it.each(cases)('%s', async (_name, override, message) => {
+      const before = await countEmails();
+      const response = await test.post('/v1/emails', emailBody(override));
+      expect(response.status).toBe(422);
+      expect(response.body.error.code).toBe('validation_error');
+      expect(response.body.error.message).toMatch(message);
+      expect(await countEmails()).toBe(before);
+    });
+
+    it('a bad Idempotency-Key header', async () => {
+      const response = await test.post('/v1/emails', emailBody(), { headers: { 'idempotency-key': 'has space' } });
+      expect(response.status).toBe(422);
+      expect(response.body.error.message).toMatch(/^Idempotency-Key: /);
+    });
+  });
+
+  it('answers 413 payload_too_large for a body over BODY_LIMIT_BYTES', async () => {
+    const response = await test.post('/v1/emails', emailBody({ text: 'x'.repeat(11 * 1024 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('payload_too_large');
+  });
+
+  it('answers 413 when an email is larger than the message bus carries', async () => {
+    const content = Buffer.alloc(2 * 1024 * 1024, 1).toString('base64');
+    const response = await test.post('/v1/emails', emailBody({ attachments: [{ filename: 'big.bin', content }] }));
+    expect(response.status).toBe(413);
+    expect(response.body.error.message).toMatch(/max_payload/);
+  });
+
+  describe('live mode', () => {
+    it('refuses a from domain that is not a verified domain, naming it', async () => {
+      const response = await stack.api.post('/v1/emails', emailBody({ from: 'hi@unknown-sender.test' }));
+      expect(response.status).toBe(422);
+      expect(response.body.error.message).toMatch(/^from: the domain 'unknown-sender\.test' is not/);
+    });
+
+    it('applies domainRestrictions to the from domain with 403 naming the domain', async () => {
+      const restricted = stack.api.withKey((await stack.issueKey({ mode: 'test', domainRestrictions: ['allowed.test'] })).key);
+      const refused = await restricted.post('/v1/emails', emailBody({ from: 'hi@acme.test' }));
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toMatch(/'acme\.test' is not one of them/);
+      expect((await restricted.post('/v1/emails', emailBody({ from: 'hi@allowed.test' }))).status).toBe(202);
+    });
+
+    it('needs emails:send', async () => {
+      const reader = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:read', 'emails:list'] })).key);
+      const response = await reader.post('/v1/emails', emailBody());
+      expect(response.status).toBe(403);
+      expect(response.body.error.message).toMatch(/emails:send/);
+    });
+  });
+
+  describe('suppressed recipients', () => {
+    it('marks suppressed recipients and sends to the rest', async () => {
+      await test.post('/v1/suppressions', { email: 'Gone@Example.com' });
+      const response = await test.post('/v1/emails', emailBody({ to: ['gone@example.com', 'here@example.com'], scheduledAt: inOneDay() }));
+      expect(response.status).toBe(202);
+      expect(response.body.status).toBe('scheduled');
+      const statuses = Object.fromEntries(response.body.recipients.map((r: { address: string; status: string }) => [r.address, r.status]));
+      expect(statuses).toEqual({ 'gone@example.com': 'suppressed', 'here@example.com': 'queued' });
+    });
+
+    it('makes an email whose every recipient is suppressed `suppressed`, never queued', async () => {
+      await test.post('/v1/suppressions', { email: 'a@blocked.test' });
+      await test.post('/v1/suppressions', { email: 'b@blocked.test' });
+      const response = await test.post('/v1/emails', emailBody({ to: 'a@blocked.test', cc: 'B@blocked.test' }));
+      expect(response.status).toBe(202);
+      expect(response.body.status).toBe('suppressed');
+      const [row] = await queryDatabase(stack.databaseUrl, 'SELECT status, next_attempt_at FROM emails.emails WHERE id = $1', [response.body.id]);
+      expect(row).toEqual({ status: 'suppressed', next_attempt_at: null });
+      const events = await queryDatabase(stack.databaseUrl, `SELECT type FROM emails.outbox WHERE data->>'emailId' = $1`, [response.body.id]);
+      expect(events).toEqual([{ type: 'email.suppressed' }]);
+    });
+
+    it('keeps live and test suppression lists apart', async () => {
+      await test.post('/v1/suppressions', { email: 'test-only@example.com' });
+      const live = await stack.api.get('/v1/suppressions');
+      expect(live.body.data.map((s: { email: string }) => s.email)).not.toContain('test-only@example.com');
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('replays the first answer for the same body and creates nothing new', async () => {
+      const headers = { 'idempotency-key': 'replay-1' };
+      const first = await test.post('/v1/emails', emailBody({ subject: 'once' }), { headers });
+      const before = await countEmails();
+      // Same body with its keys in another order is the same request.
+      const again = await test.post('/v1/emails', { text: 'Hi there', subject: 'once', to: ['ann@example.com'], from: 'Acme <hi@acme.test>' }, { headers });
+      expect(first.status).toBe(202);
+      expect(again.status).toBe(202);
+      expect(again.body).toEqual(first.body);
+      expect(await countEmails()).toBe(before);
+    });
+
+    it('answers 409 for the same key with a different body', async () => {
+      const headers = { 'idempotency-key': 'conflict-1' };
+      expect((await test.post('/v1/emails', emailBody({ subject: 'a' }), { headers })).status).toBe(202);
+      const response = await test.post('/v1/emails', emailBody({ subject: 'b' }), { headers });
+      expect(response.status).toBe(409);
+      expect(response.body.error.code).toBe('conflict');
+    });
+
+    it('scopes keys per API key', async () => {
+      const other = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+      const headers = { 'idempotency-key': 'scoped-1' };
+      const mine = await test.post('/v1/emails', emailBody(), { headers });
+      const theirs = await other.post('/v1/emails', emailBody(), { headers });
+      expect(theirs.status).toBe(202);
+      expect(theirs.body.id).not.toBe(mine.body.id);
+    });
+
+    it('creates exactly one email for 10 concurrent requests with one key', async () => {
+      const headers = { 'idempotency-key': 'concurrent-1' };
+      const responses = await Promise.all(Array.from({ length: 10 }, () => test.post('/v1/emails', emailBody({ subject: 'race' }), { headers })));
+      expect(responses.map((r) => r.status)).toEqual(Array(10).fill(202));
+      expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
+      const rows = await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'race'`);
+      expect(rows).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,74 @@
+import { Client } from 'pg';
+import { EnvName } from '@mailroom/config';
+import { eventually, Stack, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+
+export interface DeliveryHarness {
+  stack: Stack;
+  smtp: TestSmtp;
+  dns: TestDns;
+  db: Client;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real stack in mx mode, with a test SMTP server as every recipient
+ * domain's MX (through the test DNS server) and a compressed retry schedule.
+ */
+export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}): Promise<DeliveryHarness> {
+  const smtp = await startTestSmtp();
+  const dns = await startTestDns();
+  const stack = await startStack({
+    env: {
+      DELIVERY_MODE: 'mx',
+      DNS_SERVERS: dns.address,
+      DNS_TIMEOUT_MS: '1000',
+      SMTP_MX_PORT: String(smtp.port),
+      SMTP_HELO_NAME: 'mailroom.test',
+      SMTP_TIMEOUT_MS: '3000',
+      DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',
+      DELIVERY_POLL_MS: '50',
+      DELIVERY_LEASE_MS: '3000',
+      DKIM_DNS_BIND: '127.0.0.1:0',
+      ...env,
+    },
+  });
+  const db = new Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  return {
+    stack,
+    smtp,
+    dns,
+    db,
+    stop: async () => {
+      await db.end();
+      await stack.stop();
+      await smtp.close();
+      await dns.stop();
+    },
+  };
+}
+
+/** Makes `domain`'s mail go to the test SMTP server (MX → mx.<domain> → 127.0.0.1). */
+export function routeMailTo(dns: TestDns, domain: string): void {
+  dns.set(domain, 'MX', [{ exchange: `mx.${domain}`, priority: 10 }]);
+  dns.set(`mx.${domain}`, 'A', '127.0.0.1');
+}
+
+export interface OutboxEvent {
+  type: string;
+  mode: string;
+  data: Record<string, any>;
+}
+
+export async function eventsOf(db: Client, emailId: string): Promise<OutboxEvent[]> {
+  const { rows } = await db.query(`SELECT type, mode, data FROM emails.outbox WHERE data->>'emailId' = $1 ORDER BY seq`, [emailId]);
+  return rows;
+}
+
+/** Polls the email until its status is one of `statuses`; returns the full object. */
+export async function emailReaching(stack: Stack, key: string, id: string, statuses: string[], timeoutMs = 15000): Promise<any> {
+  return eventually(async () => {
+    const response = await stack.api.get(`/v1/emails/${id}`, { key });
+    return statuses.includes(response.body?.status) ? response.body : undefined;
+  }, timeoutMs);
+}

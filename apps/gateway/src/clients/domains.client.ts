@@ -1,0 +1,31 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import type { MailroomConfig } from '@mailroom/config';
+import { DomainCreateInput, DomainsRpc, DomainsSubjects, DomainStatus, ListParams, RequestContext } from '@mailroom/contracts';
+import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
+import { NATS_CLIENT } from './nats-client.provider';
+
+@Injectable()
+export class DomainsClient {
+  private readonly rpc: RpcClient<DomainsRpc>;
+
+  constructor(@Inject(NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) config: MailroomConfig) {
+    this.rpc = new RpcClient<DomainsRpc>(client, config.RPC_TIMEOUT_MS, 'domains');
+  }
+
+  create(ctx: RequestContext, input: DomainCreateInput) {
+    return this.rpc.request(DomainsSubjects.create, { ctx, input });
+  }
+  list(ctx: RequestContext, params: ListParams, status?: DomainStatus) {
+    return this.rpc.request(DomainsSubjects.list, { ctx, params, status });
+  }
+  get(ctx: RequestContext, id: string) {
+    return this.rpc.request(DomainsSubjects.get, { ctx, id });
+  }
+  verify(ctx: RequestContext, id: string) {
+    return this.rpc.request(DomainsSubjects.verify, { ctx, id });
+  }
+  delete(ctx: RequestContext, id: string) {
+    return this.rpc.request(DomainsSubjects.delete, { ctx, id });
+  }
+}

@@ -1,0 +1,38 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { DomainCreateDto, DomainListQueryDto, RequestContext, toListParams } from '@mailroom/contracts';
+import { Ctx, RequirePermission } from '@mailroom/auth';
+import { DomainsClient } from '../clients/domains.client';
+
+@Controller('v1/domains')
+@RequirePermission('domains:*')
+export class DomainsController {
+  constructor(private readonly domains: DomainsClient) {}
+
+  @Post()
+  @HttpCode(201)
+  create(@Ctx() ctx: RequestContext, @Body() body: DomainCreateDto) {
+    return this.domains.create(ctx, body);
+  }
+
+  @Get()
+  list(@Ctx() ctx: RequestContext, @Query() query: DomainListQueryDto) {
+    return this.domains.list(ctx, toListParams(query), query.status);
+  }
+
+  @Get(':id')
+  get(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.domains.get(ctx, id);
+  }
+
+  /** Looks the records up in DNS now; 200 whether or not they are all there (the body says which). */
+  @Post(':id/verify')
+  @HttpCode(200)
+  verify(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.domains.verify(ctx, id);
+  }
+
+  @Delete(':id')
+  delete(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.domains.delete(ctx, id);
+  }
+}

@@ -1,0 +1,69 @@
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { MailroomConfig } from '@mailroom/config';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { randomUUID } from 'node:crypto';
+import { connect, JSONCodec, NatsConnection } from 'nats';
+import { TokenBuckets } from './token-bucket';
+
+/** Broadcast (no queue group): every gateway replica hears every other's consumption. */
+export const RATE_LIMIT_SUBJECT = 'gateway.rate-limit.consumed';
+
+interface ConsumptionReport {
+  replica: string;
+  counts: Record<string, number>;
+}
+
+/**
+ * The per-key limit, shared across gateway replicas. Each replica decides
+ * locally (no round trip per request) and broadcasts what it let through
+ * every RATE_LIMIT_SYNC_MS; the others deduct it from their buckets. This is
+ * an approximation: within one sync interval the cluster may let through up
+ * to (replicas − 1) × rate × interval more than the limit.
+ */
+@Injectable()
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
+  readonly buckets: TokenBuckets;
+  private readonly replica = randomUUID();
+  private readonly codec = JSONCodec<ConsumptionReport>();
+  private pending = new Map<string, number>();
+  private connection?: NatsConnection;
+  private timer?: NodeJS.Timeout;
+
+  constructor(@Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig) {
+    this.buckets = new TokenBuckets(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST);
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.connection = await connect({ servers: this.config.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.connection.subscribe(RATE_LIMIT_SUBJECT, {
+      callback: (error, message) => {
+        if (error) return;
+        const report = this.codec.decode(message.data);
+        if (report.replica === this.replica) return;
+        for (const [key, count] of Object.entries(report.counts)) this.buckets.consumeElsewhere(key, count);
+      },
+    });
+    this.timer = setInterval(() => this.sync(), this.config.RATE_LIMIT_SYNC_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    this.sync();
+    await this.connection?.drain().catch(() => undefined);
+  }
+
+  take(keyId: string) {
+    const result = this.buckets.take(keyId);
+    if (result.allowed) this.pending.set(keyId, (this.pending.get(keyId) ?? 0) + 1);
+    return result;
+  }
+
+  private sync(): void {
+    this.buckets.prune();
+    if (!this.pending.size || !this.connection || this.connection.isClosed()) return;
+    const counts = Object.fromEntries(this.pending);
+    this.pending = new Map();
+    this.connection.publish(RATE_LIMIT_SUBJECT, this.codec.encode({ replica: this.replica, counts }));
+  }
+}

@@ -1,0 +1,129 @@
+import type { VerifiedApiKey } from '@mailroom/contracts';
+import { DomainError, ErrorCode } from '@mailroom/errors';
+import { generateApiKey, hashApiKey } from './api-key-format';
+import { ApiKeyVerifier, AuthOptions } from './auth.tokens';
+import { authenticate, AuthRequest } from './authenticate';
+
+const NOW = new Date('2030-01-01T00:00:00Z');
+
+/** A verifier over an in-memory table of hash → key, recording which keys were used. */
+function fakeVerifier(keys: Record<string, VerifiedApiKey> = {}) {
+  const used: string[] = [];
+  const verifier: ApiKeyVerifier & { used: string[]; lookups: number } = {
+    used,
+    lookups: 0,
+    async verify(hash) {
+      verifier.lookups += 1;
+      return keys[hash] ?? null;
+    },
+    recordUse: (keyId) => used.push(keyId),
+  };
+  return verifier;
+}
+
+function verifiedKey(overrides: Partial<VerifiedApiKey> = {}): VerifiedApiKey {
+  return { keyId: 'key_01J00000000000000000000000', mode: 'live', permissions: ['*'], domainRestrictions: [], ipRestrictions: [], expiresAt: null, ...overrides };
+}
+
+/** A stored key and the verifier that knows it. */
+function setup(overrides: Partial<VerifiedApiKey> = {}, options: AuthOptions = { testModeEnabled: true }) {
+  const key = verifiedKey(overrides);
+  const secret = generateApiKey(key.mode);
+  const verifier = fakeVerifier({ [hashApiKey(secret)]: key });
+  const request = (extra: Partial<AuthRequest> = {}): AuthRequest => ({ authorization: `Bearer ${secret}`, clientIp: '127.0.0.1', requestId: undefined, now: NOW, ...extra });
+  return { key, secret, verifier, options, request };
+}
+
+async function failure(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}
+
+describe(authenticate.name, () => {
+  it('accepts a valid key, forwards the verified caller and records the use', async () => {
+    const { key, verifier, options, request } = setup({ permissions: ['api-keys:*'], domainRestrictions: ['example.com'] });
+    const result = await authenticate(request({ requestId: 'req-123' }), 'api-keys:*', verifier, options);
+    expect(result.key).toBe(key);
+    expect(result.ctx).toEqual({ requestId: 'req-123', keyId: key.keyId, mode: 'live', permissions: ['api-keys:*'], domainRestrictions: ['example.com'] });
+    expect(verifier.used).toEqual([key.keyId]);
+  });
+
+  it('replaces a missing or unsafe request id with a fresh one', async () => {
+    const { verifier, options, request } = setup();
+    const generated = await authenticate(request({ requestId: 'bad id\nwith newline' }), '*', verifier, options);
+    expect(generated.ctx.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('rule 3: a missing header is unauthorized', async () => {
+    const { verifier, options, request } = setup();
+    const error = await failure(authenticate(request({ authorization: undefined }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toMatch(/Missing Authorization header/);
+  });
+
+  it.each([
+    ['a scheme other than Bearer', (secret: string) => `Basic ${secret}`],
+    ['no scheme', (secret: string) => secret],
+    ['two tokens', (secret: string) => `Bearer ${secret} extra`],
+  ])('rule 3: a header with %s is unauthorized', async (_label, header) => {
+    const { secret, verifier, options, request } = setup();
+    const error = await failure(authenticate(request({ authorization: header(secret) }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+  });
+
+  it('rule 3: a malformed key is unauthorized without asking the verifier', async () => {
+    const { secret, verifier, options, request } = setup();
+    const flipped = secret.slice(0, -1) + (secret.endsWith('a') ? 'b' : 'a');
+    const error = await failure(authenticate(request({ authorization: `Bearer ${flipped}` }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toMatch(/malformed/);
+    expect(verifier.lookups).toBe(0);
+  });
+
+  it('rule 3: an unknown (or deleted) key is unauthorized', async () => {
+    const { verifier, options, request } = setup();
+    const error = await failure(authenticate(request({ authorization: `Bearer ${generateApiKey('live')}` }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toMatch(/unknown or has been deleted/);
+  });
+
+  it('an expired key is unauthorized, one that expires later is accepted', async () => {
+    const expired = setup({ expiresAt: NOW.toISOString() });
+    expect((await failure(authenticate(expired.request(), '*', expired.verifier, expired.options))).code).toBe(ErrorCode.Unauthorized);
+    const valid = setup({ expiresAt: new Date(NOW.getTime() + 1000).toISOString() });
+    await expect(authenticate(valid.request(), '*', valid.verifier, valid.options)).resolves.toBeDefined();
+  });
+
+  it('rule 3: a test key is unauthorized while test mode is disabled, and accepted when enabled', async () => {
+    const disabled = setup({ mode: 'test' }, { testModeEnabled: false });
+    const error = await failure(authenticate(disabled.request(), '*', disabled.verifier, disabled.options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toMatch(/TEST_MODE_ENABLED/);
+    const enabled = setup({ mode: 'test' });
+    expect((await authenticate(enabled.request(), '*', enabled.verifier, enabled.options)).ctx.mode).toBe('test');
+  });
+
+  it('rule 4: a key without the required permission is forbidden, naming the permission', async () => {
+    const { verifier, options, request } = setup({ permissions: ['emails:send'] });
+    const error = await failure(authenticate(request(), 'api-keys:*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Forbidden);
+    expect(error.message).toContain("'api-keys:*'");
+    expect(verifier.used).toEqual([]);
+  });
+
+  it('rule 4: * grants every permission', async () => {
+    const { verifier, options, request } = setup({ permissions: ['*'] });
+    await expect(authenticate(request(), 'analytics:read', verifier, options)).resolves.toBeDefined();
+  });
+
+  it('rule 5: a client outside ipRestrictions is forbidden with a message about its IP address', async () => {
+    const { verifier, options, request } = setup({ ipRestrictions: ['10.0.0.0/8', '::1'] });
+    const error = await failure(authenticate(request({ clientIp: '192.0.2.1' }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Forbidden);
+    expect(error.message).toMatch(/IP address 192\.0\.2\.1/);
+    await expect(authenticate(request({ clientIp: '10.9.9.9' }), '*', verifier, options)).resolves.toBeDefined();
+    await expect(authenticate(request({ clientIp: '::ffff:10.9.9.9' }), '*', verifier, options)).resolves.toBeDefined();
+    await expect(authenticate(request({ clientIp: '::1' }), '*', verifier, options)).resolves.toBeDefined();
+  });
+});

@@ -1,0 +1,28 @@
+import { asDuration, asDurationList } from './durations';
+
+describe('durations', () => {
+  it('reads each unit in milliseconds', () => {
+    expect(asDuration('500ms')).toBe(500);
+    expect(asDuration('5s')).toBe(5000);
+    expect(asDuration('1m')).toBe(60_000);
+    expect(asDuration('2h')).toBe(7_200_000);
+    expect(asDuration('1d')).toBe(86_400_000);
+    expect(asDuration('1.5s')).toBe(1500);
+  });
+
+  it('refuses a number without a unit, an unknown unit and zero', () => {
+    expect(() => asDuration('60')).toThrow(/not a duration/);
+    expect(() => asDuration('5 minutes')).toThrow(/not a duration/);
+    expect(() => asDuration('0s')).toThrow(/longer than 0/);
+  });
+
+  it('reads the default retry schedule', () => {
+    expect(asDurationList('1m,5m,15m,1h,3h,6h,12h,24h,24h')).toEqual([60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000, 86_400_000]);
+    expect(asDurationList(' 500ms , 1s ')).toEqual([500, 1000]);
+  });
+
+  it('names the bad item of a list', () => {
+    expect(() => asDurationList('1m,5x,1h')).toThrow("item 2: '5x' is not a duration");
+    expect(() => asDurationList('1m,,1h')).toThrow(/comma-separated list/);
+  });
+});

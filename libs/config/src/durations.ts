@@ -1,0 +1,25 @@
+import { Parser } from './parsers';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as 500ms, 5s, 1m, 2h or 1d, in milliseconds. A bare number is not accepted: its unit would be a guess. */
+export const asDuration: Parser<number> = (raw) => {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) throw new Error(`'${raw}' is not a duration (use a number with a unit: 500ms, 5s, 1m, 2h, 1d)`);
+  const value = Math.round(Number(match[1]) * UNIT_MS[match[2]]);
+  if (value <= 0) throw new Error(`'${raw}' must be longer than 0`);
+  return value;
+};
+
+/** A comma-separated, non-empty list of durations, e.g. '1m,5m,15m,1h'. */
+export const asDurationList: Parser<number[]> = (raw) => {
+  const parts = raw.split(',').map((part) => part.trim());
+  if (!parts.length || parts.some((part) => part === '')) throw new Error(`'${raw}' must be a comma-separated list of durations such as 1m,5m,1h`);
+  return parts.map((part, index) => {
+    try {
+      return asDuration(part);
+    } catch (error) {
+      throw new Error(`item ${index + 1}: ${(error as Error).message}`);
+    }
+  });
+};

@@ -1,0 +1,57 @@
+import { ConfigError, configWith, loadConfig } from './load-config';
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe(loadConfig.name, () => {
+  it('applies the defaults and parses types', () => {
+    const config = loadConfig({ PORT: '8080', TEST_MODE_ENABLED: 'false', TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' }, 'gateway');
+    expect(config.PORT).toBe(8080);
+    expect(config.TEST_MODE_ENABLED).toBe(false);
+    expect(config.TRUSTED_PROXIES).toEqual(['127.0.0.1', '10.0.0.0/8']);
+    expect(config.RPC_TIMEOUT_MS).toBe(5000);
+    expect(config.NATS_URL).toBe('nats://127.0.0.1:4222');
+  });
+
+  it('lists every problem at once, naming each variable', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ PORT: 'eighty', TEST_MODE_ENABLED: 'maybe', TRUSTED_PROXIES: '127.0.0.1,not-an-ip', LOG_LEVEL: 'loud', NATS_URL: 'http://x' }, 'gateway'),
+    );
+    expect(problems).toHaveLength(5);
+    expect(problems.join('\n')).toMatch(/^PORT must be an integer/m);
+    expect(problems.join('\n')).toMatch(/^TEST_MODE_ENABLED must be true or false/m);
+    expect(problems.join('\n')).toMatch(/^TRUSTED_PROXIES item 2: 'not-an-ip'/m);
+    expect(problems.join('\n')).toMatch(/^LOG_LEVEL must be one of/m);
+    expect(problems.join('\n')).toMatch(/^NATS_URL must use nats or tls/m);
+  });
+
+  it('requires DATABASE_URL only in the apps that use it', () => {
+    expect(problemsOf(() => loadConfig({}, 'keys'))).toEqual([expect.stringMatching(/^DATABASE_URL is required/)]);
+    expect(() => loadConfig({}, 'gateway')).not.toThrow();
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '' }, 'gateway').PORT).toBe(3000);
+  });
+
+  it('never echoes credentials of a bad connection string', () => {
+    const problems = problemsOf(() => loadConfig({ DATABASE_URL: 'mysql://admin:hunter2@db/x' }, 'keys'));
+    expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
+  it('builds a config from overrides only, ignoring process.env', () => {
+    process.env.PORT = '1';
+    try {
+      expect(configWith('gateway', { HOST: '127.0.0.1' }).PORT).toBe(3000);
+    } finally {
+      delete process.env.PORT;
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { Parser } from './parsers';
+
+export interface BindAddress {
+  host: string;
+  port: number;
+}
+
+/** host:port to listen on, or `off` to disable the listener. Port 0 picks a free port. */
+export const asBindAddressOrOff: Parser<BindAddress | null> = (raw) => {
+  const value = raw.trim();
+  if (['off', 'none', 'false', 'disabled'].includes(value.toLowerCase())) return null;
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  if (!match || Number(match[2]) > 65535) throw new Error(`must be host:port or off, got '${raw}'`);
+  return { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+};
+
+/** A DNS zone or host name: lower-case labels, no trailing dot. */
+export const asDnsName: Parser<string> = (raw) => {
+  const value = raw.trim().toLowerCase();
+  const labels = value.split('.');
+  if (value.length > 253 || labels.length < 2 || labels.some((label) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label))) {
+    throw new Error(`'${raw}' is not a DNS name such as dkim.mailroom.example.com (no trailing dot)`);
+  }
+  return value;
+};
+
+/** DMARC aggregate report address: `mailto:` URI or a bare address; `none` (or unset) sends no rua. */
+export const asOptionalMailto: Parser<string | null> = (raw) => {
+  const value = raw.trim();
+  if (value === '' || value.toLowerCase() === 'none') return null;
+  const address = value.replace(/^mailto:/i, '');
+  if (!/^[^\s@;,]+@[^\s@;,]+\.[^\s@;,]+$/.test(address)) throw new Error(`must be an email address or mailto: URI, got '${raw}'`);
+  return `mailto:${address}`;
+};
+
+/** 32 random bytes, base64: the AES-256-GCM key for secrets at rest. Empty means unset (refused in production at boot). */
+export const asEncryptionKey: Parser<string | null> = (raw) => {
+  const value = raw.trim();
+  if (value === '') return null;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || Buffer.from(value, 'base64').length !== 32) {
+    throw new Error('must be 32 bytes in base64 (generate one with: openssl rand -base64 32)');
+  }
+  return value;
+};

@@ -1,0 +1,100 @@
+import type { ListEnvelope, ListParams } from '../common/list';
+import type { RequestContext } from '../common/request-context';
+
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+export type DomainRecordStatus = 'pending' | 'verified';
+export const DOMAIN_REGIONS = ['us', 'eu'] as const;
+export type DomainRegion = (typeof DOMAIN_REGIONS)[number];
+export type DnsRecordPurpose = 'spf' | 'dkim' | 'dmarc';
+
+/** A record the domain owner publishes. `verified` appears in the retrieve response only. */
+export interface DnsRecord {
+  type: 'TXT' | 'CNAME';
+  /** Relative to the domain: `@`, `<selector>._domainkey`, `_dmarc`. */
+  host: string;
+  value: string;
+  purpose: DnsRecordPurpose;
+  verified?: boolean;
+}
+
+export interface DomainListItem {
+  id: string;
+  object: 'domain';
+  name: string;
+  status: DomainStatus;
+  region: DomainRegion;
+  spfStatus: DomainRecordStatus;
+  dkimStatus: DomainRecordStatus;
+  dmarcStatus: DomainRecordStatus;
+  createdAt: string;
+}
+
+export interface DomainResponse extends DomainListItem {
+  dnsRecords: DnsRecord[];
+  trackingDomain: string;
+  trackingDomainStatus: 'verified';
+  /** Present once verified. */
+  verifiedAt?: string;
+}
+
+/** A lookup that failed (timeout, SERVFAIL, refused): not a missing record, and no status changed because of it. */
+export interface DnsLookupError {
+  purpose: DnsRecordPurpose;
+  /** The full name that was looked up, e.g. `_dmarc.example.com`. */
+  host: string;
+  error: string;
+}
+
+/** Why a found record does not count, e.g. two SPF records, or a CNAME to the wrong target. */
+export interface DnsRecordProblem {
+  purpose: DnsRecordPurpose;
+  host: string;
+  problem: string;
+}
+
+export interface DomainVerifyResponse extends DomainListItem {
+  verifiedAt?: string;
+  /** Only when incomplete; the records still to publish. */
+  missingRecords?: Omit<DnsRecord, 'verified'>[];
+  recordProblems?: DnsRecordProblem[];
+  dnsErrors?: DnsLookupError[];
+}
+
+export interface DomainCreateInput {
+  name: string;
+  region?: DomainRegion;
+}
+
+export interface DomainCreatePayload {
+  ctx: RequestContext;
+  input: DomainCreateInput;
+}
+export interface DomainByIdPayload {
+  ctx: RequestContext;
+  id: string;
+}
+export interface DomainListPayload {
+  ctx: RequestContext;
+  params: ListParams;
+  status?: DomainStatus;
+}
+
+export interface DkimZoneExportReply {
+  /** The DKIM zone as an RFC 1035 master file. */
+  zoneFile: string;
+}
+
+export type DomainList = ListEnvelope<DomainListItem>;
+
+/** The data of `domain.verified` and `domain.failed` events. */
+export interface DomainEventData {
+  id: string;
+  name: string;
+  status: DomainStatus;
+  spfStatus: DomainRecordStatus;
+  dkimStatus: DomainRecordStatus;
+  dmarcStatus: DomainRecordStatus;
+  verifiedAt?: string;
+  missingRecords?: Omit<DnsRecord, 'verified'>[];
+}

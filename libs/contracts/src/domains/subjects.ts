@@ -1,0 +1,38 @@
+import type { DeletedResponse } from '../common/list';
+import type {
+  DkimZoneExportReply,
+  DomainByIdPayload,
+  DomainCreatePayload,
+  DomainList,
+  DomainListPayload,
+  DomainResponse,
+  DomainVerifyResponse,
+} from './domain.types';
+import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from './sender-identity';
+
+/** Request-reply subjects of the domains service. Renaming one is a migration: old replicas stop answering. */
+export const DomainsSubjects = {
+  create: 'domains.domain.create',
+  list: 'domains.domain.list',
+  get: 'domains.domain.get',
+  verify: 'domains.domain.verify',
+  delete: 'domains.domain.delete',
+  senderIdentity: SENDER_IDENTITY_SUBJECT,
+  zoneExport: 'domains.dkim-zone.export',
+} as const;
+
+/** Durable events (through the outbox and JetStream), so webhooks can carry them. */
+export const DomainEvents = {
+  verified: 'domain.verified',
+  failed: 'domain.failed',
+} as const;
+
+export interface DomainsRpc {
+  [DomainsSubjects.create]: { payload: DomainCreatePayload; reply: DomainResponse };
+  [DomainsSubjects.list]: { payload: DomainListPayload; reply: DomainList };
+  [DomainsSubjects.get]: { payload: DomainByIdPayload; reply: DomainResponse };
+  [DomainsSubjects.verify]: { payload: DomainByIdPayload; reply: DomainVerifyResponse };
+  [DomainsSubjects.delete]: { payload: DomainByIdPayload; reply: DeletedResponse<'domain'> };
+  [DomainsSubjects.senderIdentity]: { payload: SenderIdentityPayload; reply: SenderIdentityReply };
+  [DomainsSubjects.zoneExport]: { payload: Record<string, never>; reply: DkimZoneExportReply };
+}

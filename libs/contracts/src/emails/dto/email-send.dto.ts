@@ -1,0 +1,119 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { EMAIL_LIMITS, TAG_PATTERN } from '../email-limits';
+import { IsFlatStringMap, IsStringOrStringArray } from './email-validators';
+
+const NO_CR_LF = /^[^\r\n]*$/;
+
+export class EmailAttachmentDto {
+  @IsString()
+  @Length(1, 255)
+  @Matches(NO_CR_LF, { message: 'must not contain CR or LF' })
+  filename: string;
+
+  /** Base64; checked and measured by the emails service. */
+  @IsString()
+  content: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/, { message: 'must be a MIME type such as image/png' })
+  contentType?: string;
+
+  /** Referenced from the HTML as cid:<contentId> for an inline image. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  @Matches(/^[^\s<>]+$/, { message: 'must not contain spaces or angle brackets' })
+  contentId?: string;
+}
+
+export class EmailTrackingDto {
+  @IsOptional()
+  @IsBoolean()
+  opens?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  clicks?: boolean;
+}
+
+/**
+ * POST /v1/emails. The shape is checked here (422 naming the field); the
+ * emails service checks addresses, headers, base64, sizes and the schedule.
+ */
+export class EmailSendDto {
+  @IsString()
+  from: string;
+
+  @IsStringOrStringArray(1, EMAIL_LIMITS.toMax)
+  to: string | string[];
+
+  @IsOptional()
+  @IsStringOrStringArray(0, EMAIL_LIMITS.ccMax)
+  cc?: string | string[];
+
+  @IsOptional()
+  @IsStringOrStringArray(0, EMAIL_LIMITS.bccMax)
+  bcc?: string | string[];
+
+  @IsOptional()
+  @IsStringOrStringArray(0, EMAIL_LIMITS.replyToMax)
+  replyTo?: string | string[];
+
+  @IsString()
+  @Length(1, EMAIL_LIMITS.subjectMaxLength)
+  @Matches(NO_CR_LF, { message: 'must not contain CR or LF' })
+  subject: string;
+
+  @IsOptional()
+  @IsString()
+  html?: string;
+
+  @IsOptional()
+  @IsString()
+  text?: string;
+
+  @IsOptional()
+  @IsFlatStringMap()
+  headers?: Record<string, string>;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(EMAIL_LIMITS.attachmentsMax)
+  @ValidateNested({ each: true })
+  @Type(() => EmailAttachmentDto)
+  attachments?: EmailAttachmentDto[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(EMAIL_LIMITS.tagsMax)
+  @IsString({ each: true })
+  @MaxLength(EMAIL_LIMITS.tagMaxLength, { each: true, message: `each tag must be at most ${EMAIL_LIMITS.tagMaxLength} characters` })
+  @Matches(TAG_PATTERN, { each: true, message: 'each tag must contain only A-Z, a-z, 0-9, _ and -' })
+  tags?: string[];
+
+  @IsOptional()
+  @IsFlatStringMap()
+  metadata?: Record<string, string>;
+
+  /** ISO 8601, in the future, at most 30 days ahead (checked by the emails service against its clock). */
+  @IsOptional()
+  @IsString()
+  scheduledAt?: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EmailTrackingDto)
+  tracking?: EmailTrackingDto;
+}

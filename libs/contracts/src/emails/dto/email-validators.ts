@@ -1,0 +1,47 @@
+import { isISO8601, registerDecorator, ValidationOptions } from 'class-validator';
+
+/** `to`, `cc`, `bcc`, `replyTo`: one string, or an array of `min`..`max` strings. */
+export function IsStringOrStringArray(min: number, max: number, options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isStringOrStringArray',
+      target: target.constructor,
+      propertyName,
+      options: { message: `must be a string or an array of ${min} to ${max} strings`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' ||
+          (Array.isArray(value) && value.length >= min && value.length <= max && value.every((item) => typeof item === 'string')),
+      },
+    });
+}
+
+/** headers and metadata: a JSON object whose values are all strings. */
+export function IsFlatStringMap(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isFlatStringMap',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be an object whose values are strings', ...options },
+      validator: {
+        validate: (value: unknown) =>
+          value !== null &&
+          typeof value === 'object' &&
+          !Array.isArray(value) &&
+          Object.values(value as Record<string, unknown>).every((item) => typeof item === 'string'),
+      },
+    });
+}
+
+/** A strict ISO 8601 timestamp (any time, past or future). */
+export function IsIsoTimestamp(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isIsoTimestamp',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', ...options },
+      validator: { validate: (value: unknown) => typeof value === 'string' && isISO8601(value, { strict: true }) && !Number.isNaN(Date.parse(value)) },
+    });
+}

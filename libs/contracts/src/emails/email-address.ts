@@ -1,0 +1,47 @@
+import addressparser from 'nodemailer/lib/addressparser';
+
+export interface ParsedAddress {
+  /** What the caller wrote, trimmed: kept for the message headers. */
+  raw: string;
+  name: string;
+  /** The bare address as written. */
+  address: string;
+  /** Lower-case bare address: recipients, suppressions, filters. */
+  normalized: string;
+  /** Lower-case domain part. */
+  domain: string;
+}
+
+// RFC 5322 dot-atom local part (no quoted strings) and an RFC 1035 host name
+// with an alphabetic TLD: stricter than the RFC, as mailbox providers are.
+const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+export function isStrictEmailAddress(address: string): boolean {
+  if (address.length > 254) return false;
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return false;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  if (local.length > 64 || !LOCAL_PART.test(local)) return false;
+  if (domain.length > 253) return false;
+  const labels = domain.split('.');
+  if (labels.length < 2 || !labels.every((label) => DOMAIN_LABEL.test(label))) return false;
+  return /^[A-Za-z]{2,63}$|^xn--[A-Za-z0-9-]{1,59}$/.test(labels[labels.length - 1]);
+}
+
+/**
+ * Parses one `addr` or `Name <addr>` with nodemailer's parser (the one that
+ * later writes the header), then checks the address strictly. Returns null
+ * for anything that is not exactly one valid address.
+ */
+export function parseEmailAddress(value: string): ParsedAddress | null {
+  const raw = value.trim();
+  if (!raw || /[\r\n]/.test(raw)) return null;
+  const parsed = addressparser(raw);
+  if (parsed.length !== 1) return null;
+  const entry = parsed[0] as { name: string; address?: string; group?: unknown };
+  if (entry.group || !entry.address || !isStrictEmailAddress(entry.address)) return null;
+  const normalized = entry.address.toLowerCase();
+  return { raw, name: entry.name, address: entry.address, normalized, domain: normalized.slice(normalized.lastIndexOf('@') + 1) };
+}

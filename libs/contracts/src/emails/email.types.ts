@@ -1,0 +1,106 @@
+import type { ListEnvelope, ListParams } from '../common/list';
+import type { RequestContext } from '../common/request-context';
+import type { EmailStatusValue } from './email-limits';
+import type { EmailSendDto } from './dto/email-send.dto';
+
+/** The request fields of POST /v1/emails, as validated by the gateway. */
+export type EmailSendInput = Omit<EmailSendDto, never>;
+
+export interface EmailRecipientResponse {
+  address: string;
+  kind: 'to' | 'cc' | 'bcc';
+  status: 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'suppressed' | 'deferred';
+  attempts: number;
+  smtpCode: number | null;
+  smtpReply: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface EmailAttachmentResponse {
+  filename: string;
+  contentType: string | null;
+  contentId: string | null;
+  /** Decoded size in bytes; the content itself is not returned. */
+  size: number;
+}
+
+/** The full email object (GET /v1/emails/{id}, and the answer to a send). */
+export interface EmailResponse {
+  id: string;
+  object: 'email';
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  status: EmailStatusValue;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  attachments: EmailAttachmentResponse[];
+  tags: string[];
+  metadata: Record<string, string>;
+  opens: number;
+  clicks: number;
+  firstOpenedAt: string | null;
+  lastOpenedAt: string | null;
+  deliveredAt: string | null;
+  scheduledAt: string | null;
+  /** Per-email override; null = the sending domain's default. */
+  tracking: { opens: boolean | null; clicks: boolean | null };
+  recipients: EmailRecipientResponse[];
+  createdAt: string;
+}
+
+/** List items carry only what the interface lists. */
+export type EmailListItem = Pick<EmailResponse, 'id' | 'object' | 'from' | 'to' | 'subject' | 'status' | 'createdAt'>;
+export type EmailList = ListEnvelope<EmailListItem>;
+
+/** Batch answer: one list item per email, in request order. */
+export interface EmailBatchResponse {
+  object: 'list';
+  data: EmailListItem[];
+}
+
+/** Sent by the gateway with an Idempotency-Key header; scoped to ctx.keyId. */
+export interface IdempotencyInput {
+  key: string;
+  /** SHA-256 of the route and canonical JSON body. */
+  requestHash: string;
+}
+
+export interface EmailListFilters {
+  status?: EmailStatusValue;
+  /** Lower-case bare address, matched against `to`. */
+  to?: string;
+  /** Every tag must be present. */
+  tags?: string[];
+  fromDate?: string;
+  toDate?: string;
+}
+
+export interface EmailSendPayload {
+  ctx: RequestContext;
+  input: EmailSendInput;
+  idempotency?: IdempotencyInput;
+}
+export interface EmailBatchPayload {
+  ctx: RequestContext;
+  inputs: EmailSendInput[];
+  idempotency?: IdempotencyInput;
+}
+export interface EmailByIdPayload {
+  ctx: RequestContext;
+  id: string;
+}
+export interface EmailReschedulePayload {
+  ctx: RequestContext;
+  id: string;
+  scheduledAt: string;
+}
+export interface EmailListPayload {
+  ctx: RequestContext;
+  params: ListParams;
+  filters: EmailListFilters;
+}

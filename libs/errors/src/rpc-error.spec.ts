@@ -1,0 +1,34 @@
+import { lastValueFrom } from 'rxjs';
+import { DomainError } from './domain-error';
+import { ErrorCode } from './error-code';
+import { fromRpcError, toRpcErrorPayload } from './rpc-error';
+import { DomainErrorRpcFilter } from './rpc-exception.filter';
+
+describe('RPC error mapping', () => {
+  it('round-trips a DomainError through its wire payload', () => {
+    const original = DomainError.notFound('API key', 'key_x');
+    const back = fromRpcError(JSON.parse(JSON.stringify(toRpcErrorPayload(original))));
+    expect(back).toBeInstanceOf(DomainError);
+    expect(back.code).toBe(ErrorCode.NotFound);
+    expect(back.message).toBe(original.message);
+    expect(back.httpStatus).toBe(404);
+  });
+
+  it('turns a payload without a known code into internal_error without its text', () => {
+    const back = fromRpcError({ code: 'EWHATEVER', message: 'relation "keys.api_keys" does not exist' });
+    expect(back.code).toBe(ErrorCode.InternalError);
+    expect(back.message).not.toContain('relation');
+    expect(fromRpcError(new Error('boom')).code).toBe(ErrorCode.InternalError);
+  });
+
+  it('the NATS filter sends a DomainError as is and anything else as internal_error with an error id', async () => {
+    const filter = new DomainErrorRpcFilter();
+    (filter as unknown as { logger: { error: () => void } }).logger = { error: () => undefined };
+    const caught = (exception: unknown) => lastValueFrom(filter.catch(exception, {} as never)).then(() => undefined, (error: unknown) => error);
+    expect(await caught(DomainError.forbidden('no'))).toEqual({ code: 'forbidden', message: 'no' });
+    const internal = (await caught(new TypeError('secret internals'))) as { code: string; message: string };
+    expect(internal.code).toBe('internal_error');
+    expect(internal.message).toMatch(/error id/);
+    expect(internal.message).not.toContain('secret internals');
+  });
+});

@@ -1,0 +1,49 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * One Prometheus registry per process, served at /metrics on the ops port.
+ * Apps register their own metrics on it (queue depth, delivery outcomes,
+ * webhook attempts) next to the ones defined here.
+ */
+export const metricsRegistry = new Registry();
+let defaultsCollected = false;
+
+export function collectProcessMetrics(app: string): void {
+  if (defaultsCollected) return;
+  defaultsCollected = true;
+  metricsRegistry.setDefaultLabels({ app });
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+function singleton<T>(name: string, create: () => T): T {
+  return (metricsRegistry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+export const httpRequestDuration = singleton(
+  'mailroom_http_request_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'mailroom_http_request_duration_seconds',
+      help: 'HTTP request duration at the gateway, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [metricsRegistry],
+    }),
+);
+
+export const natsRequestDuration = singleton(
+  'mailroom_nats_request_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'mailroom_nats_request_duration_seconds',
+      help: 'NATS request-reply latency seen by the caller, by subject and outcome',
+      labelNames: ['subject', 'outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers: [metricsRegistry],
+    }),
+);
+
+export const rateLimitedRequests = singleton(
+  'mailroom_rate_limited_requests_total',
+  () => new Counter({ name: 'mailroom_rate_limited_requests_total', help: 'Requests answered 429', registers: [metricsRegistry] }),
+);

@@ -1,0 +1,203 @@
+import { join } from 'node:path';
+import { isKnownVariable, variableProblem } from './test/known-env';
+import {
+  configFor,
+  Container,
+  named,
+  NetworkPolicySpec,
+  ofKind,
+  podTemplate,
+  portNumber,
+  selects,
+  spec,
+} from './test/k8s-queries';
+import { K8sObject, renderKustomization } from './test/render-kustomize';
+import { schemaProblems } from './test/validate-k8s';
+
+const K8S = join(__dirname, '..', '..', 'k8s');
+const APPS = ['gateway', 'keys', 'domains', 'emails', 'webhook-dispatcher'];
+const AUTOSCALED = ['gateway', 'emails', 'webhook-dispatcher'];
+const OVERLAYS = { dev: 'mailroom-dev', production: 'mailroom' } as const;
+
+// Rendered once: kustomize takes about a second per overlay.
+const rendered = new Map<string, K8sObject[]>();
+function render(path: string): K8sObject[] {
+  if (!rendered.has(path)) rendered.set(path, renderKustomization(join(K8S, path)));
+  return rendered.get(path)!;
+}
+
+function appContainer(objects: K8sObject[], app: string): Container {
+  return podTemplate(named(objects, 'Deployment', `mailroom-${app}`)).spec.containers[0];
+}
+
+/** Ports (as numbers) a pod with these labels may reach, or be reached on, under every policy that selects it. */
+function allowedPorts(objects: K8sObject[], labels: Record<string, string>, direction: 'ingress' | 'egress', container?: Container): number[] {
+  const ports = ofKind(objects, 'NetworkPolicy')
+    .map((policy) => spec<NetworkPolicySpec>(policy))
+    .filter((policy) => selects(policy.podSelector, labels))
+    .flatMap((policy) => policy[direction] ?? [])
+    .flatMap((rule) => (rule.ports ?? []).map((port) => portNumber(port.port, container?.ports ?? [])));
+  return [...new Set(ports)].filter((port): port is number => port !== undefined).sort((a, b) => a - b);
+}
+
+describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) => {
+  it('renders with kustomize and every object matches its Kubernetes schema', () => {
+    const objects = render(path);
+    expect(objects.length).toBeGreaterThan(20);
+    expect(objects.flatMap(schemaProblems)).toEqual([]);
+  });
+
+  it('runs one Deployment per app, picking the app by its command, with probes, resources and a locked-down securityContext', () => {
+    const objects = render(path);
+    for (const app of APPS) {
+      const deployment = named(objects, 'Deployment', `mailroom-${app}`);
+      const pod = podTemplate(deployment);
+      const container = pod.spec.containers[0];
+      const config = configFor(objects, container);
+      expect({ app, args: container.args }).toEqual({ app, args: [app] });
+      expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true });
+      expect(pod.spec.securityContext?.runAsUser).toBeGreaterThan(0);
+      expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(Object.keys(container.resources?.requests ?? {}).sort()).toEqual(['cpu', 'memory']);
+      expect(container.resources?.limits?.memory).toBeDefined();
+      // Both probes hit the operations port the app opens at HEALTH_PORT.
+      expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
+      expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
+      for (const probe of [container.readinessProbe, container.livenessProbe]) {
+        expect(portNumber(probe?.httpGet?.port, container.ports ?? [])).toBe(Number(config.HEALTH_PORT));
+      }
+    }
+  });
+
+  it('exposes the gateway over HTTP and the DKIM DNS server over UDP and TCP', () => {
+    const objects = render(path);
+    const gatewayPod = podTemplate(named(objects, 'Deployment', 'mailroom-gateway'));
+    const gatewayService = spec<{ selector: Record<string, string>; ports: { port: number; targetPort: string; protocol: string }[] }>(
+      named(objects, 'Service', 'mailroom-gateway'),
+    );
+    expect(selects({ matchLabels: gatewayService.selector }, gatewayPod.metadata.labels)).toBe(true);
+    const gatewayContainer = gatewayPod.spec.containers[0];
+    expect(portNumber(gatewayService.ports[0].targetPort, gatewayContainer.ports ?? [])).toBe(Number(configFor(objects, gatewayContainer).PORT));
+
+    const domainsPod = podTemplate(named(objects, 'Deployment', 'mailroom-domains'));
+    const dns = spec<{ selector: Record<string, string>; ports: { port: number; targetPort: string; protocol: string }[] }>(
+      named(objects, 'Service', 'mailroom-dkim-dns'),
+    );
+    expect(selects({ matchLabels: dns.selector }, domainsPod.metadata.labels)).toBe(true);
+    expect(dns.ports.map(({ port, protocol }) => `${port}/${protocol}`).sort()).toEqual(['53/TCP', '53/UDP']);
+    const bind = configFor(objects, domainsPod.spec.containers[0]).DKIM_DNS_BIND;
+    for (const port of dns.ports) {
+      expect(`0.0.0.0:${portNumber(port.targetPort, domainsPod.spec.containers[0].ports ?? [])}`).toBe(bind);
+    }
+  });
+
+  it('autoscales the gateway, emails and webhook-dispatcher, and budgets disruptions for every app', () => {
+    const objects = render(path);
+    const scaled = ofKind(objects, 'HorizontalPodAutoscaler').map((hpa) => spec<{ scaleTargetRef: { kind: string; name: string } }>(hpa).scaleTargetRef);
+    expect(scaled.map(({ name }) => name).sort()).toEqual(AUTOSCALED.map((app) => `mailroom-${app}`).sort());
+    for (const app of APPS) {
+      const deployment = named(objects, 'Deployment', `mailroom-${app}`);
+      // A replica count in the Deployment would fight the autoscaler on every apply.
+      expect({ app, replicasSet: spec<{ replicas?: number }>(deployment).replicas !== undefined }).toEqual({ app, replicasSet: !AUTOSCALED.includes(app) });
+      const budgets = ofKind(objects, 'PodDisruptionBudget').filter((pdb) =>
+        selects(spec<{ selector: { matchLabels: Record<string, string> } }>(pdb).selector, podTemplate(deployment).metadata.labels),
+      );
+      expect({ app, budgets: budgets.length }).toEqual({ app, budgets: 1 });
+    }
+  });
+
+  it('runs the migrations as a one-shot Job with the same image', () => {
+    const objects = render(path);
+    const job = named(objects, 'Job', 'mailroom-migrate');
+    const container = podTemplate(job).spec.containers[0];
+    expect(container.args).toEqual(['migrate']);
+    expect(container.image).toBe(appContainer(objects, 'gateway').image);
+    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    expect(container.env?.map((variable) => variable.name)).toContain('DATABASE_URL');
+  });
+
+  it('sets only configuration variables libs/config knows, with values it accepts', () => {
+    const objects = render(path);
+    for (const configMap of ofKind(objects, 'ConfigMap').filter((object) => object.metadata.name.startsWith('mailroom-config'))) {
+      const data = configMap.data as Record<string, string>;
+      expect(Object.keys(data).filter((name) => !isKnownVariable(name))).toEqual([]);
+      expect(Object.entries(data).map(([name, value]) => variableProblem(name, value)).filter(Boolean)).toEqual([]);
+    }
+  });
+
+  it('gives database credentials to the services and none to the gateway', () => {
+    const objects = render(path);
+    const secretNames = (app: string) => (appContainer(objects, app).env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.name] : []));
+    expect(secretNames('gateway')).toEqual([]);
+    for (const app of APPS.filter((name) => name !== 'gateway')) expect(secretNames(app)).toContain('DATABASE_URL');
+    expect(secretNames('domains')).toContain('ENCRYPTION_KEY');
+    expect(secretNames('webhook-dispatcher')).toContain('ENCRYPTION_KEY');
+  });
+
+  it('denies all traffic by default; only the gateway takes requests, and each app reaches only NATS, Postgres and what it delivers to', () => {
+    const objects = render(path);
+    const denyAll = ofKind(objects, 'NetworkPolicy').map((policy) => spec<NetworkPolicySpec>(policy)).find((policy) => Object.keys(policy.podSelector).length === 0);
+    expect(denyAll?.policyTypes.sort()).toEqual(['Egress', 'Ingress']);
+    expect(denyAll?.ingress ?? []).toEqual([]);
+    expect(denyAll?.egress ?? []).toEqual([]);
+
+    const viaMailpit = path === 'overlays/dev' ? [1025] : [];
+    const expectedEgress: Record<string, number[]> = {
+      gateway: [53, 4222],
+      keys: [53, 4222, 5432],
+      domains: [53, 4222, 5432],
+      emails: [25, 53, 465, 587, ...viaMailpit, 4222, 5432],
+      'webhook-dispatcher': [53, 443, 4222, 5432],
+    };
+    // 8081 is the operations port, open to Prometheus only.
+    const expectedIngress: Record<string, number[]> = { gateway: [3000, 8081], keys: [8081], domains: [5353, 8081], emails: [8081], 'webhook-dispatcher': [8081] };
+    for (const app of APPS) {
+      const pod = podTemplate(named(objects, 'Deployment', `mailroom-${app}`));
+      expect({ app, egress: allowedPorts(objects, pod.metadata.labels, 'egress') }).toEqual({ app, egress: expectedEgress[app] });
+      expect({ app, ingress: allowedPorts(objects, pod.metadata.labels, 'ingress', pod.spec.containers[0]) }).toEqual({ app, ingress: expectedIngress[app] });
+    }
+    const migrate = podTemplate(named(objects, 'Job', 'mailroom-migrate'));
+    expect(allowedPorts(objects, migrate.metadata.labels, 'egress')).toEqual([53, 5432]);
+    expect(allowedPorts(objects, migrate.metadata.labels, 'ingress')).toEqual([]);
+  });
+});
+
+describe.each(Object.entries(OVERLAYS))('k8s/overlays/%s', (overlay, namespace) => {
+  it('puts every namespaced object in its namespace and every pod on one image', () => {
+    const objects = render(`overlays/${overlay}`);
+    expect(named(objects, 'Namespace', namespace)).toBeDefined();
+    expect(objects.filter((object) => object.kind !== 'Namespace' && object.metadata.namespace !== namespace).map((object) => object.metadata.name)).toEqual([]);
+    const images = new Set(
+      [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'Job')]
+        .filter((object) => object.metadata.labels?.['app.kubernetes.io/name'] === 'mailroom')
+        .map((object) => podTemplate(object).spec.containers[0].image),
+    );
+    expect(images.size).toBe(1);
+  });
+
+  it('provides every Secret key the pods require, or leaves the Secret to be created outside git', () => {
+    const objects = render(`overlays/${overlay}`);
+    const required = [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'Job')]
+      .flatMap((object) => podTemplate(object).spec.containers.flatMap((container) => container.env ?? []))
+      .flatMap((variable) => {
+        const ref = variable.valueFrom?.secretKeyRef;
+        return ref && !ref.optional ? [`${ref.name}/${ref.key}`] : [];
+      });
+    const provided = ofKind(objects, 'Secret').flatMap((secret) => Object.keys((secret.data ?? {}) as object).map((key) => `${secret.metadata.name}/${key}`));
+    if (overlay === 'production') expect(provided).toEqual([]);
+    else expect([...new Set(required)].filter((key) => !provided.includes(key))).toEqual([]);
+  });
+});
+
+describe('k8s/overlays/production', () => {
+  it('pins the image, routes the Ingress to the gateway only, and publishes the DKIM name server', () => {
+    const objects = render('overlays/production');
+    expect(appContainer(objects, 'gateway').image).toMatch(/^[^:]+\/mailroom:\d+\.\d+\.\d+$/);
+    const backends = ofKind(objects, 'Ingress').flatMap((ingress) =>
+      spec<{ rules: { http: { paths: { backend: { service: { name: string } } }[] } }[] }>(ingress).rules.flatMap((rule) => rule.http.paths.map((p) => p.backend.service.name)),
+    );
+    expect(new Set(backends)).toEqual(new Set(['mailroom-gateway']));
+    expect(spec<{ type: string }>(named(objects, 'Service', 'mailroom-dkim-dns')).type).toBe('LoadBalancer');
+    expect(configFor(objects, appContainer(objects, 'emails')).DELIVERY_MODE).toBe('mx');
+  });
+});
