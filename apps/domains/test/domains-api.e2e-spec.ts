@@ -51,7 +51,7 @@ describe('domains API: add, list, get, restrictions', () => {
     ['an IPv4 literal', '192.0.2.1', 'not an IP address'],
     ['an IPv6 literal', '[2001:db8::1]', 'not an IP address'],
     ['a trailing dot', 'example.com.', 'must not end with a dot'],
-    ['a name longer than 253 characters', `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.com`, 'at most 253'],
+    ['a name longer than 253 characters', `${['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(60)).join('.')}.com`, 'at most 253'],
     ['a label longer than 63 characters', `${'a'.repeat(64)}.com`, 'must be a valid domain name'],
     ['no top-level domain', 'localhost', 'must be a valid domain name'],
     ['a number', 42, 'must be a domain name'],

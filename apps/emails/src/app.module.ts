@@ -5,6 +5,8 @@ import { EMAILS_SCHEMA } from './database/data-source';
 import { DeliveryModule } from './delivery/delivery.module';
 import { EmailsModule } from './emails/emails.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
+import { AnalyticsModule } from './analytics/analytics.module';
+import { TrackingModule } from './tracking/tracking.module';
 
 @Module({})
 export class EmailsAppModule {
@@ -17,6 +19,8 @@ export class EmailsAppModule {
         EmailsModule.forRoot(config),
         SuppressionsModule,
         DeliveryModule.forRoot(config),
+        TrackingModule,
+        AnalyticsModule,
       ],
       controllers: [healthController('emails')],
     };

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { MailroomConfig } from '@mailroom/config';
-import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS } from '@mailroom/auth';
+import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS, trackingTokensFromConfig } from '@mailroom/auth';
 import { HttpErrorFilter } from '@mailroom/errors';
 import { MAILROOM_CONFIG, MailroomConfigModule } from '@mailroom/runtime';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -13,11 +13,17 @@ import { DomainsController } from './domains/domains.controller';
 import { EmailsClient } from './clients/emails.client';
 import { EmailsController } from './emails/emails.controller';
 import { SuppressionsController } from './suppressions/suppressions.controller';
+import { WebhooksClient } from './clients/webhooks.client';
+import { WebhooksController } from './webhooks/webhooks.controller';
 import { natsClientModule } from './clients/nats-client.provider';
 import { HealthController } from './health/health.controller';
 import { DtoValidationPipe } from './http/dto-validation.pipe';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { AnalyticsController } from './analytics/analytics.controller';
+import { AnalyticsClient } from './clients/analytics.client';
+import { TrackingClient } from './clients/tracking.client';
+import { TRACKING_TOKENS, TrackingController } from './tracking/tracking.controller';
 
 @Module({})
 export class GatewayAppModule {
@@ -25,12 +31,16 @@ export class GatewayAppModule {
     return {
       module: GatewayAppModule,
       imports: [MailroomConfigModule.forRoot(config), natsClientModule(config)],
-      controllers: [HealthController, ApiKeysController, DomainsController, EmailsController, SuppressionsController],
+      controllers: [HealthController, ApiKeysController, DomainsController, EmailsController, SuppressionsController, WebhooksController, TrackingController, AnalyticsController],
       providers: [
         KeysClient,
         DomainsClient,
         EmailsClient,
+        WebhooksClient,
         HealthClient,
+        TrackingClient,
+        AnalyticsClient,
+        { provide: TRACKING_TOKENS, useValue: trackingTokensFromConfig(config) },
         CachedKeyVerifier,
         { provide: API_KEY_VERIFIER, useExisting: CachedKeyVerifier },
         {

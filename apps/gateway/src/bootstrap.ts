@@ -15,6 +15,8 @@ import { assertJsonBody } from './http/require-json-body';
 export async function bootstrapGateway(config: MailroomConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Tracking tokens carry the original link, so path parameters can be long.
+    maxParamLength: 4096,
     trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     logger: false,
   });

@@ -190,7 +190,7 @@ describe('POST /v1/api-keys', () => {
       expect(parseApiKey(response.body.key)).toBe('test');
     });
 
-    it('makes every key a test key created by a test key creates, and refuses mode live', async () => {
+    it('makes a key created by a test key a test key, and refuses mode live', async () => {
       const testKey = await stack.issueKey({ mode: 'test', permissions: ['api-keys:*'] });
       const child = await stack.api.post('/v1/api-keys', { name: 'child' }, { key: testKey.key });
       expect(child.status).toBe(201);

@@ -6,3 +6,4 @@ export * from './decorators';
 export * from './authenticate';
 export * from './api-key.guard';
 export * from './secret-box';
+export * from './tracking-token';

@@ -2,6 +2,7 @@ import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Par
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList } from './durations';
 import { asDnsServer, asOptionalUrl } from './network-parsers';
+import { asRetrySchedule } from './webhook-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
 
@@ -46,7 +47,7 @@ export const ENV_SCHEMA = {
   DKIM_DNS_BIND: variable({ default: '127.0.0.1:5353', apps: ['domains'], description: 'host:port of the DKIM zone\'s authoritative DNS server (UDP and TCP); `off` disables it (use the zone export instead)', parse: asBindAddressOrOff }),
   SPF_INCLUDE: variable({ default: 'spf.mailroom.localhost', apps: ['domains'], description: 'the include: every domain\'s SPF record must carry (`v=spf1 include:<SPF_INCLUDE> ~all`)', parse: asDnsName }),
   DMARC_RUA: variable({ default: '', apps: ['domains'], description: 'address for DMARC aggregate reports, added as rua= to the suggested DMARC record; empty = none', parse: asOptionalMailto }),
-  ENCRYPTION_KEY: variable({ default: '', apps: ['domains', 'webhook-dispatcher'], description: 'base64 of 32 random bytes (`openssl rand -base64 32`): AES-256-GCM key for DKIM private keys and webhook secrets at rest. Required in production; elsewhere a fixed, public development key is used when unset', parse: asEncryptionKey }),
+  ENCRYPTION_KEY: variable({ default: '', apps: ['domains', 'emails', 'gateway', 'webhook-dispatcher'], description: 'base64 of 32 random bytes (`openssl rand -base64 32`): AES-256-GCM key for DKIM private keys and webhook secrets at rest, and (through HKDF) the key that signs tracking tokens. Required in production; elsewhere a fixed, public development key is used when unset', parse: asEncryptionKey }),
   TRACKING_BASE_URL: variable({ default: 'http://localhost:3000', apps: ['domains', 'emails', 'gateway'], description: 'public base URL of the open/click tracking routes; its host is every domain\'s trackingDomain', parse: asUrl('http', 'https') }),
   DOMAIN_RECHECK_SCHEDULE: variable({ default: '1m,5m,15m,30m,1h,2h,4h,8h', apps: ['domains'], description: 'backoff between background checks of a pending domain; the last step repeats', parse: asDurationList }),
   DOMAIN_PENDING_TIMEOUT: variable({ default: '72h', apps: ['domains'], description: 'a domain still pending this long after it was added (or last re-verified) becomes failed', parse: asDuration }),
@@ -73,6 +74,17 @@ export const ENV_SCHEMA = {
   DELIVERY_LEASE_MS: variable({ default: '60000', apps: ['emails'], description: 'how long a claim on an email lasts; renewed while the delivery runs, so a crashed worker\'s emails are taken over this long after the crash', parse: asInteger(1000, 3600000) }),
   DELIVERY_POLL_MS: variable({ default: '200', apps: ['emails'], description: 'how often idle workers look for due emails (scheduled emails go out at most this late)', parse: asInteger(10, 250) }),
   SENDER_IDENTITY_CACHE_TTL: variable({ default: '30s', apps: ['emails'], description: 'how long the worker caches a domain\'s DKIM key and selector from the domains service', parse: asDuration }),
+  WEBHOOK_ALLOW_HTTP: variable({ default: 'false', apps: ['webhook-dispatcher'], description: 'accept http:// webhook URLs (default: https only)', parse: asBoolean }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: variable({ default: 'false', apps: ['webhook-dispatcher'], description: 'let webhooks reach loopback, private, link-local and metadata addresses (local development and tests only: it disables the SSRF guard)', parse: asBoolean }),
+  WEBHOOK_RETRY_SCHEDULE: variable({ default: '0s,5s,5m,30m,2h,5h,10h,10h', apps: ['webhook-dispatcher'], description: 'delay before each webhook delivery attempt (the first is usually 0s); up to +10% jitter is added; when used up the delivery is failed', parse: asRetrySchedule }),
+  WEBHOOK_TIMEOUT_MS: variable({ default: '15000', apps: ['webhook-dispatcher'], description: 'a webhook endpoint must answer (connect, headers and body) within this time, or the attempt fails', parse: asInteger(100, 120000) }),
+  WEBHOOK_CONCURRENCY: variable({ default: '64', apps: ['webhook-dispatcher'], description: 'webhook requests one dispatcher process has in flight at once, across all endpoints', parse: asInteger(1, 10000) }),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: variable({ default: '10', apps: ['webhook-dispatcher'], description: 'webhook requests one dispatcher process has in flight to a single endpoint, so a slow endpoint cannot take every slot', parse: asInteger(1, 1000) }),
+  WEBHOOK_DISABLE_AFTER: variable({ default: '5d', apps: ['webhook-dispatcher'], description: 'a webhook whose deliveries have failed without a single success for this long is disabled', parse: asDuration }),
+  WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: variable({ default: '50', apps: ['webhook-dispatcher'], description: 'a webhook is disabled after this many consecutive deliveries failed for good (every retry used up)', parse: asInteger(1, 1000000) }),
+  WEBHOOK_MAX_RESPONSE_BYTES: variable({ default: '65536', apps: ['webhook-dispatcher'], description: 'how much of a webhook endpoint\'s response is read; beyond it the connection is dropped (the status code still counts)', parse: asInteger(0, 10485760) }),
+  WEBHOOK_LEASE_MS: variable({ default: '60000', apps: ['webhook-dispatcher'], description: 'how long a dispatcher\'s claim on a delivery lasts; renewed while it runs, so a crashed dispatcher\'s deliveries are taken over this long after the crash', parse: asInteger(1000, 3600000) }),
+  WEBHOOK_POLL_MS: variable({ default: '200', apps: ['webhook-dispatcher'], description: 'how often idle dispatchers look for due deliveries and retries (events this replica consumed are sent at once)', parse: asInteger(10, 5000) }),
 } satisfies Record<string, VariableSpec<unknown>>;
 
 export type EnvName = keyof typeof ENV_SCHEMA;

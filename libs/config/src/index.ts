@@ -3,3 +3,4 @@ export * from './load-config';
 export * from './parsers';
 export * from './durations';
 export * from './network-parsers';
+export * from './webhook-parsers';

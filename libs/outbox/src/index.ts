@@ -3,3 +3,4 @@ export * from './append-events';
 export * from './event-stream';
 export * from './outbox-relay';
 export * from './outbox-relay.module';
+export * from './event-consumer';

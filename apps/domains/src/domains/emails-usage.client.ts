@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import { DOMAIN_USAGE_SUBJECT, DomainUsagePayload, DomainUsageReply } from '@mailroom/contracts';
+import { DomainError, ErrorCode } from '@mailroom/errors';
 import { RpcClient } from '@mailroom/runtime';
 import { DomainSettings } from './domain-settings';
 
@@ -20,6 +21,12 @@ export class EmailsUsageClient {
   }
 
   async activeEmails(domainName: string): Promise<number> {
-    return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName })).activeEmails;
+    try {
+      return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName })).activeEmails;
+    } catch (error) {
+      // No responders (emails is down) or an internal failure there: we cannot know, so we do not delete.
+      if (error instanceof DomainError && error.code === ErrorCode.ServiceUnavailable) throw error;
+      throw new DomainError(ErrorCode.ServiceUnavailable, 'The emails service could not say whether mail from this domain is in flight; nothing was deleted. Try again.');
+    }
   }
 }

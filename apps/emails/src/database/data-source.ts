@@ -2,9 +2,10 @@ import { ServiceSchema } from '@mailroom/database';
 import { EmailEntity, IdempotencyKeyEntity, RecipientEntity, SuppressionEntity } from './entities';
 import { CreateEmailsSchema1763800000200 } from './migrations/1763800000200-create-emails-schema';
 import { CreateEmailsTables1763800000210 } from './migrations/1763800000210-create-emails-tables';
+import { CreateAnalyticsCounters1763800000290 } from './migrations/1763800000290-create-analytics-counters';
 
 export const EMAILS_SCHEMA: ServiceSchema = {
   schema: 'emails',
   entities: [EmailEntity, RecipientEntity, SuppressionEntity, IdempotencyKeyEntity],
-  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210],
+  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290],
 };

@@ -67,8 +67,12 @@ export async function eventsOf(db: Client, emailId: string): Promise<OutboxEvent
 
 /** Polls the email until its status is one of `statuses`; returns the full object. */
 export async function emailReaching(stack: Stack, key: string, id: string, statuses: string[], timeoutMs = 15000): Promise<any> {
+  let last: unknown;
   return eventually(async () => {
     const response = await stack.api.get(`/v1/emails/${id}`, { key });
+    last = response.body;
     return statuses.includes(response.body?.status) ? response.body : undefined;
-  }, timeoutMs);
+  }, timeoutMs).catch((error: Error) => {
+    throw new Error(`${error.message}; the email was ${JSON.stringify(last)}`);
+  });
 }

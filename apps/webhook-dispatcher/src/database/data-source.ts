@@ -1,8 +1,12 @@
 import { ServiceSchema } from '@mailroom/database';
+import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
+import { DeliveryEntity } from './entities/delivery.entity';
+import { WebhookEntity } from './entities/webhook.entity';
 import { CreateWebhooksSchema1763800000300 } from './migrations/1763800000300-create-webhooks-schema';
+import { CreateWebhooksTables1763800000310 } from './migrations/1763800000310-create-webhooks-tables';
 
 export const WEBHOOKS_SCHEMA: ServiceSchema = {
   schema: 'webhooks',
-  entities: [],
-  migrations: [CreateWebhooksSchema1763800000300],
+  entities: [WebhookEntity, DeliveryEntity, DeliveryAttemptEntity],
+  migrations: [CreateWebhooksSchema1763800000300, CreateWebhooksTables1763800000310],
 };

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import type { AnalyticsMetric, Mode } from '@mailroom/contracts';
+import { DataSource } from 'typeorm';
+
+export interface CounterIncrement {
+  eventId: string;
+  mode: Mode;
+  at: Date;
+  domain: string;
+  tags: string[];
+  metrics: AnalyticsMetric[];
+}
+
+export interface CounterRow {
+  bucket: Date;
+  metric: AnalyticsMetric;
+  value: string;
+}
+
+@Injectable()
+export class CountersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Applies an event once: a redelivered event id changes nothing. */
+  async apply(increment: CounterIncrement): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const inserted = await manager.query(
+        'INSERT INTO emails.analytics_applied_events (event_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING event_id',
+        [increment.eventId],
+      );
+      if (!inserted.length || !increment.metrics.length) return inserted.length > 0;
+      // '' is the all-emails row; each tag gets its own row so a tag filter needs no scan.
+      const tags = ['', ...new Set(increment.tags)];
+      await manager.query(
+        `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
+         SELECT $1, date_trunc('hour', $2::timestamptz), $3, tag, metric, 1
+           FROM unnest($4::text[]) AS tag CROSS JOIN unnest($5::text[]) AS metric
+         ON CONFLICT (mode, tag, bucket, domain, metric) DO UPDATE SET value = emails.analytics_counters.value + 1`,
+        [increment.mode, increment.at, increment.domain, tags, increment.metrics],
+      );
+      return true;
+    });
+  }
+
+  async series(mode: Mode, from: Date, to: Date, interval: 'hour' | 'day', domains: string[] | null, tags: string[]): Promise<CounterRow[]> {
+    return this.dataSource.query(
+      `SELECT date_trunc($4, bucket) AS bucket, metric, sum(value)::bigint AS value
+         FROM emails.analytics_counters
+        WHERE mode = $1 AND bucket >= date_trunc('hour', $2::timestamptz) AND bucket < $3
+          AND tag = ANY($5::text[]) AND ($6::text[] IS NULL OR domain = ANY($6::text[]))
+        GROUP BY 1, 2 ORDER BY 1`,
+      [mode, from, to, interval, tags.length ? tags : [''], domains],
+    );
+  }
+}

@@ -1,0 +1,19 @@
+import { domainOf, metricsOf } from './event-metrics';
+
+describe(metricsOf.name, () => {
+  it('maps each email event to the counters it moves', () => {
+    expect(metricsOf({ type: 'email.delivered', data: {} })).toEqual(['sent', 'delivered']);
+    expect(metricsOf({ type: 'email.sent', data: {} })).toEqual(['sent']);
+    expect(metricsOf({ type: 'email.bounced', data: {} })).toEqual(['bounced']);
+    expect(metricsOf({ type: 'email.opened', data: { first: true } })).toEqual(['opens', 'uniqueOpens']);
+    expect(metricsOf({ type: 'email.opened', data: { first: false } })).toEqual(['opens']);
+    expect(metricsOf({ type: 'email.clicked', data: { first: true } })).toEqual(['clicks', 'uniqueClicks']);
+    expect(metricsOf({ type: 'email.queued', data: {} })).toEqual([]);
+  });
+
+  it('reads the from domain of bare and named addresses', () => {
+    expect(domainOf('Acme <Hi@Acme.COM>')).toBe('acme.com');
+    expect(domainOf('hi@acme.com')).toBe('acme.com');
+    expect(domainOf(undefined)).toBe('');
+  });
+});

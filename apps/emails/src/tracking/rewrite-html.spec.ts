@@ -1,0 +1,37 @@
+import { TrackingTokens } from '@mailroom/auth';
+import { randomBytes } from 'node:crypto';
+import { rewriteHtmlForTracking } from './rewrite-html';
+
+describe(rewriteHtmlForTracking.name, () => {
+  const tokens = new TrackingTokens(randomBytes(32).toString('base64'));
+  const base = { emailId: 'email_X', trackingBaseUrl: 'https://t.example.com/', tokens, opens: true, clicks: true };
+
+  it('rewrites http and https links to signed redirects and keeps the original URL in the token', () => {
+    const html = '<p><a href="https://a.example/x?y=1&amp;z=2">A</a> <a class="b" href=\'http://b.example\'>B</a></p>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    const targets = [...out.matchAll(/href=["']https:\/\/t\.example\.com\/t\/c\/([^"']+)["']/g)].map((match) => tokens.verify(match[1])?.url);
+    expect(targets).toEqual(['https://a.example/x?y=1&z=2', 'http://b.example']);
+    expect(out).toContain('class="b"');
+  });
+
+  it('leaves mailto, relative and unsubscribe links alone', () => {
+    const html =
+      '<a href="mailto:x@y.z">m</a><a href="/rel">r</a><a href="https://x.example/unsubscribe?u=1">u</a>' +
+      '<a data-mailroom-untracked href="https://keep.example">k</a><a href="https://list.example/u">l</a>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false, unsubscribeUrl: 'https://list.example/u' });
+    expect(out).toBe(html);
+  });
+
+  it('adds one open pixel before </body>, or at the end without one', () => {
+    const withBody = rewriteHtmlForTracking('<html><body><p>hi</p></body></html>', { ...base, clicks: false });
+    expect(withBody).toMatch(/<img src="https:\/\/t\.example\.com\/t\/o\/[^"]+\.gif"[^>]*><\/body><\/html>$/);
+    const token = /\/t\/o\/([^"]+)\.gif/.exec(withBody)![1];
+    expect(tokens.verify(token)).toEqual({ emailId: 'email_X', kind: 'open' });
+    expect(rewriteHtmlForTracking('<p>hi</p>', { ...base, clicks: false })).toMatch(/^<p>hi<\/p><img /);
+  });
+
+  it('changes nothing when both switches are off', () => {
+    const html = '<a href="https://a.example">A</a>';
+    expect(rewriteHtmlForTracking(html, { ...base, opens: false, clicks: false })).toBe(html);
+  });
+});

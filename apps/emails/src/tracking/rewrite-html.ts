@@ -1,0 +1,45 @@
+import type { TrackingTokens } from '@mailroom/auth';
+
+export interface TrackingOptions {
+  emailId: string;
+  /** e.g. https://track.example.com — the domain's tracking host. */
+  trackingBaseUrl: string;
+  opens: boolean;
+  clicks: boolean;
+  tokens: TrackingTokens;
+  /** The List-Unsubscribe URL, if any: never rewritten. */
+  unsubscribeUrl?: string;
+}
+
+const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2([^>]*>)/gi;
+
+/** Links that must keep working without us: unsubscribe links (RFC 8058 senders rely on them) and opted-out ones. */
+function keepAsIs(tag: string, url: string, unsubscribeUrl?: string): boolean {
+  return /data-mailroom-untracked/i.test(tag) || /unsubscribe/i.test(url) || (!!unsubscribeUrl && url === unsubscribeUrl);
+}
+
+function decodeEntities(url: string): string {
+  return url.replace(/&amp;/g, '&');
+}
+
+/**
+ * Rewrites http(s) links to the click redirector and appends the 1×1 open
+ * pixel, both under the domain's tracking host with signed tokens.
+ */
+export function rewriteHtmlForTracking(html: string, options: TrackingOptions): string {
+  const base = options.trackingBaseUrl.replace(/\/+$/, '');
+  let out = html;
+  if (options.clicks) {
+    out = out.replace(ANCHOR_HREF, (whole, head: string, quote: string, url: string, tail: string) => {
+      if (keepAsIs(whole, decodeEntities(url), options.unsubscribeUrl)) return whole;
+      const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url: decodeEntities(url) });
+      return `${head}${quote}${base}/t/c/${token}${quote}${tail}`;
+    });
+  }
+  if (options.opens) {
+    const token = options.tokens.sign({ emailId: options.emailId, kind: 'open' });
+    const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
+    out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, `${pixel}</body>`) : `${out}${pixel}`;
+  }
+  return out;
+}

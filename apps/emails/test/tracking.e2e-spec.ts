@@ -1,0 +1,65 @@
+import { trackingTokensFromConfig } from '@mailroom/auth';
+import { eventually, startStack, Stack } from '@mailroom/testing';
+
+describe('open and click tracking routes', () => {
+  let stack: Stack;
+  const tokens = trackingTokensFromConfig({ NODE_ENV: 'test', ENCRYPTION_KEY: null });
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack?.stop());
+
+  async function sendTestEmail(): Promise<string> {
+    const { key } = await stack.issueKey({ name: 'tracking', mode: 'test' });
+    const sent = await stack.api.withKey(key).post('/v1/emails', {
+      from: 'Acme <hello@acme.test>',
+      to: 'delivered@example.com',
+      subject: 'Tracked',
+      html: '<p><a href="https://acme.test/welcome">Welcome</a></p>',
+    });
+    expect(sent.status).toBeLessThan(300);
+    return sent.body.id;
+  }
+
+  it('answers the pixel with a transparent GIF and no-cache headers, and counts the open', async () => {
+    const emailId = await sendTestEmail();
+    const pixel = await fetch(`${stack.baseUrl}/t/o/${tokens.sign({ emailId, kind: 'open' })}.gif`, { headers: { 'user-agent': 'MailClient/1.0' } });
+    expect(pixel.status).toBe(200);
+    expect(pixel.headers.get('content-type')).toBe('image/gif');
+    expect(pixel.headers.get('cache-control')).toContain('no-store');
+    expect(Buffer.from(await pixel.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+    await fetch(`${stack.baseUrl}/t/o/${tokens.sign({ emailId, kind: 'open' })}.gif`);
+
+    const email = await eventually(async () => {
+      const response = await stack.api.get(`/v1/emails/${emailId}`, { key: (await stack.issueKey({ mode: 'test' })).key });
+      return response.body.opens === 2 ? response.body : undefined;
+    });
+    expect(email.firstOpenedAt).toEqual(expect.any(String));
+    expect(Date.parse(email.lastOpenedAt)).toBeGreaterThanOrEqual(Date.parse(email.firstOpenedAt));
+  });
+
+  it('redirects a signed link with 302 to the original URL and counts the click', async () => {
+    const emailId = await sendTestEmail();
+    const url = 'https://acme.test/pricing?plan=pro';
+    const response = await fetch(`${stack.baseUrl}/t/c/${tokens.sign({ emailId, kind: 'click', url })}`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(url);
+    const { key } = await stack.issueKey({ mode: 'test' });
+    await eventually(async () => (await stack.api.get(`/v1/emails/${emailId}`, { key })).body.clicks === 1);
+  });
+
+  it('never redirects for a forged or altered token', async () => {
+    const emailId = await sendTestEmail();
+    const token = tokens.sign({ emailId, kind: 'click', url: 'https://acme.test/a' });
+    const [, signature] = token.split('.');
+    const forgedBody = Buffer.from(JSON.stringify([emailId, 'c', 'https://evil.example'])).toString('base64url');
+    for (const bad of [`${forgedBody}.${signature}`, `${token}x`, 'nope']) {
+      const response = await fetch(`${stack.baseUrl}/t/c/${bad}`, { redirect: 'manual' });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('location')).toBeNull();
+    }
+    const { key } = await stack.issueKey({ mode: 'test' });
+    expect((await stack.api.get(`/v1/emails/${emailId}`, { key })).body.clicks).toBe(0);
+  });
+});

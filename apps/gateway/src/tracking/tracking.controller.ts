@@ -1,0 +1,65 @@
+import { Controller, Get, Header, Inject, Logger, Param, Req, Res } from '@nestjs/common';
+import { Public, TrackingTokens } from '@mailroom/auth';
+import { DomainError } from '@mailroom/errors';
+import { TrackingClient } from '../clients/tracking.client';
+
+export const TRACKING_TOKENS = Symbol('TrackingTokens');
+
+const TRANSPARENT_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const NO_CACHE = 'no-store, no-cache, must-revalidate, private, max-age=0';
+
+interface RequestLike {
+  ip: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+interface ReplyLike {
+  status(code: number): ReplyLike;
+  header(name: string, value: string): ReplyLike;
+  send(body?: unknown): unknown;
+  redirect(url: string, code: number): unknown;
+}
+
+/**
+ * The public tracking routes (no API key): the open pixel and the click
+ * redirector. A token that does not verify never redirects anywhere, so this
+ * is not an open redirect.
+ */
+@Controller('t')
+@Public()
+export class TrackingController {
+  private readonly logger = new Logger(TrackingController.name);
+
+  constructor(
+    private readonly tracking: TrackingClient,
+    @Inject(TRACKING_TOKENS) private readonly tokens: TrackingTokens,
+  ) {}
+
+  @Get('o/:token')
+  @Header('cache-control', NO_CACHE)
+  async open(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
+    const claim = this.tokens.verify(token.replace(/\.gif$/, ''));
+    // A bad token still gets the pixel (mail clients show broken images otherwise) but counts nothing.
+    if (claim?.kind === 'open') await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
+    reply.status(200).header('content-type', 'image/gif').header('cache-control', NO_CACHE).header('pragma', 'no-cache').send(TRANSPARENT_GIF);
+  }
+
+  @Get('c/:token')
+  async click(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
+    const claim = this.tokens.verify(token);
+    if (claim?.kind !== 'click' || !claim.url || !/^https?:\/\//i.test(claim.url)) {
+      throw DomainError.notFound('tracked link', token.slice(0, 16));
+    }
+    await this.record(() => this.tracking.click({ ...this.hit(claim.emailId, request), url: claim.url }));
+    reply.header('cache-control', NO_CACHE).redirect(claim.url, 302);
+  }
+
+  private hit(emailId: string, request: RequestLike) {
+    const userAgent = request.headers['user-agent'];
+    return { emailId, userAgent: (Array.isArray(userAgent) ? userAgent[0] : userAgent) ?? null, ip: request.ip ?? null };
+  }
+
+  /** The reader comes first: if the emails service is unreachable the redirect still happens, and the miss is logged. */
+  private async record(call: () => Promise<unknown>): Promise<void> {
+    await call().catch((error: Error) => this.logger.warn({ err: error.message }, 'tracking hit not recorded'));
+  }
+}

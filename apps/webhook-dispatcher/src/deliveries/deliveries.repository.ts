@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import type { DeliveryStatus, ListParams } from '@mailroom/contracts';
+import { KeysetPage, keysetPage } from '@mailroom/database';
+import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
+import { DeliveryEntity } from '../database/entities/delivery.entity';
+
+/** The delivery log as the API sees it; the dispatch loop has its own queries. */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(
+    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
+    @InjectRepository(DeliveryAttemptEntity) private readonly attempts: Repository<DeliveryAttemptEntity>,
+  ) {}
+
+  list(webhookId: string, params: ListParams, status?: DeliveryStatus): Promise<KeysetPage<DeliveryEntity>> {
+    const query = this.deliveries.createQueryBuilder('d').where('d.webhook_id = :webhookId', { webhookId });
+    if (status) query.andWhere('d.status = :status', { status });
+    return keysetPage(query, 'd.id', params);
+  }
+
+  find(webhookId: string, id: string): Promise<DeliveryEntity | null> {
+    return this.deliveries.findOneBy({ id, webhookId });
+  }
+
+  /** Attempt logs of several deliveries, oldest attempt first, by delivery id. */
+  async attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptEntity[]>> {
+    const byDelivery = new Map<string, DeliveryAttemptEntity[]>(deliveryIds.map((id) => [id, []]));
+    if (!deliveryIds.length) return byDelivery;
+    const rows = await this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC', id: 'ASC' } });
+    for (const row of rows) byDelivery.get(row.deliveryId)?.push(row);
+    return byDelivery;
+  }
+
+  insert(entity: DeliveryEntity): Promise<DeliveryEntity> {
+    return this.deliveries.save(entity);
+  }
+
+  /**
+   * Makes a delivery due now. A finished one (succeeded or failed) gets
+   * exactly one more attempt; one still retrying keeps its remaining retries.
+   * A delivery leased by a dispatcher right now is left alone (null).
+   */
+  async retryNow(id: string): Promise<DeliveryEntity | null> {
+    const rows: Array<{ id: string }> = await this.deliveries.query(
+      `UPDATE webhooks.deliveries
+          SET attempt_limit = CASE WHEN status IN ('succeeded', 'failed') THEN attempts + 1 ELSE attempt_limit END,
+              status = CASE WHEN status IN ('succeeded', 'failed') THEN 'pending' ELSE status END,
+              next_attempt_at = now(), updated_at = now()
+        WHERE id = $1 AND (lease_expires_at IS NULL OR lease_expires_at < now())
+        RETURNING id`,
+      [id],
+    );
+    return rows.length ? this.deliveries.findOneBy({ id }) : null;
+  }
+}

@@ -1,0 +1,95 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhookPayload } from '@mailroom/contracts';
+import { WebhookSettings } from '../webhook-settings';
+import { classifyAttempt } from './attempt-outcome';
+import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
+import { nextAttemptAt } from './retry-policy';
+import { WebhookSender } from './webhook-sender';
+
+/** Makes one attempt of one claimed delivery: sign, POST, record. */
+@Injectable()
+export class DeliveryAttempter {
+  private readonly logger = new Logger(DeliveryAttempter.name);
+  private readonly sender: WebhookSender;
+  private stopping = false;
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly settings: WebhookSettings,
+  ) {
+    this.sender = new WebhookSender({
+      timeoutMs: settings.timeoutMs,
+      maxResponseBytes: settings.maxResponseBytes,
+      allowPrivateNetworks: settings.urlPolicy.allowPrivateNetworks,
+    });
+  }
+
+  async attempt(delivery: ClaimedDelivery, owner: string): Promise<void> {
+    if (delivery.webhookStatus === 'disabled') {
+      await this.repository.abandon(owner, delivery.id, 'not sent: the webhook is disabled');
+      return;
+    }
+    const body = serialize(delivery.payload);
+    const startedAt = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Mailroom-Webhooks/1.0',
+      [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(body, this.secretsOf(delivery, startedAt), Math.floor(startedAt.getTime() / 1000)),
+      [WEBHOOK_EVENT_ID_HEADER]: delivery.eventId,
+      // Standard Webhooks' name for the same id, so generic receivers de-duplicate too.
+      'webhook-id': delivery.eventId,
+      'service-delivery-id': delivery.id,
+      'service-delivery-attempt': String(delivery.attempts + 1),
+    };
+    const result = await this.sender.send(delivery.url, body, headers);
+    if (this.stopping && result.statusCode === null) {
+      await this.repository.releaseLease(owner, delivery.id);
+      return;
+    }
+    const now = new Date();
+    const outcome = classifyAttempt(result, now);
+    const next = outcome.success || outcome.gone
+      ? null
+      : nextAttemptAt({ schedule: this.settings.retrySchedule, attemptsMade: delivery.attempts + 1, attemptLimit: delivery.attemptLimit, retryAfterMs: outcome.retryAfterMs, now });
+    const recorded = await this.repository.recordAttempt(
+      {
+        owner,
+        delivery,
+        startedAt,
+        responseCode: result.statusCode,
+        durationMs: result.durationMs,
+        error: outcome.error,
+        success: outcome.success,
+        gone: outcome.gone,
+        nextAttemptAt: next,
+      },
+      this.settings.disablePolicy,
+    );
+    if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'delivery was taken over by another dispatcher; this attempt is not recorded');
+  }
+
+  /** From now on, aborted requests are released rather than recorded as failures. */
+  stop(): void {
+    this.stopping = true;
+    this.sender.abortAll();
+  }
+
+  close(): void {
+    this.sender.close();
+  }
+
+  /** The current secret, plus the previous one while its rotation grace lasts. */
+  private secretsOf(delivery: ClaimedDelivery, now: Date): string[] {
+    const box = this.settings.secretBox;
+    const secrets = [box.decrypt(delivery.secretSealed, delivery.webhookId)];
+    if (delivery.previousSecretSealed && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now) {
+      secrets.push(box.decrypt(delivery.previousSecretSealed, delivery.webhookId));
+    }
+    return secrets;
+  }
+}
+
+/** The envelope in its documented key order (jsonb does not keep the order it was given). */
+function serialize(payload: ClaimedDelivery['payload']): string {
+  return JSON.stringify({ id: payload.id, type: payload.type, createdAt: payload.createdAt, mode: payload.mode, data: payload.data });
+}

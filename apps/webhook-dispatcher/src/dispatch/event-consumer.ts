@@ -1,0 +1,131 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
+import { ensureEventStream } from '@mailroom/outbox';
+import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
+import { WebhookSettings } from '../webhook-settings';
+import { DeliveryWorker } from './delivery-worker';
+import { DispatchRepository } from './dispatch.repository';
+
+/** Shared by every replica: JetStream hands each event to one of them. Renaming it replays the stream. */
+export const DISPATCHER_CONSUMER = 'webhook-dispatcher';
+/**
+ * Fan-out is one short transaction per batch, far below this; a message not
+ * acked within it (the replica died) goes to another replica.
+ */
+const ACK_WAIT_MS = 30_000;
+const MAX_BATCH = 200;
+const NAK_DELAY_MS = 1000;
+
+/**
+ * Reads the event stream through a durable pull consumer and turns each event
+ * into delivery rows. Messages that arrive together are fanned out in one
+ * transaction and acked only after it committed; a crash before the ack
+ * redelivers them, and the (webhook_id, event_id) key makes that a no-op.
+ */
+@Injectable()
+export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EventConsumer.name);
+  private connection?: NatsConnection;
+  private messages?: ConsumerMessages;
+  private readonly buffer: JsMsg[] = [];
+  private flushing?: Promise<void>;
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly worker: DeliveryWorker,
+    private readonly settings: WebhookSettings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.connection = await connect({ servers: this.settings.natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const manager = await this.connection.jetstreamManager();
+    await ensureEventStream(manager);
+    await manager.consumers
+      .add(EVENT_STREAM, {
+        durable_name: DISPATCHER_CONSUMER,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: nanos(ACK_WAIT_MS),
+        // Every event the stream still holds: events published before the first dispatcher started are not lost.
+        deliver_policy: DeliverPolicy.All,
+        max_ack_pending: 10_000,
+      })
+      .catch(async (error) => {
+        // Another replica created it first; the existing one is used as is.
+        await manager.consumers.info(EVENT_STREAM, DISPATCHER_CONSUMER).catch(() => {
+          throw error;
+        });
+      });
+    const consumer = await this.connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
+    this.messages = await consumer.consume({ max_messages: 1000 });
+    this.loop = this.read(this.messages);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // Unacked messages are redelivered after AckWait, to whichever replica is up.
+    this.messages?.stop();
+    await this.loop?.catch(() => undefined);
+    await this.flushing;
+    await this.connection?.drain().catch(() => undefined);
+  }
+
+  private async read(messages: ConsumerMessages): Promise<void> {
+    for await (const message of messages) {
+      this.buffer.push(message);
+      if (!this.flushing) this.flushing = this.flush();
+    }
+  }
+
+  /** Fans out whatever has arrived, batch after batch, until the buffer is empty. */
+  private async flush(): Promise<void> {
+    try {
+      while (this.buffer.length) {
+        const batch = this.buffer.splice(0, MAX_BATCH);
+        await this.fanOut(batch);
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async fanOut(batch: JsMsg[]): Promise<void> {
+    const valid: Array<{ message: JsMsg; envelope: EventEnvelope }> = [];
+    for (const message of batch) {
+      const envelope = parseEnvelope(message);
+      if (envelope) valid.push({ message, envelope });
+      else {
+        this.logger.error({ subject: message.subject, seq: message.seq }, 'event is not a valid envelope; dropped');
+        message.term();
+      }
+    }
+    if (!valid.length) return;
+    try {
+      const created = await this.repository.fanOut(
+        valid.map((item) => item.envelope),
+        this.settings.retrySchedule[0],
+        this.settings.retrySchedule.length,
+      );
+      for (const { message } of valid) message.ack();
+      if (created) this.worker.wake();
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message, events: valid.length }, 'fan-out failed; the events will be redelivered');
+      for (const { message } of valid) message.nak(NAK_DELAY_MS);
+    }
+  }
+}
+
+function parseEnvelope(message: JsMsg): EventEnvelope | null {
+  try {
+    const envelope = message.json<EventEnvelope>();
+    const ok =
+      typeof envelope?.id === 'string' &&
+      typeof envelope.type === 'string' &&
+      (envelope.mode === 'live' || envelope.mode === 'test') &&
+      typeof envelope.createdAt === 'string' &&
+      envelope.data !== null &&
+      typeof envelope.data === 'object';
+    return ok ? { ...envelope, type: envelope.type || message.subject } : null;
+  } catch {
+    return null;
+  }
+}

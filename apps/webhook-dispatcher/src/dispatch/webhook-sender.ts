@@ -1,0 +1,99 @@
+import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { assertLiteralAllowed, guardedLookup } from '../ssrf/guarded-lookup';
+import type { HttpResult } from './attempt-outcome';
+
+export interface SenderOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  allowPrivateNetworks: boolean;
+}
+
+/**
+ * POSTs one signed body. Keep-alive agents reuse connections to busy
+ * endpoints; every new connection resolves its host through the SSRF guard.
+ * The whole exchange (connect, headers, body) must fit in the timeout, and
+ * at most maxResponseBytes of the answer are read.
+ */
+export class WebhookSender {
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
+  private readonly inFlight = new Set<() => void>();
+
+  constructor(private readonly options: SenderOptions) {}
+
+  send(url: string, body: string, headers: Record<string, string>): Promise<HttpResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise<HttpResult>((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<HttpResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inFlight.delete(abort);
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      let target: URL;
+      try {
+        target = new URL(url);
+        if (!this.options.allowPrivateNetworks) assertLiteralAllowed(target.hostname);
+      } catch (error) {
+        return finish({ statusCode: null, error: (error as Error).message });
+      }
+      const secure = target.protocol === 'https:';
+      const request = (secure ? httpsRequest : httpRequest)(target, {
+        method: 'POST',
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        ...(this.options.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
+      });
+      const abort = () => {
+        request.destroy(new Error('dispatcher shutting down'));
+      };
+      this.inFlight.add(abort);
+      const timer = setTimeout(() => request.destroy(new Error(`no complete answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+      request.on('error', (error) => finish({ statusCode: null, error: error.message }));
+      request.on('response', (response: IncomingMessage) => this.readCapped(response, finish));
+      request.end(body);
+    });
+  }
+
+  /** Aborts every request in flight (shutdown): their deliveries are released and sent again by whoever claims them. */
+  abortAll(): void {
+    for (const abort of [...this.inFlight]) abort();
+  }
+
+  close(): void {
+    this.abortAll();
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private readCapped(response: IncomingMessage, finish: (result: Omit<HttpResult, 'durationMs'>) => void): void {
+    const result = {
+      statusCode: response.statusCode ?? null,
+      error: null,
+      retryAfter: header(response, 'retry-after'),
+      location: header(response, 'location'),
+    };
+    let received = 0;
+    response.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      // The status is all that counts; a huge answer must not cost memory, so the socket is dropped.
+      if (received > this.options.maxResponseBytes) {
+        response.destroy();
+        finish(result);
+      }
+    });
+    response.on('end', () => finish(result));
+    response.on('error', () => finish(result));
+    response.on('close', () => finish(result));
+  }
+}
+
+function header(response: IncomingMessage, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

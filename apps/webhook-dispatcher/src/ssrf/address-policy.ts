@@ -1,0 +1,100 @@
+import { isIP } from 'node:net';
+
+/**
+ * Which addresses a webhook may never reach (SSRF). The lists follow RFC 6890
+ * (special-purpose registries): anything that is not a public unicast address
+ * is refused, including cloud metadata (169.254.169.254, fd00:ec2::254, both
+ * inside refused ranges) and IPv6 forms that smuggle an IPv4 address.
+ */
+const IPV4_REFUSED: Array<[string, number, string]> = [
+  ['0.0.0.0', 8, 'unspecified'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'carrier-grade NAT'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.169.254', 32, 'cloud metadata'],
+  ['169.254.0.0', 16, 'link-local'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'IETF protocol assignments'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+];
+
+function ipv4ToInt(address: string): number {
+  return address.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
+}
+
+function inIpv4Range(value: number, base: string, prefix: number): boolean {
+  const size = 2 ** (32 - prefix);
+  const start = ipv4ToInt(base);
+  return value >= start && value < start + size;
+}
+
+function classifyIpv4(address: string): string | null {
+  const value = ipv4ToInt(address);
+  const hit = IPV4_REFUSED.find(([base, prefix]) => inIpv4Range(value, base, prefix));
+  return hit ? hit[2] : null;
+}
+
+/** Eight 16-bit groups of an IPv6 address (handles `::` and a trailing dotted IPv4). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase().split('%')[0];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const value = ipv4ToInt(dotted[1]);
+    text = text.slice(0, -dotted[1].length) + `${(value >>> 16).toString(16)}:${(value & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = parse(head);
+  const back = parse(tail);
+  const zeros = tail === undefined ? [] : Array(8 - front.length - back.length).fill(0);
+  return [...front, ...zeros, ...back];
+}
+
+function embeddedIpv4(groups: number[]): string {
+  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+}
+
+function classifyIpv6(address: string): string | null {
+  const g = ipv6Groups(address);
+  const allZeroUntil = (n: number) => g.slice(0, n).every((group) => group === 0);
+  if (allZeroUntil(8)) return 'unspecified';
+  if (allZeroUntil(7) && g[7] === 1) return 'loopback';
+  if (allZeroUntil(5) && g[5] === 0xffff) return 'IPv4-mapped';
+  if (allZeroUntil(6)) return 'IPv4-compatible';
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((group) => group === 0)) {
+    const inner = classifyIpv4(embeddedIpv4(g));
+    if (inner) return `NAT64 of a ${inner} address`;
+  }
+  if ((g[0] & 0xfe00) === 0xfc00) return 'unique local (ULA)';
+  if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
+  if ((g[0] & 0xffc0) === 0xfec0) return 'site-local';
+  if ((g[0] & 0xff00) === 0xff00) return 'multicast';
+  return null;
+}
+
+/** Why an IP address is refused (e.g. `loopback`), or null when it is a public address. */
+export function refusedAddressReason(address: string): string | null {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 4) return classifyIpv4(bare);
+  if (family === 6) return classifyIpv6(bare);
+  return null;
+}
+
+/**
+ * An IPv4 address written the way inet_aton reads it — `2130706433`,
+ * `0177.0.0.1`, `0x7f.1` — as dotted decimal, or null when `host` is not one.
+ * Such forms are refused outright: they exist to slip past naive filters.
+ */
+export function looseIpv4(host: string): string | null {
+  const parts = host.split('.');
+  if (parts.length < 1 || parts.length > 4 || parts.some((part) => !/^(0x[0-9a-f]*|0[0-7]*|[1-9]\d*)$/i.test(part))) return null;
+  const numbers = parts.map((part) => (/^0x/i.test(part) ? parseInt(part.slice(2) || '0', 16) : part.length > 1 && part.startsWith('0') ? parseInt(part, 8) : Number(part)));
+  const last = numbers.pop() as number;
+  if (numbers.some((value) => value > 255) || last >= 256 ** (4 - numbers.length)) return null;
+  const value = numbers.reduce((sum, part, index) => sum + part * 256 ** (3 - index), 0) + last;
+  return [value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff].join('.');
+}

@@ -1,0 +1,41 @@
+import { webhookUrlProblem } from './url-policy';
+
+const strict = { allowHttp: false, allowPrivateNetworks: false };
+
+describe(webhookUrlProblem.name, () => {
+  it('accepts a public https URL', () => {
+    expect(webhookUrlProblem('https://hooks.example.com/mailroom?token=abc', strict)).toBeNull();
+    expect(webhookUrlProblem('https://8.8.8.8/hook', strict)).toBeNull();
+  });
+
+  it('requires https unless http is allowed', () => {
+    expect(webhookUrlProblem('http://hooks.example.com/', strict)).toBe('must be an https URL');
+    expect(webhookUrlProblem('http://hooks.example.com/', { ...strict, allowHttp: true })).toBeNull();
+    expect(webhookUrlProblem('ftp://hooks.example.com/', { ...strict, allowHttp: true })).toBe('must be an http or https URL');
+    expect(webhookUrlProblem('not a url', strict)).toMatch(/absolute URL/);
+  });
+
+  it('accepts names, even localhost: names are checked after resolution, when connecting', () => {
+    expect(webhookUrlProblem('https://localhost/', strict)).toBeNull();
+  });
+
+  it('refuses credentials in the URL', () => {
+    expect(webhookUrlProblem('https://user:pass@hooks.example.com/', strict)).toMatch(/credentials/);
+  });
+
+  it.each([
+    'https://127.0.0.1/',
+    'https://10.0.0.1/',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://[fd00::1]/',
+    'https://2130706433/',
+    'https://0177.0.0.1/',
+    'https://0x7f.0.0.1/',
+    'https://134744072/',
+  ])('refuses %s at creation', (url) => {
+    expect(webhookUrlProblem(url, strict)).toMatch(/^must not/);
+    expect(webhookUrlProblem(url, { ...strict, allowPrivateNetworks: true })).toBeNull();
+  });
+});

@@ -1,0 +1,41 @@
+import { isIP } from 'node:net';
+import { looseIpv4, refusedAddressReason } from './address-policy';
+
+export interface UrlPolicy {
+  allowHttp: boolean;
+  allowPrivateNetworks: boolean;
+}
+
+/** The host exactly as written, before the URL parser rewrites `0x7f.1` into `127.0.0.1`. */
+function hostAsWritten(raw: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(raw.trim());
+  return match ? match[1] : '';
+}
+
+/**
+ * Why a webhook URL is refused at creation, or null. Names are accepted here
+ * (they are checked again after resolution, at every connection); a literal
+ * address that could never be delivered to is refused at once.
+ */
+export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL such as https://example.com/webhooks';
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
+    return policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
+  }
+  if (url.username || url.password) return 'must not contain credentials; put a token in the path or query instead';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!host) return 'must have a host';
+  if (policy.allowPrivateNetworks) return null;
+  const written = hostAsWritten(raw).replace(/^\[|\]$/g, '');
+  if (!isIP(written) && looseIpv4(written) !== null) {
+    return `must not write an IP address in decimal, octal or hex form ('${written}')`;
+  }
+  const reason = isIP(host) ? refusedAddressReason(host) : null;
+  if (reason) return `must not point at a ${reason} address (${host})`;
+  return null;
+}

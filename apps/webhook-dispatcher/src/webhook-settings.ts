@@ -1,0 +1,37 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { MailroomConfig } from '@mailroom/config';
+import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import type { DisablePolicy } from './dispatch/status-transitions';
+import type { UrlPolicy } from './ssrf/url-policy';
+
+/** The configuration the dispatcher reads, in the shapes its pure functions take. */
+@Injectable()
+export class WebhookSettings {
+  readonly urlPolicy: UrlPolicy;
+  readonly retrySchedule: readonly number[];
+  readonly disablePolicy: DisablePolicy;
+  readonly timeoutMs: number;
+  readonly concurrency: number;
+  readonly concurrencyPerEndpoint: number;
+  readonly maxResponseBytes: number;
+  readonly leaseMs: number;
+  readonly pollMs: number;
+  readonly natsUrl: string;
+  readonly secretBox: SecretBox;
+
+  constructor(@Inject(MAILROOM_CONFIG) config: MailroomConfig) {
+    this.urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
+    this.retrySchedule = config.WEBHOOK_RETRY_SCHEDULE;
+    this.disablePolicy = { disableAfterMs: config.WEBHOOK_DISABLE_AFTER, disableAfterFailedDeliveries: config.WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES };
+    this.timeoutMs = config.WEBHOOK_TIMEOUT_MS;
+    this.concurrency = config.WEBHOOK_CONCURRENCY;
+    this.concurrencyPerEndpoint = config.WEBHOOK_CONCURRENCY_PER_ENDPOINT;
+    this.maxResponseBytes = config.WEBHOOK_MAX_RESPONSE_BYTES;
+    this.leaseMs = config.WEBHOOK_LEASE_MS;
+    this.pollMs = config.WEBHOOK_POLL_MS;
+    this.natsUrl = config.NATS_URL;
+    const logger = new Logger(WebhookSettings.name);
+    this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));
+  }
+}

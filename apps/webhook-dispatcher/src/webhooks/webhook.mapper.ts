@@ -1,0 +1,23 @@
+import type { WebhookListItem, WebhookResponse } from '@mailroom/contracts';
+import { WebhookEntity } from '../database/entities/webhook.entity';
+
+export function toListItem(entity: WebhookEntity): WebhookListItem {
+  return {
+    id: entity.id,
+    object: 'webhook',
+    url: entity.url,
+    events: entity.events,
+    status: entity.status,
+    lastDeliveryAt: entity.lastDeliveryAt?.toISOString() ?? null,
+    createdAt: entity.createdAt.toISOString(),
+  };
+}
+
+export function toResponse(entity: WebhookEntity): WebhookResponse {
+  return {
+    ...toListItem(entity),
+    description: entity.description,
+    lastDeliveryStatus: entity.lastDeliveryStatus,
+    failureCount: entity.failureCount,
+  };
+}

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
+import { DeliveryEntity } from '../database/entities/delivery.entity';
+import { WebhookEntity } from '../database/entities/webhook.entity';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { DeliveriesService } from '../deliveries/deliveries.service';
+import { DeliveryAttempter } from '../dispatch/delivery-attempter';
+import { DeliveryWorker } from '../dispatch/delivery-worker';
+import { DispatchRepository } from '../dispatch/dispatch.repository';
+import { EventConsumer } from '../dispatch/event-consumer';
+import { WebhookSettings } from '../webhook-settings';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
+
+/** Webhook management (over NATS) and the dispatch loop: stream consumer, delivery worker. */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEntity, DeliveryEntity, DeliveryAttemptEntity])],
+  controllers: [WebhooksController],
+  providers: [
+    WebhookSettings,
+    WebhooksRepository,
+    WebhooksService,
+    DeliveriesRepository,
+    DeliveriesService,
+    DispatchRepository,
+    DeliveryAttempter,
+    DeliveryWorker,
+    EventConsumer,
+  ],
+})
+export class WebhooksModule {}

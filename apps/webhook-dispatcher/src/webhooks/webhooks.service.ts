@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DeletedResponse,
+  ListParams,
+  RequestContext,
+  WebhookCreatedResponse,
+  WebhookCreatePayload,
+  WebhookList,
+  WebhookResponse,
+  WebhookSecretResponse,
+  WebhookSecretRotatedResponse,
+  webhookEventsProblem,
+  WebhookStatus,
+  WebhookUpdatePayload,
+} from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import { ulid } from 'ulid';
+import { WebhookEntity } from '../database/entities/webhook.entity';
+import { afterManualStatus } from '../dispatch/status-transitions';
+import { webhookUrlProblem } from '../ssrf/url-policy';
+import { WebhookSettings } from '../webhook-settings';
+import { toListItem, toResponse } from './webhook.mapper';
+import { generateWebhookSecret, ROTATION_GRACE_MS } from './webhook-secret';
+import { WebhooksRepository } from './webhooks.repository';
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly repository: WebhooksRepository,
+    private readonly settings: WebhookSettings,
+  ) {}
+
+  async create({ ctx, input }: WebhookCreatePayload): Promise<WebhookCreatedResponse> {
+    this.assertUrl(input.url);
+    const events = this.checkedEvents(input.events);
+    const secret = generateWebhookSecret();
+    const id = `wh_${ulid()}`;
+    const now = new Date();
+    const entity = Object.assign(new WebhookEntity(), {
+      id,
+      mode: ctx.mode,
+      url: input.url,
+      events,
+      description: input.description ?? null,
+      status: 'active',
+      secretSealed: this.settings.secretBox.encrypt(secret, id),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
+      failureCount: 0,
+      failedDeliveriesStreak: 0,
+      firstFailureAt: null,
+      disabledReason: null,
+      lastDeliveryAt: null,
+      lastDeliveryStatus: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies WebhookEntity);
+    const saved = await this.repository.insert(entity);
+    return { ...toResponse(saved), secret };
+  }
+
+  async list(ctx: RequestContext, params: ListParams, status?: WebhookStatus): Promise<WebhookList> {
+    const page = await this.repository.list(ctx.mode, params, status);
+    return { object: 'list', data: page.rows.map(toListItem), hasMore: page.hasMore, totalCount: page.totalCount };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<WebhookResponse> {
+    return toResponse(await this.find(ctx, id));
+  }
+
+  async update({ ctx, id, input }: WebhookUpdatePayload): Promise<WebhookResponse> {
+    const entity = await this.find(ctx, id);
+    if (input.url !== undefined) {
+      this.assertUrl(input.url);
+      entity.url = input.url;
+    }
+    if (input.events !== undefined) entity.events = this.checkedEvents(input.events);
+    if (input.description !== undefined) entity.description = input.description;
+    if (input.status !== undefined) Object.assign(entity, afterManualStatus(entity, input.status));
+    return toResponse(await this.repository.save(entity));
+  }
+
+  async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'webhook'>> {
+    await this.find(ctx, id);
+    await this.repository.delete(id);
+    return { id, object: 'webhook', deleted: true };
+  }
+
+  async getSecret(ctx: RequestContext, id: string): Promise<WebhookSecretResponse> {
+    const entity = await this.find(ctx, id);
+    return { secret: this.settings.secretBox.decrypt(entity.secretSealed, entity.id) };
+  }
+
+  /**
+   * Issues a new secret. The current one keeps signing, as a second v1=
+   * value, for 24 hours. Rotating again within that time drops the oldest.
+   */
+  async rotateSecret(ctx: RequestContext, id: string): Promise<WebhookSecretRotatedResponse> {
+    const entity = await this.find(ctx, id);
+    const secret = generateWebhookSecret();
+    const expiresAt = new Date(Date.now() + ROTATION_GRACE_MS);
+    entity.previousSecretSealed = entity.secretSealed;
+    entity.previousSecretExpiresAt = expiresAt;
+    entity.secretSealed = this.settings.secretBox.encrypt(secret, entity.id);
+    await this.repository.save(entity);
+    return { secret, previousSecretExpiresAt: expiresAt.toISOString() };
+  }
+
+  async find(ctx: RequestContext, id: string): Promise<WebhookEntity> {
+    const entity = await this.repository.find(id, ctx.mode);
+    if (!entity) throw DomainError.notFound('webhook', id);
+    return entity;
+  }
+
+  private assertUrl(url: string): void {
+    const problem = webhookUrlProblem(url, this.settings.urlPolicy);
+    if (problem) throw DomainError.validation('url', problem);
+  }
+
+  private checkedEvents(events: string[]): string[] {
+    const problem = webhookEventsProblem(events);
+    if (problem) throw DomainError.validation(problem.field, problem.problem);
+    return [...new Set(events)];
+  }
+}

@@ -1,0 +1,43 @@
+import type { EventEnvelope, Mode } from '@mailroom/contracts';
+import { EVENT_STREAM } from '@mailroom/contracts';
+import { ensureEventStream } from '@mailroom/outbox';
+import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
+import { ulid } from 'ulid';
+
+/** Publishes envelopes onto the event stream exactly as the services' outbox relays do. */
+export class EventPublisher {
+  private constructor(
+    private readonly connection: NatsConnection,
+    private readonly jetstream: JetStreamClient,
+  ) {}
+
+  static async connect(natsUrl: string): Promise<EventPublisher> {
+    const connection = await connect({ servers: natsUrl });
+    await ensureEventStream(await connection.jetstreamManager());
+    return new EventPublisher(connection, connection.jetstream());
+  }
+
+  async publish(type: string, mode: Mode = 'live', data: Record<string, unknown> = {}): Promise<EventEnvelope> {
+    const envelope: EventEnvelope = {
+      id: `evt_${ulid()}`,
+      type,
+      createdAt: new Date().toISOString(),
+      mode,
+      data: { emailId: `email_${ulid()}`, from: 'sender@example.com', to: ['to@example.com'], subject: 'Hello', tags: [], ...data },
+    };
+    const messageHeaders = headers();
+    messageHeaders.set('Mailroom-Mode', mode);
+    await this.jetstream.publish(type, JSON.stringify(envelope), { msgID: envelope.id, headers: messageHeaders });
+    return envelope;
+  }
+
+  /** Messages the dispatcher's durable consumer has not acked yet. */
+  async pendingAcks(consumer: string): Promise<number> {
+    const info = await (await this.connection.jetstreamManager()).consumers.info(EVENT_STREAM, consumer);
+    return info.num_ack_pending + info.num_pending;
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}

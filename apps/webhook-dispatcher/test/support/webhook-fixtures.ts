@@ -1,0 +1,26 @@
+import { Stack } from '@mailroom/testing';
+import { ApiClient } from '@mailroom/testing';
+
+/** Creates webhooks through the API and deletes them after each test, so one test's endpoints never receive another's events. */
+export class WebhookFixtures {
+  private readonly created: Array<{ api: ApiClient; id: string }> = [];
+
+  constructor(private readonly stack: Stack) {}
+
+  async create(url: string, events: string[] = ['*'], api: ApiClient = this.stack.api): Promise<{ id: string; secret: string; [key: string]: any }> {
+    const response = await api.post('/v1/webhooks', { url, events });
+    if (response.status !== 201) throw new Error(`creating the webhook answered ${response.status}: ${JSON.stringify(response.body)}`);
+    this.created.push({ api, id: response.body.id });
+    return response.body;
+  }
+
+  async deliveries(id: string, api: ApiClient = this.stack.api): Promise<any[]> {
+    const response = await api.get(`/v1/webhooks/${id}/deliveries?limit=100`);
+    if (response.status !== 200) throw new Error(`listing deliveries answered ${response.status}`);
+    return response.body.data;
+  }
+
+  async cleanup(): Promise<void> {
+    for (const { api, id } of this.created.splice(0)) await api.delete(`/v1/webhooks/${id}`);
+  }
+}

@@ -1,0 +1,237 @@
+import { verifyWebhookSignature } from '@mailroom/contracts';
+import { eventually, Stack, startStack } from '@mailroom/testing';
+import { EventPublisher } from './support/event-publisher';
+import { WebhookFixtures } from './support/webhook-fixtures';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+describe('webhook delivery', () => {
+  let stack: Stack;
+  let events: EventPublisher;
+  let fixtures: WebhookFixtures;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      apps: ['keys', 'webhook-dispatcher', 'gateway'],
+      env: {
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms',
+        WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: '2',
+        WEBHOOK_POLL_MS: '50',
+      },
+    });
+    events = await EventPublisher.connect(stack.nats.url);
+    fixtures = new WebhookFixtures(stack);
+  });
+
+  beforeEach(async () => {
+    receiver = await new WebhookReceiver().start();
+  });
+
+  afterEach(async () => {
+    await fixtures.cleanup();
+    await receiver.stop();
+  });
+
+  afterAll(async () => {
+    await events?.close();
+    await stack?.stop();
+  });
+
+  it('POSTs the event as JSON, signed so the helper verifies it with the secret and not with another', async () => {
+    const webhook = await fixtures.create(receiver.url());
+    const event = await events.publish('email.delivered');
+    await eventually(() => receiver.requests.length === 1);
+    const [request] = receiver.requests;
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['service-event-id']).toBe(event.id);
+    expect(request.headers['webhook-id']).toBe(event.id);
+    expect(JSON.parse(request.rawBody)).toEqual(event);
+    expect(request.headers['service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], webhook.secret)).toBe(true);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], 'whsec_not_the_secret')).toBe(false);
+    expect(verifyWebhookSignature(JSON.stringify(JSON.parse(request.rawBody), null, 1), request.headers['service-signature'], webhook.secret)).toBe(false);
+    const [delivery] = await eventually(async () => {
+      const list = await fixtures.deliveries(webhook.id);
+      return list[0]?.status === 'succeeded' && list;
+    });
+    expect(delivery).toMatchObject({ eventId: event.id, eventType: 'email.delivered', attempts: 1, responseCode: 200, nextAttemptAt: null });
+    expect(delivery.attemptLog).toHaveLength(1);
+    const after = (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
+    expect(after).toMatchObject({ status: 'active', failureCount: 0, lastDeliveryStatus: 'success' });
+    expect(after.lastDeliveryAt).not.toBeNull();
+  });
+
+  it('sends only the subscribed event kinds', async () => {
+    await fixtures.create(receiver.url(), ['email.bounced', 'domain.verified']);
+    const skipped = await events.publish('email.opened');
+    const bounced = await events.publish('email.bounced');
+    const verified = await events.publish('domain.verified', 'live', { id: 'dom_1' });
+    await eventually(() => receiver.requests.length >= 2);
+    const marker = await events.publish('email.bounced');
+    await eventually(() => receiver.requests.length >= 3);
+    expect(receiver.eventIds().sort()).toEqual([bounced.id, verified.id, marker.id].sort());
+    expect(receiver.eventIds()).not.toContain(skipped.id);
+  });
+
+  it('keeps test and live apart: a test-key webhook gets only test events, a live one only live events', async () => {
+    const testKey = await stack.issueKey({ mode: 'test' });
+    const testApi = stack.api.withKey(testKey.key);
+    const liveReceiver = receiver;
+    const testReceiver = await new WebhookReceiver().start();
+    try {
+      await fixtures.create(liveReceiver.url(), ['email.sent']);
+      await fixtures.create(testReceiver.url(), ['email.sent'], testApi);
+      const live = await events.publish('email.sent', 'live');
+      const test = await events.publish('email.sent', 'test');
+      await eventually(() => liveReceiver.requests.length >= 1 && testReceiver.requests.length >= 1);
+      const marker = await events.publish('email.sent', 'live');
+      await eventually(() => liveReceiver.requests.length >= 2);
+      expect(liveReceiver.eventIds()).toEqual(expect.arrayContaining([live.id, marker.id]));
+      expect(liveReceiver.eventIds()).not.toContain(test.id);
+      expect(testReceiver.eventIds()).toEqual([test.id]);
+      expect(testReceiver.bodies()[0].mode).toBe('test');
+    } finally {
+      await testReceiver.stop();
+    }
+  });
+
+  it('retries a failing endpoint on the configured schedule, then fails the delivery; the webhook is failing', async () => {
+    receiver.reply = () => ({ status: 500 });
+    const webhook = await fixtures.create(receiver.url(), ['email.failed']);
+    const event = await events.publish('email.failed');
+    const [delivery] = await eventually(async () => {
+      const list = await fixtures.deliveries(webhook.id);
+      return list[0]?.status === 'failed' && list;
+    }, 15000);
+    expect(receiver.requests).toHaveLength(3);
+    expect(receiver.eventIds()).toEqual([event.id, event.id, event.id]);
+    const gaps = [1, 2].map((i) => receiver.requests[i].receivedAt - receiver.requests[i - 1].receivedAt);
+    expect(gaps[0]).toBeGreaterThanOrEqual(190);
+    expect(gaps[1]).toBeGreaterThanOrEqual(390);
+    expect(delivery).toMatchObject({ attempts: 3, responseCode: 500, nextAttemptAt: null, error: 'endpoint answered 500' });
+    expect(delivery.attemptLog.map((attempt: any) => attempt.responseCode)).toEqual([500, 500, 500]);
+    const after = (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
+    expect(after).toMatchObject({ status: 'failing', failureCount: 3, lastDeliveryStatus: 'failure' });
+  });
+
+  it('goes active → failing → disabled after consecutive failed deliveries, stops sending, and PATCH active re-enables it', async () => {
+    receiver.reply = () => ({ status: 502 });
+    const webhook = await fixtures.create(receiver.url(), ['email.complained']);
+    await events.publish('email.complained');
+    await eventually(async () => (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'failing');
+    await events.publish('email.complained');
+    await eventually(async () => (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'disabled', 15000);
+    expect(receiver.requests).toHaveLength(6);
+    expect((await stack.api.get('/v1/webhooks?status=disabled')).body.data.map((item: any) => item.id)).toContain(webhook.id);
+
+    receiver.reply = () => ({ status: 200 });
+    await events.publish('email.complained');
+    expect((await stack.api.post(`/v1/webhooks/${webhook.id}/test`)).status).toBe(409);
+    const reenabled = await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' });
+    expect(reenabled.body).toMatchObject({ status: 'active', failureCount: 0 });
+    const event = await events.publish('email.complained');
+    await eventually(() => receiver.eventIds().includes(event.id));
+    expect(receiver.requests).toHaveLength(7);
+  });
+
+  it('disables the webhook at once on 410 Gone', async () => {
+    receiver.reply = () => ({ status: 410 });
+    const webhook = await fixtures.create(receiver.url(), ['email.clicked']);
+    await events.publish('email.clicked');
+    await eventually(async () => (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'disabled');
+    const [delivery] = await fixtures.deliveries(webhook.id);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, responseCode: 410 });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('honours Retry-After on 429 and 503 instead of the shorter scheduled wait', async () => {
+    receiver.reply = (_, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 });
+    const webhook = await fixtures.create(receiver.url(), ['email.queued']);
+    await events.publish('email.queued');
+    await eventually(async () => (await fixtures.deliveries(webhook.id))[0]?.status === 'succeeded', 10000);
+    expect(receiver.requests).toHaveLength(3);
+    expect(receiver.requests[1].receivedAt - receiver.requests[0].receivedAt).toBeGreaterThanOrEqual(990);
+    expect(receiver.requests[2].receivedAt - receiver.requests[1].receivedAt).toBeGreaterThanOrEqual(990);
+  });
+
+  it('treats a redirect as a failure and never follows it', async () => {
+    const target = await new WebhookReceiver().start();
+    try {
+      receiver.reply = () => ({ status: 302, headers: { location: target.url('/elsewhere') } });
+      const webhook = await fixtures.create(receiver.url(), ['email.scheduled']);
+      await events.publish('email.scheduled');
+      const [delivery] = await eventually(async () => {
+        const list = await fixtures.deliveries(webhook.id);
+        return list[0]?.status === 'failed' && list;
+      }, 10000);
+      expect(delivery.error).toMatch(/redirect \(302.*not followed/);
+      expect(target.requests).toHaveLength(0);
+    } finally {
+      await target.stop();
+    }
+  });
+
+  it('signs with both secrets for 24 hours after a rotation, and each verifies', async () => {
+    const webhook = await fixtures.create(receiver.url(), ['email.suppressed']);
+    const rotated = await stack.api.post(`/v1/webhooks/${webhook.id}/secret/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(webhook.secret);
+    const expiresIn = Date.parse(rotated.body.previousSecretExpiresAt) - Date.now();
+    expect(expiresIn).toBeGreaterThan(23.9 * 3600_000);
+    expect(expiresIn).toBeLessThanOrEqual(24 * 3600_000);
+    expect((await stack.api.get(`/v1/webhooks/${webhook.id}/secret`)).body).toEqual({ secret: rotated.body.secret });
+    await events.publish('email.suppressed');
+    await eventually(() => receiver.requests.length === 1);
+    const [request] = receiver.requests;
+    expect(String(request.headers['service-signature']).match(/v1=/g)).toHaveLength(2);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], rotated.body.secret)).toBe(true);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], webhook.secret)).toBe(true);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], 'whsec_other')).toBe(false);
+  });
+
+  it('sends a webhook.test event to that endpoint only, and retries a delivery by hand', async () => {
+    const other = await new WebhookReceiver().start();
+    try {
+      const webhook = await fixtures.create(receiver.url(), ['domain.failed']);
+      await fixtures.create(other.url(), ['*']);
+      const sent = await stack.api.post(`/v1/webhooks/${webhook.id}/test`);
+      expect(sent.status).toBe(202);
+      expect(sent.body).toMatchObject({ object: 'webhook_delivery', eventType: 'webhook.test', status: 'pending' });
+      await eventually(() => receiver.requests.length === 1);
+      expect(receiver.bodies()[0]).toMatchObject({ type: 'webhook.test', id: sent.body.eventId });
+      expect(other.requests).toHaveLength(0);
+
+      const retried = await stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/${sent.body.id}/retry`);
+      expect(retried.status).toBe(202);
+      await eventually(() => receiver.requests.length === 2);
+      expect(receiver.eventIds()).toEqual([sent.body.eventId, sent.body.eventId]);
+      const [delivery] = await eventually(async () => {
+        const list = await fixtures.deliveries(webhook.id);
+        return list[0]?.attemptLog.length === 2 && list;
+      });
+      expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect((await stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/whd_01JAAAAAAAAAAAAAAAAAAAAAAA/retry`)).status).toBe(404);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('never lets a slow endpoint delay another one', async () => {
+    const slow = await new WebhookReceiver().start();
+    try {
+      slow.reply = () => 'hold';
+      await fixtures.create(slow.url(), ['email.delivery_delayed']);
+      await fixtures.create(receiver.url(), ['email.delivery_delayed']);
+      for (let i = 0; i < 15; i += 1) await events.publish('email.delivery_delayed');
+      await eventually(() => receiver.requests.length === 15, 5000);
+      // The per-endpoint limit (10 by default) caps what the slow one holds.
+      expect(slow.requests.length).toBeLessThanOrEqual(10);
+    } finally {
+      slow.release();
+      await slow.stop();
+    }
+  });
+});

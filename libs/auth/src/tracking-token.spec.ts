@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+import { TrackingTokens } from './tracking-token';
+
+describe(TrackingTokens.name, () => {
+  const tokens = new TrackingTokens(randomBytes(32).toString('base64'));
+
+  it('round-trips open and click claims', () => {
+    expect(tokens.verify(tokens.sign({ emailId: 'email_1', kind: 'open' }))).toEqual({ emailId: 'email_1', kind: 'open' });
+    const click = { emailId: 'email_2', kind: 'click' as const, url: 'https://example.com/a?b=c' };
+    expect(tokens.verify(tokens.sign(click))).toEqual(click);
+  });
+
+  it('rejects an altered claim, an altered signature and a token from another key', () => {
+    const token = tokens.sign({ emailId: 'email_1', kind: 'click', url: 'https://example.com' });
+    const [body, signature] = token.split('.');
+    const forgedBody = Buffer.from(JSON.stringify(['email_1', 'c', 'https://evil.example'])).toString('base64url');
+    expect(tokens.verify(`${forgedBody}.${signature}`)).toBeNull();
+    expect(tokens.verify(`${body}.${signature.slice(0, -2)}AA`)).toBeNull();
+    expect(new TrackingTokens(randomBytes(32).toString('base64')).verify(token)).toBeNull();
+    expect(tokens.verify('garbage')).toBeNull();
+    expect(tokens.verify(`${body}.${signature}.x`)).toBeNull();
+  });
+});

@@ -1,0 +1,60 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { DEVELOPMENT_ENCRYPTION_KEY } from './secret-box';
+
+export type TrackingKind = 'open' | 'click';
+
+export interface TrackingClaim {
+  emailId: string;
+  kind: TrackingKind;
+  /** click tokens: the original link. */
+  url?: string;
+}
+
+const SIGNATURE_BYTES = 16;
+
+/**
+ * Signed tokens for the open pixel and rewritten links. The claim travels in
+ * the token (so a click redirects without a lookup), and an HMAC-SHA256 over
+ * it, keyed from ENCRYPTION_KEY through HKDF, means a token cannot be forged
+ * or altered — the redirector never sends anyone to a URL it did not sign.
+ */
+export class TrackingTokens {
+  private readonly key: Buffer;
+
+  constructor(base64Key: string) {
+    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(base64Key, 'base64'), Buffer.alloc(0), 'mailroom tracking tokens v1', 32));
+  }
+
+  sign(claim: TrackingClaim): string {
+    const body = Buffer.from(JSON.stringify([claim.emailId, claim.kind === 'open' ? 'o' : 'c', claim.url ?? null])).toString('base64url');
+    return `${body}.${this.signature(body).toString('base64url')}`;
+  }
+
+  /** The claim, or null for anything that was not signed by us exactly as it is. */
+  verify(token: string): TrackingClaim | null {
+    const [body, signature, extra] = token.split('.');
+    if (!body || !signature || extra !== undefined) return null;
+    const given = Buffer.from(signature, 'base64url');
+    const expected = this.signature(body);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    try {
+      const [emailId, kind, url] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string | null];
+      if (typeof emailId !== 'string' || (kind !== 'o' && kind !== 'c')) return null;
+      return kind === 'o' ? { emailId, kind: 'open' } : { emailId, kind: 'click', url: url ?? undefined };
+    } catch {
+      return null;
+    }
+  }
+
+  private signature(body: string): Buffer {
+    return createHmac('sha256', this.key).update(body).digest().subarray(0, SIGNATURE_BYTES);
+  }
+}
+
+/** Tokens keyed from ENCRYPTION_KEY; the public development key outside production, as for the secret box. */
+export function trackingTokensFromConfig(config: { NODE_ENV: string; ENCRYPTION_KEY: string | null }): TrackingTokens {
+  if (!config.ENCRYPTION_KEY && config.NODE_ENV === 'production') {
+    throw new Error('ENCRYPTION_KEY is required in production (base64 of 32 random bytes: openssl rand -base64 32)');
+  }
+  return new TrackingTokens(config.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY);
+}

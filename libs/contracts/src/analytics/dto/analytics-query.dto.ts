@@ -1,0 +1,27 @@
+import { IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
+import { IsHostname } from '../../validation/validators';
+
+export class AnalyticsQueryDto {
+  /** Default: 30 days before to_date. */
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
+  from_date?: string;
+
+  /** Default: now. */
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
+  to_date?: string;
+
+  @IsOptional()
+  @IsIn(['hour', 'day'])
+  interval?: 'hour' | 'day';
+
+  @IsOptional()
+  @IsHostname()
+  domain?: string;
+
+  /** Comma-separated; see the README for how several tags add up. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,256}(,[A-Za-z0-9_-]{1,256}){0,19}$/, { message: 'must be up to 20 comma-separated tags of A-Z a-z 0-9 _ -' })
+  tags?: string;
+}

@@ -1,0 +1,25 @@
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+
+export class WebhookUpdateDto {
+  @IsOptional()
+  @IsString({ message: 'must be a string' })
+  @MaxLength(2048, { message: 'must be at most 2048 characters' })
+  url?: string;
+
+  @IsOptional()
+  @IsArray({ message: 'must be an array of event kinds, e.g. ["email.delivered"] or ["*"]' })
+  @ArrayMaxSize(50, { message: 'must list at most 50 event kinds' })
+  @IsString({ each: true, message: 'must be an array of strings' })
+  events?: string[];
+
+  /** null clears it. */
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @IsString({ message: 'must be a string or null' })
+  @MaxLength(500, { message: 'must be at most 500 characters' })
+  description?: string | null;
+
+  /** `active` re-enables a disabled webhook and resets failureCount; `failing` is set by deliveries only. */
+  @IsOptional()
+  @IsIn(['active', 'disabled'], { message: 'must be active or disabled' })
+  status?: 'active' | 'disabled';
+}

@@ -1,0 +1,62 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook signatures, shared by the dispatcher (signing) and receivers
+ * (verifying). Plain node:crypto, no Nest, so an SDK can ship this file as is.
+ *
+ * Header: `service-signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]`, where
+ * each v1 is HMAC-SHA256 keyed with a secret (the whole `whsec_…` string, as
+ * UTF-8) over `<t>.<raw body>`. During a secret rotation there is one v1 per
+ * valid secret; a receiver accepts the request when any of them matches.
+ */
+export const WEBHOOK_SIGNATURE_HEADER = 'service-signature';
+export const WEBHOOK_EVENT_ID_HEADER = 'service-event-id';
+
+export interface VerifyWebhookOptions {
+  /** Maximum age (and clock skew) of the timestamp; default 300 s. */
+  toleranceSeconds?: number;
+  /** The current time in unix seconds; for tests. */
+  now?: number;
+}
+
+function hmacHex(secret: string, timestamp: number, rawBody: string | Buffer): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
+}
+
+/** The header value for a body, signed with every secret given (current first). */
+export function signWebhookPayload(rawBody: string | Buffer, secrets: readonly string[], timestamp = Math.floor(Date.now() / 1000)): string {
+  return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${hmacHex(secret, timestamp, rawBody)}`)].join(',');
+}
+
+/**
+ * True when `header` carries a v1 signature of exactly `rawBody` made with
+ * `secret`, and its timestamp is within the tolerance. Pass the raw bytes as
+ * received: a body parsed and serialized again no longer matches.
+ */
+export function verifyWebhookSignature(
+  rawBody: string | Buffer,
+  header: string | string[] | undefined | null,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value || !secret) return false;
+  let timestamp: number | undefined;
+  const signatures: string[] = [];
+  for (const part of value.split(',')) {
+    const [key, ...rest] = part.trim().split('=');
+    const item = rest.join('=');
+    if (key === 't' && /^\d{1,12}$/.test(item)) timestamp = Number(item);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/i.test(item)) signatures.push(item.toLowerCase());
+  }
+  if (timestamp === undefined || !signatures.length) return false;
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300)) return false;
+  const expected = Buffer.from(hmacHex(secret, timestamp, rawBody), 'hex');
+  // Compare every candidate, in constant time, without stopping at the first match.
+  let matched = false;
+  for (const signature of signatures) {
+    if (timingSafeEqual(expected, Buffer.from(signature, 'hex'))) matched = true;
+  }
+  return matched;
+}

@@ -1,0 +1,75 @@
+import { Logger } from '@nestjs/common';
+import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
+import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, nanos, NatsConnection } from 'nats';
+import { ensureEventStream } from './event-stream';
+
+export interface EventConsumerOptions {
+  natsUrl: string;
+  /** Durable name: replicas with the same name share the messages. */
+  durable: string;
+  /** One subject filter (nats-server 2.9 takes one per consumer), e.g. `email.>`. */
+  filterSubject: string;
+  /** Throwing redelivers the message later; handlers must be idempotent (delivery is at least once). */
+  handle(event: EventEnvelope): Promise<void>;
+  ackWaitMs?: number;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * A durable JetStream pull consumer of the event stream that acks a message
+ * only after its handler succeeded, and reconnects after NATS restarts.
+ */
+export async function consumeEvents(options: EventConsumerOptions): Promise<RunningConsumer> {
+  const logger = new Logger(`EventConsumer:${options.durable}`);
+  const connection: NatsConnection = await connect({ servers: options.natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let running = true;
+  let messages: ConsumerMessages | undefined;
+
+  const setUp = async () => {
+    const manager = await connection.jetstreamManager();
+    await ensureEventStream(manager);
+    await manager.consumers.info(EVENT_STREAM, options.durable).catch(() =>
+      manager.consumers.add(EVENT_STREAM, {
+        durable_name: options.durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: options.filterSubject,
+        ack_wait: nanos(options.ackWaitMs ?? 30000),
+        max_deliver: -1,
+      }),
+    );
+    return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100 });
+  };
+
+  const loop = (async () => {
+    while (running) {
+      try {
+        messages = await setUp();
+        for await (const message of messages) {
+          try {
+            await options.handle(JSON.parse(message.string()) as EventEnvelope);
+            message.ack();
+          } catch (error) {
+            logger.warn({ err: (error as Error).message, subject: message.subject }, 'event handler failed; redelivering later');
+            message.nak(1000);
+          }
+        }
+      } catch (error) {
+        if (running) logger.warn({ err: (error as Error).message }, 'event consumer interrupted; reconnecting');
+      }
+      if (running) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+
+  return {
+    stop: async () => {
+      running = false;
+      messages?.stop();
+      await loop;
+      await connection.drain().catch(() => undefined);
+    },
+  };
+}
