@@ -7,6 +7,8 @@ import { EmailsModule } from './emails/emails.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { TrackingModule } from './tracking/tracking.module';
+import { ComplaintsModule } from './complaints/complaints.module';
+import { OutboxRelayModule } from '@mailroom/outbox';
 
 @Module({})
 export class EmailsAppModule {
@@ -21,6 +23,9 @@ export class EmailsAppModule {
         DeliveryModule.forRoot(config),
         TrackingModule,
         AnalyticsModule,
+        ComplaintsModule,
+        // Publishes emails.outbox to the event stream (webhooks, analytics, internal consumers).
+        OutboxRelayModule.forSchema('emails'),
       ],
       controllers: [healthController('emails')],
     };

@@ -3,9 +3,10 @@ import { EmailEntity, IdempotencyKeyEntity, RecipientEntity, SuppressionEntity }
 import { CreateEmailsSchema1763800000200 } from './migrations/1763800000200-create-emails-schema';
 import { CreateEmailsTables1763800000210 } from './migrations/1763800000210-create-emails-tables';
 import { CreateAnalyticsCounters1763800000290 } from './migrations/1763800000290-create-analytics-counters';
+import { AddComplainedAt1763800000291 } from './migrations/1763800000291-add-complained-at';
 
 export const EMAILS_SCHEMA: ServiceSchema = {
   schema: 'emails',
   entities: [EmailEntity, RecipientEntity, SuppressionEntity, IdempotencyKeyEntity],
-  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290],
+  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291],
 };

@@ -29,6 +29,7 @@ export async function startDeliveryHarness(env: Partial<Record<EnvName, string>>
       DELIVERY_POLL_MS: '50',
       DELIVERY_LEASE_MS: '3000',
       DKIM_DNS_BIND: '127.0.0.1:0',
+      LOG_LEVEL: 'warn',
       ...env,
     },
   });

@@ -1,0 +1,148 @@
+import { Client } from 'pg';
+import { eventually } from '@mailroom/testing';
+import { DomainsHarness, publish, SPF_INCLUDE, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
+
+describe('domains: verification through real DNS', () => {
+  let harness: DomainsHarness;
+  let db: Client;
+  beforeAll(async () => {
+    harness = await startDomainsHarness();
+    db = new Client({ connectionString: harness.stack.databaseUrl });
+    await db.connect();
+  }, 60000);
+  afterAll(async () => {
+    await db?.end();
+    await stopDomainsHarness(harness);
+  });
+
+  const api = () => harness.stack.api;
+  const addDomain = async (prefix?: string) => (await api().post('/v1/domains', { name: uniqueDomain(prefix) })).body;
+  const eventsOf = async (id: string) =>
+    (await db.query(`SELECT type, data, published_at FROM domains.outbox WHERE data->>'id' = $1 ORDER BY seq`, [id])).rows;
+
+  it('moves pending → verified when all three records are published, and emits domain.verified', async () => {
+    const domain = await addDomain('verified');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: domain.id, object: 'domain', name: domain.name, status: 'verified', spfStatus: 'verified', dkimStatus: 'verified', dmarcStatus: 'verified' });
+    expect(Date.parse(response.body.verifiedAt)).not.toBeNaN();
+    expect(response.body.missingRecords).toBeUndefined();
+    expect(response.body.dnsErrors).toBeUndefined();
+
+    const got = (await api().get(`/v1/domains/${domain.id}`)).body;
+    expect(got.status).toBe('verified');
+    expect(got.verifiedAt).toBe(response.body.verifiedAt);
+    expect(got.dnsRecords.map((record: { verified: boolean }) => record.verified)).toEqual([true, true, true]);
+
+    // The outbox relay publishes the event to JetStream, and marks it published.
+    const events = await eventually(async () => {
+      const rows = await eventsOf(domain.id);
+      return rows.length === 1 && rows[0].published_at ? rows : undefined;
+    });
+    expect(events[0]).toMatchObject({ type: 'domain.verified', data: { id: domain.id, name: domain.name, status: 'verified' } });
+
+    // Verifying again changes nothing and emits nothing new.
+    const again = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(again.body.verifiedAt).toBe(response.body.verifiedAt);
+    expect(await eventsOf(domain.id)).toHaveLength(1);
+  });
+
+  it('accepts an SPF record with other mechanisms, a DMARC policy of its own and case/trailing-dot differences in the CNAME', async () => {
+    const domain = await addDomain('variants');
+    const [, dkim] = domain.dnsRecords;
+    harness.dns.set(domain.name, 'TXT', ['google-site-verification=abc', `v=spf1 ip4:192.0.2.0/24 include:${SPF_INCLUDE} include:_spf.google.com -all`]);
+    harness.dns.set(`${dkim.host}.${domain.name}`, 'CNAME', `${dkim.value.toUpperCase()}.`);
+    harness.dns.set(`_dmarc.${domain.name}`, 'TXT', ['v=DMARC1; p=reject; rua=mailto:dmarc@example.com']);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.body.status).toBe('verified');
+  });
+
+  it('keeps a domain with partial records pending, with the right sub-statuses and missingRecords', async () => {
+    const domain = await addDomain('partial');
+    publish(harness.dns, domain.name, domain.dnsRecords, ['spf']);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'pending', spfStatus: 'verified', dkimStatus: 'pending', dmarcStatus: 'pending' });
+    expect(response.body.verifiedAt).toBeUndefined();
+    expect(response.body.missingRecords).toEqual([domain.dnsRecords[1], domain.dnsRecords[2]]);
+    const got = (await api().get(`/v1/domains/${domain.id}`)).body;
+    expect(got.dnsRecords.map((record: { verified: boolean }) => record.verified)).toEqual([true, false, false]);
+
+    // Publishing the rest later verifies it.
+    publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+  });
+
+  it('treats a DNS timeout as a DNS failure: nothing flips, and the response says so', async () => {
+    const domain = await addDomain('timeout');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    harness.dns.delay(`_dmarc.${domain.name}`, Infinity);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'pending', spfStatus: 'pending', dkimStatus: 'pending', dmarcStatus: 'pending' });
+    expect(response.body.dnsErrors).toEqual([{ purpose: 'dmarc', host: `_dmarc.${domain.name}`, error: 'timeout' }]);
+    expect(response.body.missingRecords).toBeUndefined();
+    expect((await api().get(`/v1/domains/${domain.id}`)).body.spfStatus).toBe('pending');
+  });
+
+  it('does not fail a verified domain because of a SERVFAIL', async () => {
+    const domain = await addDomain('servfail');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    harness.dns.servfail(domain.name);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.body).toMatchObject({ status: 'verified', spfStatus: 'verified' });
+    expect(response.body.dnsErrors).toEqual([{ purpose: 'spf', host: domain.name, error: 'servfail' }]);
+    expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified']);
+  });
+
+  it('does not accept a DKIM CNAME that points elsewhere', async () => {
+    const domain = await addDomain('wrongcname');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const [, dkim] = domain.dnsRecords;
+    harness.dns.set(`${dkim.host}.${domain.name}`, 'CNAME', 'mr000000-someone-else.dkim.example.net');
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.body).toMatchObject({ status: 'pending', spfStatus: 'verified', dkimStatus: 'pending', dmarcStatus: 'verified' });
+    expect(response.body.missingRecords).toEqual([dkim]);
+    expect(response.body.recordProblems).toEqual([
+      { purpose: 'dkim', host: `${dkim.host}.${domain.name}`, problem: expect.stringContaining('mr000000-someone-else.dkim.example.net') },
+    ]);
+  });
+
+  it('does not accept two SPF records, even if one is right', async () => {
+    const domain = await addDomain('twospf');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    harness.dns.set(domain.name, 'TXT', [`v=spf1 include:${SPF_INCLUDE} ~all`, 'v=spf1 include:_spf.other.example -all']);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.body).toMatchObject({ status: 'pending', spfStatus: 'pending', dkimStatus: 'verified', dmarcStatus: 'verified' });
+    expect(response.body.missingRecords).toEqual([domain.dnsRecords[0]]);
+    expect(response.body.recordProblems[0]).toMatchObject({ purpose: 'spf', problem: expect.stringContaining('2 SPF records') });
+  });
+
+  it('does not accept an SPF record without our include', async () => {
+    const domain = await addDomain('noinclude');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    harness.dns.set(domain.name, 'TXT', ['v=spf1 include:_spf.other.example -all']);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.body.spfStatus).toBe('pending');
+    expect(response.body.recordProblems[0].problem).toContain(`include:${SPF_INCLUDE}`);
+  });
+
+  it('fails a verified domain whose records disappeared, emits domain.failed, and verify brings it back', async () => {
+    const domain = await addDomain('disappear');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    harness.dns.clear(`_dmarc.${domain.name}`);
+    const failed = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(failed.body).toMatchObject({ status: 'failed', dmarcStatus: 'pending', spfStatus: 'verified' });
+    expect(failed.body.missingRecords).toEqual([domain.dnsRecords[2]]);
+    expect((await api().get('/v1/domains?status=failed')).body.data.map((item: { id: string }) => item.id)).toContain(domain.id);
+
+    const stillMissing = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(stillMissing.body.status).toBe('pending');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified', 'domain.failed', 'domain.verified']);
+  });
+});

@@ -1,0 +1,52 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { MailroomConfig } from '@mailroom/config';
+import type { EventEnvelope } from '@mailroom/contracts';
+import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { ComplaintsRepository } from './complaints.repository';
+
+const ADDRESS = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * Applies email.complained events from the stream — the ones internal
+ * services publish (a feedback loop processor, say) as well as our own: the
+ * recipient is suppressed and the email marked. See the README for the shape
+ * an internal publisher sends.
+ */
+@Injectable()
+export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ComplaintConsumer.name);
+  private consumer?: RunningConsumer;
+
+  constructor(
+    private readonly complaints: ComplaintsRepository,
+    @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.consumer = await consumeEvents({
+      natsUrl: this.config.NATS_URL,
+      durable: 'emails-complaints',
+      filterSubject: 'email.complained',
+      handle: (event) => this.apply(event),
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  async apply(event: EventEnvelope): Promise<void> {
+    const data = event.data ?? {};
+    const recipient = typeof data.recipient === 'string' ? data.recipient : Array.isArray(data.to) && data.to.length === 1 ? String(data.to[0]) : '';
+    const address = recipient.trim().toLowerCase();
+    if (!ADDRESS.test(address)) {
+      // A malformed event can never succeed; acknowledge it rather than redeliver it forever.
+      this.logger.warn({ eventId: event.id }, 'email.complained without a recipient address; ignored');
+      return;
+    }
+    const emailId = typeof data.emailId === 'string' ? data.emailId : null;
+    const details = typeof data.feedback === 'string' ? data.feedback.slice(0, 500) : 'complaint reported';
+    await this.complaints.apply(event.mode === 'test' ? 'test' : 'live', emailId, address, details);
+  }
+}

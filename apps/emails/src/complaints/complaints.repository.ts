@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import type { Mode } from '@mailroom/contracts';
+import { DataSource } from 'typeorm';
+
+@Injectable()
+export class ComplaintsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Suppresses the address and marks the email and recipient, in one
+   * transaction. Idempotent: applying the same complaint twice changes nothing.
+   */
+  async apply(mode: Mode, emailId: string | null, address: string, details: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO emails.suppressions (mode, address, reason, details, created_at) VALUES ($1, $2, 'complaint', $3, now())
+         ON CONFLICT (mode, address) DO UPDATE SET reason = 'complaint', details = EXCLUDED.details`,
+        [mode, address, details],
+      );
+      if (!emailId) return;
+      await manager.query(
+        'UPDATE emails.recipients SET complained_at = COALESCE(complained_at, now()) WHERE email_id = $1 AND address = $2',
+        [emailId, address],
+      );
+      await manager.query('UPDATE emails.emails SET complained_at = COALESCE(complained_at, now()) WHERE id = $1 AND mode = $2', [emailId, mode]);
+    });
+  }
+}

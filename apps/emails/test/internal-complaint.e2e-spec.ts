@@ -1,0 +1,48 @@
+import { EVENT_STREAM } from '@mailroom/contracts';
+import { eventually, startStack, Stack } from '@mailroom/testing';
+import { connect } from 'nats';
+import { ulid } from 'ulid';
+
+describe('an email.complained event published by an internal service', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack?.stop());
+
+  it('suppresses the address, and the next send to it is suppressed', async () => {
+    const { key } = await stack.issueKey({ name: 'fbl', mode: 'test' });
+    const api = stack.api.withKey(key);
+    const sent = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'reader@example.com', subject: 'Hi', text: 'hi' });
+    expect(sent.status).toBeLessThan(300);
+
+    // Exactly what the README tells internal services to do.
+    const connection = await connect({ servers: stack.nats.url });
+    const jetstream = connection.jetstream();
+    const id = `evt_${ulid()}`;
+    const envelope = {
+      id,
+      type: 'email.complained',
+      createdAt: new Date().toISOString(),
+      mode: 'test',
+      data: { emailId: sent.body.id, recipient: 'Reader@Example.com', feedback: 'abuse report from FBL' },
+    };
+    const ack = await jetstream.publish('email.complained', JSON.stringify(envelope), { msgID: id });
+    expect(ack.stream).toBe(EVENT_STREAM);
+    await connection.close();
+
+    const suppression = await eventually(async () => {
+      const list = await api.get('/v1/suppressions');
+      return list.body.data?.find((entry: { email?: string; address?: string }) => (entry.email ?? entry.address) === 'reader@example.com');
+    }, 15000);
+    expect(suppression.reason).toBe('complaint');
+
+    const next = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'reader@example.com', subject: 'Again', text: 'hi' });
+    expect(next.body.status).toBe('suppressed');
+
+    // Live data is untouched: the complaint was a test-mode event.
+    const live = await stack.api.get('/v1/suppressions');
+    expect(live.body.data.some((entry: { email?: string; address?: string }) => (entry.email ?? entry.address) === 'reader@example.com')).toBe(false);
+  });
+});

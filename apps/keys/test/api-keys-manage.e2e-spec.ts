@@ -1,0 +1,143 @@
+import { eventually, ExtraGateway, startExtraGateway, startStack, Stack } from '@mailroom/testing';
+
+const future = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
+  let stack: Stack;
+  /** A second gateway replica on the same NATS and database. */
+  let replica: ExtraGateway;
+
+  beforeAll(async () => {
+    stack = await startStack({ apps: ['keys', 'gateway'], env: { LAST_USED_FLUSH_MS: '100' } });
+    replica = await startExtraGateway(stack);
+  });
+  afterAll(async () => {
+    await replica?.close();
+    await stack?.stop();
+  });
+
+  const create = async (body: Record<string, unknown> = {}) => (await stack.api.post('/v1/api-keys', { name: 'managed', permissions: ['api-keys:*'], ...body })).body;
+
+  it('gets a key by id', async () => {
+    const key = await create();
+    const response = await stack.api.get(`/v1/api-keys/${key.id}`);
+    expect(response.status).toBe(200);
+    expect(response.body.id).toBe(key.id);
+    expect(response.body.object).toBe('api_key');
+  });
+
+  it('patches name, permissions, restrictions and expiry', async () => {
+    const key = await create();
+    const expiresAt = future(86_400_000);
+    const response = await stack.api.patch(`/v1/api-keys/${key.id}`, {
+      name: 'renamed',
+      permissions: ['emails:send', 'emails:read'],
+      domainRestrictions: ['example.com'],
+      ipRestrictions: ['10.0.0.0/8'],
+      expiresAt,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: key.id, name: 'renamed', permissions: ['emails:send', 'emails:read'], domainRestrictions: ['example.com'], ipRestrictions: ['10.0.0.0/8'], expiresAt });
+    expect((await stack.api.get(`/v1/api-keys/${key.id}`)).body).toEqual(response.body);
+    const cleared = await stack.api.patch(`/v1/api-keys/${key.id}`, { expiresAt: null, ipRestrictions: [] });
+    expect(cleared.body).toMatchObject({ name: 'renamed', expiresAt: null, ipRestrictions: [] });
+  });
+
+  it('validates a PATCH body like a creation (422 naming the field)', async () => {
+    const key = await create();
+    for (const [body, field] of [
+      [{ name: '' }, 'name'],
+      [{ permissions: ['root'] }, 'permissions'],
+      [{ ipRestrictions: ['1.2.3'] }, 'ipRestrictions'],
+      [{ expiresAt: '2001-01-01T00:00:00Z' }, 'expiresAt'],
+      [{ mode: 'test' }, 'mode'],
+    ] as const) {
+      const response = await stack.api.patch(`/v1/api-keys/${key.id}`, body);
+      expect(response.status).toBe(422);
+      expect(response.body.error.message).toMatch(new RegExp(`^${field}\\b`));
+    }
+  });
+
+  it('deletes a key, answering { id, object, deleted }, and the key no longer authenticates', async () => {
+    const key = await create();
+    expect((await stack.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status).toBe(200);
+    const response = await stack.api.delete(`/v1/api-keys/${key.id}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ id: key.id, object: 'api_key', deleted: true });
+    // The gateway that served the delete must not answer from its cache, not even once.
+    const next = await stack.api.get(`/v1/api-keys/${key.id}`, { key: key.key });
+    expect(next.status).toBe(401);
+    expect(next.body.error.code).toBe('unauthorized');
+    expect((await stack.api.get(`/v1/api-keys/${key.id}`)).status).toBe(404);
+    expect((await stack.api.delete(`/v1/api-keys/${key.id}`)).status).toBe(404);
+    expect((await stack.api.patch(`/v1/api-keys/${key.id}`, { name: 'back' })).status).toBe(404);
+  });
+
+  it.each([
+    ['GET', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['PATCH', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['DELETE', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['GET', 'not-an-id'],
+    ['GET', '%00'],
+    ['DELETE', 'x'.repeat(300)],
+  ])('answers 404 not_found for %s of an unknown id (%s)', async (method, id) => {
+    const response = await stack.api.request(method, `/v1/api-keys/${id}`, method === 'PATCH' ? { body: { name: 'x' } } : {});
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('not_found');
+  });
+
+  describe('changes reach every gateway replica within 1 second', () => {
+    /** A key both replicas have verified, and so cached. */
+    async function cachedOnBoth() {
+      const key = await create();
+      for (const api of [stack.api, replica.api]) expect((await api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status).toBe(200);
+      return key;
+    }
+
+    it('a delete through one replica makes the key 401 on the other', async () => {
+      const key = await cachedOnBoth();
+      expect((await stack.api.delete(`/v1/api-keys/${key.id}`)).status).toBe(200);
+      await eventually(async () => (await replica.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status === 401, 1000, 20);
+    });
+
+    it('a permission change through one replica is enforced by the other', async () => {
+      const key = await cachedOnBoth();
+      expect((await replica.api.patch(`/v1/api-keys/${key.id}`, { permissions: ['emails:send'] })).status).toBe(200);
+      const denied = await eventually(async () => {
+        const response = await stack.api.get(`/v1/api-keys/${key.id}`, { key: key.key });
+        return response.status === 403 ? response : undefined;
+      }, 1000, 20);
+      expect(denied.body.error.message).toContain('api-keys:*');
+    });
+
+    it('a new IP restriction through one replica is enforced by the other', async () => {
+      const key = await cachedOnBoth();
+      expect((await stack.api.patch(`/v1/api-keys/${key.id}`, { ipRestrictions: ['10.0.0.0/8'] })).status).toBe(200);
+      await eventually(async () => (await replica.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status === 403, 1000, 20);
+    });
+  });
+
+  describe('lastUsedAt', () => {
+    it('is set after the key is used, reported in batches', async () => {
+      const key = await create();
+      expect(key.lastUsedAt).toBeNull();
+      const before = Date.now();
+      for (let index = 0; index < 5; index += 1) await stack.api.get('/v1/api-keys', { key: key.key });
+      const used = await eventually(async () => (await stack.api.get(`/v1/api-keys/${key.id}`)).body.lastUsedAt as string | null, 5000);
+      expect(Date.parse(used)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(used)).toBeLessThanOrEqual(Date.now());
+    });
+
+    it('costs no write per request: a gateway that has not flushed yet has written nothing, and flushes on shutdown', async () => {
+      const slow = await startExtraGateway(stack, { LAST_USED_FLUSH_MS: 600_000 });
+      const key = await create();
+      try {
+        for (let index = 0; index < 5; index += 1) expect((await slow.api.get('/v1/api-keys', { key: key.key })).status).toBe(200);
+        expect((await stack.api.get(`/v1/api-keys/${key.id}`)).body.lastUsedAt).toBeNull();
+      } finally {
+        await slow.close();
+      }
+      await eventually(async () => (await stack.api.get(`/v1/api-keys/${key.id}`)).body.lastUsedAt !== null, 5000);
+    });
+  });
+});
