@@ -64,11 +64,9 @@ describe('delivery in test mode', () => {
 
   it('delays delayed@ once, then delivers it', async () => {
     const id = await send('delayed@example.com');
-    const delayed = await emailReaching(harness.stack, testKey, id, ['queued', 'delivered']);
     const email = await emailReaching(harness.stack, testKey, id, ['delivered']);
     expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(await types(id)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
-    expect(delayed).toBeDefined();
   });
 
   it('never opened an SMTP connection', () => {

@@ -24,13 +24,14 @@ import { AnalyticsController } from './analytics/analytics.controller';
 import { AnalyticsClient } from './clients/analytics.client';
 import { TrackingClient } from './clients/tracking.client';
 import { TRACKING_TOKENS, TrackingController } from './tracking/tracking.controller';
+import { OpenApiModule } from './openapi/openapi.module';
 
 @Module({})
 export class GatewayAppModule {
   static forRoot(config: MailroomConfig): DynamicModule {
     return {
       module: GatewayAppModule,
-      imports: [MailroomConfigModule.forRoot(config), natsClientModule(config)],
+      imports: [MailroomConfigModule.forRoot(config), natsClientModule(config), OpenApiModule],
       controllers: [HealthController, ApiKeysController, DomainsController, EmailsController, SuppressionsController, WebhooksController, TrackingController, AnalyticsController],
       providers: [
         KeysClient,

@@ -6,6 +6,7 @@ import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
 import { assertJsonBody } from './http/require-json-body';
+import { recordRegisteredRoutes } from './openapi/registered-routes';
 
 /**
  * The only public HTTP port. Nest routes Fastify's own errors (bad JSON,
@@ -25,6 +26,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   });
   const logger = new Logger('Gateway');
   const fastify = app.getHttpAdapter().getInstance();
+  // Before listen(): Nest registers the routes then, and the OpenAPI test compares the document with them.
+  recordRegisteredRoutes(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     try {
       assertJsonBody(request);

@@ -123,7 +123,7 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
       expect(key.lastUsedAt).toBeNull();
       const before = Date.now();
       for (let index = 0; index < 5; index += 1) await stack.api.get('/v1/api-keys', { key: key.key });
-      const used = await eventually(async () => (await stack.api.get(`/v1/api-keys/${key.id}`)).body.lastUsedAt as string | null, 5000);
+      const used = await eventually(async () => ((await stack.api.get(`/v1/api-keys/${key.id}`)).body.lastUsedAt as string | null) ?? undefined, 5000);
       expect(Date.parse(used)).toBeGreaterThanOrEqual(before - 1000);
       expect(Date.parse(used)).toBeLessThanOrEqual(Date.now());
     });

@@ -1,6 +1,13 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 
+let logDestination: pino.DestinationStream | undefined;
+
+/** Where loggers created from now on write (stdout by default); tests use it to read what would be logged. */
+export function setLogDestination(destination: pino.DestinationStream | undefined): void {
+  logDestination = destination;
+}
+
 /**
  * JSON logs through pino, with Nest's context as `context`. Secrets never
  * reach here by construction: nothing logs keys, hashes or bodies.
@@ -9,7 +16,8 @@ export class PinoLogger implements LoggerService {
   private readonly logger: Logger;
 
   constructor(app: string, level: string) {
-    this.logger = pino({ level, base: { app }, redact: ['*.authorization', '*.key', '*.secret', '*.password'] });
+    const options = { level, base: { app }, redact: ['*.authorization', '*.key', '*.secret', '*.password'] };
+    this.logger = logDestination ? pino(options, logDestination) : pino(options);
   }
 
   log(message: unknown, ...rest: unknown[]): void {

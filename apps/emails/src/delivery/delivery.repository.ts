@@ -87,7 +87,7 @@ export class DeliveryRepository {
    */
   async claimDue(owner: string, leaseMs: number, limit: number, onClaim: (manager: EntityManager, claimed: ClaimedEmail[]) => Promise<void>): Promise<ClaimedEmail[]> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: EmailRow[] = await manager.query(
+      const result: [EmailRow[], number] = await manager.query(
         `WITH due AS (
            SELECT id, status AS previous_status FROM emails.emails
             WHERE status IN ('queued', 'scheduled') AND next_attempt_at <= now()
@@ -102,7 +102,8 @@ export class DeliveryRepository {
          RETURNING e.*, due.previous_status`,
         [owner, leaseMs, limit],
       );
-      const claimed = rows.map(toClaimed);
+      // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
+      const claimed = result[0].map(toClaimed);
       if (claimed.length) await onClaim(manager, claimed);
       return claimed;
     });

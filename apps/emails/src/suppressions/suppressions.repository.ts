@@ -43,10 +43,11 @@ export class SuppressionsRepository {
       const field = params.endingBefore ? 'ending_before' : 'starting_after';
       if (!cursor) throw DomainError.validation(field, 'must be an address from a previous page that is still on the list');
       const comparison = params.endingBefore ? '>' : '<';
-      query.andWhere(`(s.created_at, s.address) ${comparison} (:createdAt, :address)`, {
-        createdAt: cursor.createdAt,
-        address: cursor.address,
-      });
+      // Compared in SQL: created_at has microseconds, a JS Date only milliseconds.
+      query.andWhere(
+        `(s.created_at, s.address) ${comparison} (SELECT c.created_at, c.address FROM emails.suppressions c WHERE c.mode = :mode AND c.address = :cursor)`,
+        { cursor: cursor.address },
+      );
     }
     const direction = params.endingBefore ? 'ASC' : 'DESC';
     const rows = await query

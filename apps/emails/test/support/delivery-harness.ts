@@ -1,6 +1,10 @@
 import { Client } from 'pg';
 import { EnvName } from '@mailroom/config';
-import { eventually, Stack, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+import { Resolver } from 'node:dns/promises';
+import { eventually, freeDnsPort, Stack, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+
+export const DKIM_ZONE = 'dkim.mailroom.localhost';
+export const SPF_INCLUDE = 'spf.mailroom.localhost';
 
 export interface DeliveryHarness {
   stack: Stack;
@@ -17,6 +21,11 @@ export interface DeliveryHarness {
 export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}): Promise<DeliveryHarness> {
   const smtp = await startTestSmtp();
   const dns = await startTestDns();
+  // The domains service answers its DKIM zone itself; the test DNS forwards that zone to it, as a delegation would.
+  const dkimPort = await freeDnsPort();
+  dns.forward(DKIM_ZONE, `127.0.0.1:${dkimPort}`);
+  // What the operator publishes at SPF_INCLUDE: this host (loopback) may send.
+  dns.set(SPF_INCLUDE, 'TXT', 'v=spf1 ip4:127.0.0.1 -all');
   const stack = await startStack({
     env: {
       DELIVERY_MODE: 'mx',
@@ -28,8 +37,9 @@ export async function startDeliveryHarness(env: Partial<Record<EnvName, string>>
       DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',
       DELIVERY_POLL_MS: '50',
       DELIVERY_LEASE_MS: '3000',
-      DKIM_DNS_BIND: '127.0.0.1:0',
-      LOG_LEVEL: 'warn',
+      DKIM_DNS_BIND: `127.0.0.1:${dkimPort}`,
+      DKIM_ZONE,
+      SPF_INCLUDE,
       ...env,
     },
   });
@@ -76,4 +86,25 @@ export async function emailReaching(stack: Stack, key: string, id: string, statu
   }, timeoutMs).catch((error: Error) => {
     throw new Error(`${error.message}; the email was ${JSON.stringify(last)}`);
   });
+}
+
+/**
+ * Adds `name` through the API, publishes the records it hands out in the test
+ * DNS, and verifies it: the domain a live email may be sent from.
+ */
+export async function verifiedDomain(harness: DeliveryHarness, name: string): Promise<void> {
+  const created = await harness.stack.api.post('/v1/domains', { name });
+  if (created.status >= 300) throw new Error(`adding ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+  for (const record of created.body.dnsRecords as Array<{ type: 'TXT' | 'CNAME'; host: string; value: string }>) {
+    harness.dns.set(record.host === '@' ? name : `${record.host}.${name}`, record.type, record.value);
+  }
+  const verified = await harness.stack.api.post(`/v1/domains/${created.body.id}/verify`);
+  if (verified.body?.status !== 'verified') throw new Error(`verifying ${name}: ${JSON.stringify(verified.body)}`);
+}
+
+/** A mailauth resolver over the test DNS server (which forwards the DKIM zone to the domains service's responder). */
+export function testDnsResolver(dns: TestDns): (name: string, rrtype: string) => Promise<any> {
+  const resolver = new Resolver({ timeout: 2000, tries: 1 });
+  resolver.setServers([dns.address]);
+  return (name, rrtype) => resolver.resolve(name, rrtype);
 }

@@ -1,12 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiKeyCreateDto, ApiKeyUpdateDto, ListQueryDto, RequestContext, toListParams, VerifiedApiKey } from '@mailroom/contracts';
 import { CallerKey, Ctx, RequirePermission } from '@mailroom/auth';
+import { CachedKeyVerifier } from '../auth/cached-key-verifier';
 import { KeysClient } from '../clients/keys.client';
 
 @Controller('v1/api-keys')
 @RequirePermission('api-keys:*')
 export class ApiKeysController {
-  constructor(private readonly keys: KeysClient) {}
+  constructor(
+    private readonly keys: KeysClient,
+    private readonly verifier: CachedKeyVerifier,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -25,12 +29,16 @@ export class ApiKeysController {
   }
 
   @Patch(':id')
-  update(@Ctx() ctx: RequestContext, @CallerKey() caller: VerifiedApiKey, @Param('id') id: string, @Body() body: ApiKeyUpdateDto) {
-    return this.keys.update(ctx, caller, id, body);
+  async update(@Ctx() ctx: RequestContext, @CallerKey() caller: VerifiedApiKey, @Param('id') id: string, @Body() body: ApiKeyUpdateDto) {
+    const updated = await this.keys.update(ctx, caller, id, body);
+    this.verifier.evict(id); // this replica's next request sees the change; others hear api-key.changed
+    return updated;
   }
 
   @Delete(':id')
-  delete(@Ctx() ctx: RequestContext, @Param('id') id: string) {
-    return this.keys.delete(ctx, id);
+  async delete(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    const deleted = await this.keys.delete(ctx, id);
+    this.verifier.evict(id);
+    return deleted;
   }
 }

@@ -23,6 +23,11 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   private readonly logger = new Logger(CachedKeyVerifier.name);
   private readonly cache = new Map<string, CacheEntry>();
   private readonly used = new Set<string>();
+  /**
+   * Bumped on every eviction. A lookup that was in flight while a key changed
+   * may carry the old answer, so it is used for that request but not cached.
+   */
+  private generation = 0;
   private connection?: NatsConnection;
   private flushTimer?: NodeJS.Timeout;
 
@@ -55,8 +60,10 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   async verify(keyHash: string): Promise<VerifiedApiKey | null> {
     const cached = this.cache.get(keyHash);
     if (cached && cached.expiresAt > Date.now()) return cached.key;
+    const generation = this.generation;
     const key = await this.keys.verify(keyHash);
-    if (key && this.config.KEY_CACHE_TTL_MS > 0) this.cache.set(keyHash, { key, expiresAt: Date.now() + this.config.KEY_CACHE_TTL_MS });
+    const unchanged = generation === this.generation;
+    if (key && unchanged && this.config.KEY_CACHE_TTL_MS > 0) this.cache.set(keyHash, { key, expiresAt: Date.now() + this.config.KEY_CACHE_TTL_MS });
     else this.cache.delete(keyHash);
     return key;
   }
@@ -65,7 +72,13 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
     this.used.add(keyId);
   }
 
-  private evict(keyId: string): void {
+  /**
+   * Forgets a key. Called for the broadcast change event, and directly by the
+   * replica that served the change: the event travels on another connection
+   * than the RPC reply, so it may arrive after the caller's next request.
+   */
+  evict(keyId: string): void {
+    this.generation += 1;
     for (const [hash, entry] of this.cache) if (entry.key.keyId === keyId) this.cache.delete(hash);
   }
 
@@ -80,6 +93,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
     for await (const status of connection.status()) {
       if (status.type === Events.Reconnect) {
         this.logger.warn('NATS reconnected; dropping the key cache in case a change was missed');
+        this.generation += 1;
         this.cache.clear();
       }
     }

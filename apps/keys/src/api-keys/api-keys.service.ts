@@ -21,6 +21,9 @@ import { assertWithinCaller, inheritFromCaller } from './grant-rules';
 
 export const KEYS_EVENTS_CLIENT = Symbol('KeysEventsClient');
 
+/** key_ + a ULID. Anything else cannot exist, and must not reach Postgres (a NUL byte there is a 500, not a 404). */
+const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
+
 @Injectable()
 export class ApiKeysService {
   constructor(
@@ -75,7 +78,7 @@ export class ApiKeysService {
   }
 
   private async find(ctx: RequestContext, id: string) {
-    const entity = await this.repository.findLive(id, ctx.mode);
+    const entity = KEY_ID.test(id) ? await this.repository.findLive(id, ctx.mode) : null;
     if (!entity) throw DomainError.notFound('API key', id);
     return entity;
   }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import type { DeliveryStatus, ListParams } from '@mailroom/contracts';
 import { KeysetPage, keysetPage } from '@mailroom/database';
+import { returningRows } from '../database/returning-rows';
 import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
 
@@ -43,7 +44,8 @@ export class DeliveriesRepository {
    * A delivery leased by a dispatcher right now is left alone (null).
    */
   async retryNow(id: string): Promise<DeliveryEntity | null> {
-    const rows: Array<{ id: string }> = await this.deliveries.query(
+    const rows = returningRows<{ id: string }>(
+      await this.deliveries.query(
       `UPDATE webhooks.deliveries
           SET attempt_limit = CASE WHEN status IN ('succeeded', 'failed') THEN attempts + 1 ELSE attempt_limit END,
               status = CASE WHEN status IN ('succeeded', 'failed') THEN 'pending' ELSE status END,
@@ -51,6 +53,7 @@ export class DeliveriesRepository {
         WHERE id = $1 AND (lease_expires_at IS NULL OR lease_expires_at < now())
         RETURNING id`,
       [id],
+      ),
     );
     return rows.length ? this.deliveries.findOneBy({ id }) : null;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { ulid } from 'ulid';
+import { returningRows } from '../database/returning-rows';
 import { afterFailure, afterSuccess, DisablePolicy, WebhookHealth } from './status-transitions';
 
 /** A due delivery with what sending it needs from its webhook. */
@@ -82,7 +83,8 @@ export class DispatchRepository {
    * `perEndpoint` at once, so a slow one holds only its own slots.
    */
   async claimDue(owner: string, leaseMs: number, limit: number, perEndpoint: number, inFlight: Record<string, number>): Promise<ClaimedDelivery[]> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
+    const rows = returningRows<Record<string, any>>(
+      await this.dataSource.query(
       `WITH candidates AS (
          SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhooks.deliveries d
           WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now()
@@ -102,6 +104,7 @@ export class DispatchRepository {
        RETURNING d.id, d.webhook_id, d.event_id, d.payload, d.attempts, d.attempt_limit, w.url, w.status AS webhook_status,
                  w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at`,
       [owner, leaseMs, limit, perEndpoint, JSON.stringify(inFlight)],
+      ),
     );
     return rows.map((row) => ({
       id: row.id,
@@ -150,13 +153,15 @@ export class DispatchRepository {
     const { delivery } = record;
     return this.dataSource.transaction(async (manager) => {
       const status = record.success ? 'succeeded' : record.nextAttemptAt ? 'retrying' : 'failed';
-      const updated: unknown[] = await manager.query(
+      const updated = returningRows(
+        await manager.query(
         `UPDATE webhooks.deliveries
             SET status = $3, attempts = attempts + 1, next_attempt_at = $4, last_response_code = $5, last_duration_ms = $6, last_error = $7,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           WHERE id = $1 AND lease_owner = $2
           RETURNING id`,
         [delivery.id, record.owner, status, record.success ? null : record.nextAttemptAt, record.responseCode, record.durationMs, record.error],
+        ),
       );
       if (!updated.length) return false;
       await manager.query(
@@ -172,12 +177,14 @@ export class DispatchRepository {
     const webhookId = record.delivery.webhookId;
     if (record.success) {
       // The common case: a healthy webhook. Skip the row lock unless something changes or lastDeliveryAt is stale.
-      const changed: unknown[] = await manager.query(
+      const changed = returningRows(
+        await manager.query(
         `UPDATE webhooks.webhooks SET last_delivery_at = now(), last_delivery_status = 'success', updated_at = now()
           WHERE id = $1 AND status = 'active' AND failure_count = 0
             AND (last_delivery_status IS DISTINCT FROM 'success' OR last_delivery_at IS NULL OR last_delivery_at < now() - make_interval(secs => $2::double precision / 1000))
           RETURNING id`,
         [webhookId, LAST_DELIVERY_REFRESH_MS / 1000],
+        ),
       );
       if (changed.length) return;
       const healthy: unknown[] = await manager.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 AND status = 'active' AND failure_count = 0`, [webhookId]);

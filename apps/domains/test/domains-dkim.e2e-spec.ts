@@ -1,0 +1,112 @@
+import { createPublicKey, sign, verify } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import { ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
+import DNS from 'dns2';
+import { firstValueFrom } from 'rxjs';
+import { dkimSign } from 'mailauth/lib/dkim/sign';
+import { dkimVerify } from 'mailauth/lib/dkim/verify';
+import { DkimZoneExportReply, DomainsSubjects, SenderIdentityReply } from '@mailroom/contracts';
+import { DKIM_ZONE, DomainsHarness, publish, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
+
+describe('domains: the DKIM zone the service answers itself', () => {
+  let harness: DomainsHarness;
+  let nats: ClientProxy;
+  beforeAll(async () => {
+    harness = await startDomainsHarness();
+    // Like a recursive resolver after the operator delegated DKIM_ZONE: the customer's CNAME leads into the service's own server.
+    harness.dns.forward(DKIM_ZONE, harness.dkimDns);
+    nats = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [harness.stack.nats.url] } });
+    await nats.connect();
+  }, 60000);
+  afterAll(async () => {
+    await nats?.close();
+    await stopDomainsHarness(harness);
+  });
+
+  const resolverFor = (address: string) => {
+    const resolver = new Resolver({ timeout: 1000, tries: 1 });
+    resolver.setServers([address]);
+    return resolver;
+  };
+  const ask = <T>(subject: string, payload: object) => firstValueFrom(nats.send<T>(subject, payload));
+
+  it('resolves the DKIM CNAME chain to the published key, which verifies what the stored private key signs', async () => {
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('dkim') })).body;
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const selector = domain.dnsRecords[1].host.split('.')[0];
+
+    // The chain: <selector>._domainkey.<domain> CNAME <label>.<zone>, whose TXT comes from the service's responder.
+    const chained = await resolverFor(harness.dns.address).resolveTxt(`${selector}._domainkey.${domain.name}`);
+    expect(chained).toHaveLength(1);
+    const record = chained[0].join('');
+    expect(record).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/);
+
+    // Straight from the responder: a 2048-bit key needs several ≤255-octet strings.
+    const direct = await resolverFor(harness.dkimDns).resolveTxt(domain.dnsRecords[1].value);
+    expect(direct[0].length).toBeGreaterThan(1);
+    expect(direct[0].every((part) => Buffer.byteLength(part) <= 255)).toBe(true);
+    expect(direct[0].join('')).toBe(record);
+
+    const { identity } = await ask<SenderIdentityReply>(DomainsSubjects.senderIdentity, { name: domain.name });
+    expect(identity).toMatchObject({ domainId: domain.id, name: domain.name, status: 'pending', dkim: { selector }, trackingBaseUrl: 'https://track.mailroom.test' });
+    expect(identity!.dkim.privateKeyPem).toContain('BEGIN PRIVATE KEY');
+
+    const publicKey = createPublicKey({ key: Buffer.from(record.split('p=')[1], 'base64'), format: 'der', type: 'spki' });
+    expect(publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    const data = Buffer.from('signed by the stored key');
+    expect(verify('sha256', data, publicKey, sign('sha256', data, identity!.dkim.privateKeyPem))).toBe(true);
+
+    // And a real DKIM signature (rsa-sha256, relaxed/relaxed) verified through DNS, as a receiving MTA would.
+    const message = Buffer.from(
+      [`From: sender@${domain.name}`, 'To: someone@example.org', 'Subject: DKIM through the delegated zone', `Date: ${new Date().toUTCString()}`, `Message-ID: <1@${domain.name}>`, '', 'Hello.', ''].join('\r\n'),
+    );
+    const signed = await dkimSign(message, { signingDomain: domain.name, selector, privateKey: identity!.dkim.privateKeyPem, canonicalization: 'relaxed/relaxed' });
+    expect(signed.errors).toEqual([]);
+    const result = await dkimVerify(Buffer.concat([Buffer.from(signed.signatures), message]), {
+      resolver: (name: string, type: string) => (resolverFor(harness.dns.address) as unknown as Record<string, (n: string) => Promise<unknown>>)[`resolve${type === 'TXT' ? 'Txt' : type}`](name),
+    });
+    expect(result.results[0].status.result).toBe('pass');
+    expect(result.results[0].signingDomain).toBe(domain.name);
+  });
+
+  it('answers SOA and NS at the apex, NXDOMAIN with the SOA for unknown names, REFUSED outside the zone, over UDP and TCP', async () => {
+    const resolver = resolverFor(harness.dkimDns);
+    const soa = await resolver.resolveSoa(DKIM_ZONE);
+    expect(soa).toMatchObject({ nsname: `ns.${DKIM_ZONE}`, hostmaster: `hostmaster.${DKIM_ZONE}` });
+    expect(await resolver.resolveNs(DKIM_ZONE)).toEqual([`ns.${DKIM_ZONE}`]);
+    await expect(resolver.resolveTxt(`mr202401-01j00000000000000000000000.${DKIM_ZONE}`)).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await expect(resolver.resolveTxt(`nonsense.${DKIM_ZONE}`)).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await expect(resolver.resolveTxt('example.com')).rejects.toMatchObject({ code: 'EREFUSED' });
+
+    const [host, port] = harness.dkimDns.split(':');
+    const tcp = DNS.TCPClient({ dns: host, port: Number(port) });
+    const missing = await tcp(`nonsense.${DKIM_ZONE}`, 'TXT');
+    expect(missing.header.rcode).toBe(3);
+    expect(missing.header.aa).toBe(1);
+    expect(missing.authorities[0].type).toBe(DNS.Packet.TYPE.SOA);
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('tcp') })).body;
+    const answer = await tcp(domain.dnsRecords[1].value, 'TXT');
+    expect(answer.header.rcode).toBe(0);
+    expect((answer.answers[0].data as string[]).join('')).toMatch(/^v=DKIM1; k=rsa; p=/);
+  });
+
+  it('answers null for a name that is not a domain of ours', async () => {
+    const reply = await ask<SenderIdentityReply>(DomainsSubjects.senderIdentity, { name: 'unknown.example' });
+    expect(reply).toEqual({ identity: null });
+  });
+
+  it('exports the zone as a zone file holding every key', async () => {
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('zone') })).body;
+    const { zoneFile } = await ask<DkimZoneExportReply>(DomainsSubjects.zoneExport, {});
+    expect(zoneFile).toContain(`$ORIGIN ${DKIM_ZONE}.`);
+    expect(zoneFile).toMatch(/@\tIN\tSOA\t/);
+    const label = domain.dnsRecords[1].value.replace(`.${DKIM_ZONE}`, '');
+    const line = zoneFile.split('\n').find((entry) => entry.startsWith(`${label}\tIN\tTXT`));
+    expect(line).toBeDefined();
+    const strings = [...line!.matchAll(/"([^"]*)"/g)].map((match) => match[1]);
+    expect(strings.length).toBeGreaterThan(1);
+    expect(strings.every((part) => part.length <= 255)).toBe(true);
+    const direct = await resolverFor(harness.dkimDns).resolveTxt(domain.dnsRecords[1].value);
+    expect(strings.join('')).toBe(direct[0].join(''));
+  });
+});

@@ -1,0 +1,156 @@
+import { authenticate } from 'mailauth';
+import { eventually } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, testDnsResolver, verifiedDomain } from './support/delivery-harness';
+
+const PIXEL = 'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
+
+/** Live delivery in mx mode, through a real SMTP server found by MX lookup in the test DNS. */
+describe('delivery in mx mode', () => {
+  let harness: DeliveryHarness;
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness();
+    for (const domain of ['example.test', 'other.test']) routeMailTo(harness.dns, domain);
+    await verifiedDomain(harness, 'acme.test');
+  });
+  afterAll(() => harness?.stop());
+  beforeEach(() => harness.smtp.clear());
+
+  const send = async (body: Record<string, unknown>) => {
+    const response = await harness.stack.api.post('/v1/emails', { from: 'Acme <hi@acme.test>', subject: 'Hello', text: 'Hi there', ...body });
+    expect(response.status).toBe(202);
+    return response.body.id as string;
+  };
+
+  it('delivers a DKIM-signed message that passes SPF and DMARC, with both bodies, the attachment and the inline image', async () => {
+    const id = await send({
+      to: 'Bob <bob@example.test>',
+      cc: 'carol@example.test',
+      bcc: 'dave@other.test',
+      replyTo: 'support@acme.test',
+      subject: 'Your receipt',
+      text: 'Plain receipt body',
+      html: '<p>HTML receipt body <img src="cid:logo"></p>',
+      headers: { 'X-Campaign': 'spring' },
+      attachments: [
+        { filename: 'receipt.txt', content: Buffer.from('paid in full').toString('base64'), contentType: 'text/plain' },
+        { filename: 'logo.gif', content: PIXEL, contentType: 'image/gif', contentId: 'logo' },
+      ],
+    });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.deliveredAt).toEqual(expect.any(String));
+    expect(email.recipients.map((recipient: any) => [recipient.address, recipient.status, recipient.smtpCode])).toEqual(
+      expect.arrayContaining([
+        ['bob@example.test', 'delivered', 250],
+        ['carol@example.test', 'delivered', 250],
+        ['dave@other.test', 'delivered', 250],
+      ]),
+    );
+
+    // One message per destination: bob and carol share example.test's MX, dave's domain has its own.
+    expect(harness.smtp.messages).toHaveLength(2);
+    const message = harness.smtp.messagesFor('bob@example.test')[0];
+    expect(message.rcptTo.sort()).toEqual(['bob@example.test', 'carol@example.test']);
+    expect(harness.smtp.messagesFor('dave@other.test')).toHaveLength(1);
+    expect(message.mailFrom).toBe('bounces@acme.test');
+    expect(message.helo).toBe('mailroom.test');
+    expect(message.secure).toBe(true);
+
+    const raw = message.raw.toString();
+    expect(raw).toMatch(new RegExp(`^Message-ID: <${id}@acme\\.test>\\r$`, 'm'));
+    expect(raw).toMatch(/^Date: .+\r$/m);
+    expect(raw).toMatch(/^Subject: Your receipt\r$/m);
+    expect(raw).toMatch(/^X-Campaign: spring\r$/m);
+    expect(raw).toMatch(/^Reply-To: support@acme\.test\r$/m);
+    expect(raw).not.toContain('dave@other.test');
+    expect(raw).toContain('multipart/alternative');
+    expect(raw).toContain('Plain receipt body');
+    expect(raw).toContain('HTML receipt body <img src=3D"cid:logo">');
+    expect(raw).toMatch(/filename=receipt\.txt/);
+    expect(raw).toContain(Buffer.from('paid in full').toString('base64'));
+    expect(raw).toMatch(/Content-Id: <logo>/i);
+
+    const result = await authenticate(message.raw, {
+      ip: '127.0.0.1',
+      helo: message.helo,
+      sender: message.mailFrom,
+      mta: 'mx.example.test',
+      resolver: testDnsResolver(harness.dns),
+    });
+    expect(result.dkim.results[0]).toMatchObject({ signingDomain: 'acme.test', status: { result: 'pass' } });
+    expect((result.spf as any).status.result).toBe('pass');
+    expect((result.dmarc as any).status.result).toBe('pass');
+
+    const events = await eventsOf(harness.db, id);
+    expect(events.filter((event) => event.type === 'email.delivered').map((event) => event.data.recipient).sort()).toEqual([
+      'bob@example.test',
+      'carol@example.test',
+      'dave@other.test',
+    ]);
+    expect(events.find((event) => event.type === 'email.delivered')!.data).toMatchObject({ emailId: id, from: 'Acme <hi@acme.test>', subject: 'Your receipt', smtp: { code: 250 } });
+  });
+
+  it('retries a 4xx and delivers once', async () => {
+    harness.smtp.failNext(451, '4.2.2 Mailbox full');
+    const id = await send({ to: 'full@example.test' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(harness.smtp.messagesFor('full@example.test')).toHaveLength(1);
+    const events = await eventsOf(harness.db, id);
+    expect(events.map((event) => event.type)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
+    expect(events[1].data).toMatchObject({ recipient: 'full@example.test', smtp: { code: 451, reply: '451 4.2.2 Mailbox full' }, nextAttemptAt: expect.any(String) });
+  });
+
+  it('bounces a 5xx, suppresses the address, and suppresses the next send to it', async () => {
+    harness.smtp.rejectRecipient('gone@example.test', 550, '5.1.1 No such user');
+    const id = await send({ to: ['gone@example.test', 'here@example.test'] });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    const gone = email.recipients.find((recipient: any) => recipient.address === 'gone@example.test');
+    expect(gone).toMatchObject({ status: 'bounced', smtpCode: 550, smtpReply: '550 5.1.1 No such user', attempts: 1 });
+    const { rows } = await harness.db.query(`SELECT reason, details FROM emails.suppressions WHERE mode = 'live' AND address = 'gone@example.test'`);
+    expect(rows).toEqual([{ reason: 'bounce', details: '550 5.1.1 No such user' }]);
+    expect((await eventsOf(harness.db, id)).find((event) => event.type === 'email.bounced')!.data).toMatchObject({ recipient: 'gone@example.test', smtp: { code: 550 } });
+
+    const again = await send({ to: 'gone@example.test' });
+    const second = await emailReaching(harness.stack, harness.stack.rootKey, again, ['suppressed']);
+    expect(second.recipients[0].status).toBe('suppressed');
+    expect(harness.smtp.messagesFor('gone@example.test')).toHaveLength(0);
+  });
+
+  it('fails a recipient once the retry schedule is used up', async () => {
+    harness.smtp.rejectRecipient('busy@example.test', 450, '4.2.1 Try later');
+    const id = await send({ to: 'busy@example.test' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['failed']);
+    // The schedule has three waits: four attempts in all.
+    expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 450, nextAttemptAt: null });
+    const types = (await eventsOf(harness.db, id)).map((event) => event.type);
+    expect(types).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivery_delayed', 'email.delivery_delayed', 'email.failed']);
+  });
+
+  it('retries while the server is down and delivers when it is back', async () => {
+    await harness.smtp.stop();
+    const id = await send({ to: 'patient@example.test' });
+    const delayed = await eventually(async () => {
+      const response = await harness.stack.api.get(`/v1/emails/${id}`);
+      const recipient = response.body.recipients[0];
+      return recipient.attempts >= 1 && recipient.status === 'deferred' ? response.body : undefined;
+    });
+    expect(delayed.status).toBe('queued');
+    expect(delayed.recipients[0].nextAttemptAt).toEqual(expect.any(String));
+    expect(delayed.recipients[0].smtpCode).toBeNull();
+    await harness.smtp.start();
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.recipients[0].status).toBe('delivered');
+    expect(harness.smtp.messagesFor('patient@example.test')).toHaveLength(1);
+  });
+
+  it('sends a scheduled email on time and not before', async () => {
+    const scheduledAt = new Date(Date.now() + 2500);
+    const id = await send({ to: 'later@example.test', scheduledAt: scheduledAt.toISOString() });
+    const message = await eventually(() => harness.smtp.messagesFor('later@example.test')[0], 10000, 20);
+    expect(message.receivedAt.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());
+    expect(message.receivedAt.getTime() - scheduledAt.getTime()).toBeLessThan(1000);
+    const events = (await eventsOf(harness.db, id)).map((event) => event.type);
+    expect(events).toEqual(['email.scheduled', 'email.queued', 'email.delivered']);
+  });
+});

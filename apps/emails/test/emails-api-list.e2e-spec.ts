@@ -1,0 +1,168 @@
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { emailBody, inOneDay } from './emails-api-fixtures';
+
+interface Item {
+  id: string;
+  createdAt: string;
+}
+
+/**
+ * 14 test-mode emails, oldest first: 13 from acme.test (to alternating
+ * even/odd, tags by i % 3, #1 and #4 cancelled, #12 suppressed) and the
+ * newest, #13, from other.test. All scheduled a day ahead, so no worker
+ * changes a status while the suite runs.
+ */
+describe('GET /v1/emails and GET /v1/emails/{id}', () => {
+  let stack: Stack;
+  let test: ApiClient;
+  const created: Item[] = [];
+  const ids = (indexes: number[]) => indexes.map((i) => created[i].id);
+  const listIds = async (query: string, client = test) => {
+    const response = await client.get(`/v1/emails${query}`);
+    expect(response.status).toBe(200);
+    return { ids: response.body.data.map((item: Item) => item.id), body: response.body };
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+    test = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+    await test.post('/v1/suppressions', { email: 'blocked@example.com' });
+    for (let i = 0; i < 14; i++) {
+      const response = await test.post(
+        '/v1/emails',
+        emailBody({
+          from: i === 13 ? 'hi@other.test' : 'Acme <hi@acme.test>',
+          to: i === 12 ? 'blocked@example.com' : i % 2 === 0 ? 'Even@Example.com' : 'odd@example.com',
+          tags: [['a', 'b'], ['a'], ['c']][i % 3],
+          subject: `email ${i}`,
+          scheduledAt: inOneDay(),
+        }),
+      );
+      expect(response.status).toBe(202);
+      created.push(response.body);
+    }
+    for (const i of [1, 4]) expect((await test.post(`/v1/emails/${created[i].id}/cancel`)).status).toBe(200);
+  });
+  afterAll(() => stack?.stop());
+
+  it('lists newest first with only the list fields, an exact totalCount and default limit 10', async () => {
+    const { ids: page, body } = await listIds('');
+    expect(page).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4]));
+    expect(body).toMatchObject({ object: 'list', hasMore: true, totalCount: 14 });
+    expect(Object.keys(body.data[0]).sort()).toEqual(['createdAt', 'from', 'id', 'object', 'status', 'subject', 'to']);
+    expect(body.data[1]).toMatchObject({ status: 'suppressed', to: ['blocked@example.com'], from: 'Acme <hi@acme.test>' });
+  });
+
+  it('pages forward with starting_after and back with ending_before, hasMore correct both ways', async () => {
+    const first = await listIds('?limit=5');
+    expect(first.ids).toEqual(ids([13, 12, 11, 10, 9]));
+    expect(first.body.hasMore).toBe(true);
+    const second = await listIds(`?limit=5&starting_after=${created[9].id}`);
+    expect(second.ids).toEqual(ids([8, 7, 6, 5, 4]));
+    expect(second.body.hasMore).toBe(true);
+    const third = await listIds(`?limit=5&starting_after=${created[4].id}`);
+    expect(third.ids).toEqual(ids([3, 2, 1, 0]));
+    expect(third.body).toMatchObject({ hasMore: false, totalCount: 14 });
+
+    const back = await listIds(`?limit=5&ending_before=${created[3].id}`);
+    expect(back.ids).toEqual(ids([8, 7, 6, 5, 4]));
+    expect(back.body.hasMore).toBe(true);
+    const backToStart = await listIds(`?limit=5&ending_before=${created[8].id}`);
+    expect(backToStart.ids).toEqual(ids([13, 12, 11, 10, 9]));
+    expect(backToStart.body).toMatchObject({ hasMore: false, totalCount: 14 });
+    const beyond = await listIds(`?limit=5&ending_before=${created[13].id}`);
+    expect(beyond.ids).toEqual([]);
+    expect(beyond.body.hasMore).toBe(false);
+  });
+
+  it('filters by status (any of the 8 states)', async () => {
+    expect((await listIds('?status=cancelled')).ids).toEqual(ids([4, 1]));
+    expect((await listIds('?status=suppressed')).ids).toEqual(ids([12]));
+    const scheduled = await listIds('?status=scheduled&limit=3');
+    expect(scheduled.body).toMatchObject({ totalCount: 11, hasMore: true });
+    expect((await listIds('?status=bounced')).body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
+  });
+
+  it('filters by a `to` address, case-insensitively', async () => {
+    const even = await listIds('?to=EVEN@example.COM');
+    expect(even.ids).toEqual(ids([10, 8, 6, 4, 2, 0]));
+    expect(even.body.totalCount).toBe(6);
+    const oddPaged = await listIds(`?to=odd@example.com&limit=2&starting_after=${created[11].id}`);
+    expect(oddPaged.ids).toEqual(ids([9, 7]));
+    expect(oddPaged.body).toMatchObject({ hasMore: true, totalCount: 7 });
+  });
+
+  it('filters by tags, every listed tag must match (ALL)', async () => {
+    expect((await listIds('?tags=a')).body.totalCount).toBe(10);
+    expect((await listIds('?tags=a,b')).ids).toEqual(ids([12, 9, 6, 3, 0]));
+    expect((await listIds('?tags=b,c')).body.totalCount).toBe(0);
+  });
+
+  it('filters by from_date (inclusive) and to_date (exclusive)', async () => {
+    const from = await listIds(`?from_date=${encodeURIComponent(created[5].createdAt)}&limit=100`);
+    expect(from.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5]));
+    const before = await listIds(`?to_date=${encodeURIComponent(created[5].createdAt)}`);
+    expect(before.ids).toEqual(ids([4, 3, 2, 1, 0]));
+    expect(before.body).toMatchObject({ totalCount: 5, hasMore: false });
+    const window = await listIds(`?from_date=${created[2].createdAt}&to_date=${created[4].createdAt}&status=scheduled`);
+    expect(window.ids).toEqual(ids([3, 2]));
+  });
+
+  it.each([
+    ['status=unknown', /^status: must be one of/],
+    ['to=not-an-address', /^to: /],
+    ['tags=bad tag', /^tags: /],
+    ['from_date=yesterday', /^from_date: must be an ISO 8601/],
+    ['to_date=2025-13-45', /^to_date: /],
+    ['limit=0', /^limit: /],
+    ['limit=101', /^limit: /],
+    ['starting_after=nope', /^starting_after: /],
+  ])('answers 422 for the bad filter %s', async (query, message) => {
+    const response = await test.get(`/v1/emails?${query.replace(' ', '%20')}`);
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toMatch(message);
+  });
+
+  it('retrieves the full object by id, and 404 not_found for an unknown id', async () => {
+    const response = await test.get(`/v1/emails/${created[0].id}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      id: created[0].id,
+      object: 'email',
+      status: 'scheduled',
+      tags: ['a', 'b'],
+      recipients: [{ address: 'even@example.com', kind: 'to', status: 'queued', attempts: 0, smtpCode: null, smtpReply: null, nextAttemptAt: null }],
+      opens: 0,
+      clicks: 0,
+      firstOpenedAt: null,
+      deliveredAt: null,
+    });
+    const missing = await test.get('/v1/emails/email_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+  });
+
+  it('keeps modes apart: a live key sees none of the test emails', async () => {
+    const live = await listIds('', stack.api);
+    expect(live.body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
+    expect((await stack.api.get(`/v1/emails/${created[0].id}`)).status).toBe(404);
+  });
+
+  it('shows a key with domainRestrictions only emails from its domains', async () => {
+    const restricted = stack.api.withKey((await stack.issueKey({ mode: 'test', domainRestrictions: ['acme.test'] })).key);
+    const listed = await listIds('?limit=100', restricted);
+    expect(listed.body.totalCount).toBe(13);
+    expect(listed.ids).not.toContain(created[13].id);
+    expect((await restricted.get(`/v1/emails/${created[13].id}`)).status).toBe(404);
+    expect((await restricted.get(`/v1/emails/${created[0].id}`)).status).toBe(200);
+  });
+
+  it('needs emails:list to list and emails:read to retrieve', async () => {
+    const sender = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:send'] })).key);
+    expect((await sender.get('/v1/emails')).status).toBe(403);
+    expect((await sender.get(`/v1/emails/${created[0].id}`)).status).toBe(403);
+    const lister = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:list'] })).key);
+    expect((await lister.get('/v1/emails')).status).toBe(200);
+    expect((await lister.get(`/v1/emails/${created[0].id}`)).status).toBe(403);
+  });
+});

@@ -1,0 +1,155 @@
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { connect, JSONCodec } from 'nats';
+import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
+
+describe('batch, cancel, reschedule and domain usage', () => {
+  let stack: Stack;
+  let test: ApiClient;
+  const count = async (where = 'true') =>
+    (await queryDatabase<{ n: number }>(stack.databaseUrl, `SELECT count(*)::int AS n FROM emails.emails WHERE ${where}`))[0].n;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+    test = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+  });
+  afterAll(() => stack?.stop());
+
+  describe('POST /v1/emails/batch', () => {
+    it('stores every email of {emails: [...]} in one go and answers a list in request order', async () => {
+      const response = await test.post('/v1/emails/batch', {
+        emails: [emailBody({ subject: 'b0' }), emailBody({ subject: 'b1', scheduledAt: inOneDay() })],
+      });
+      expect(response.status).toBe(202);
+      expect(response.body.object).toBe('list');
+      expect(response.body.data.map((e: { subject: string; status: string }) => [e.subject, e.status])).toEqual([
+        ['b0', 'queued'],
+        ['b1', 'scheduled'],
+      ]);
+      expect(await count(`subject IN ('b0', 'b1')`)).toBe(2);
+    });
+
+    it('accepts a bare array too', async () => {
+      const response = await test.post('/v1/emails/batch', [emailBody({ subject: 'bare' })]);
+      expect(response.status).toBe(202);
+      expect(response.body.data).toHaveLength(1);
+    });
+
+    it('is all or nothing: one invalid email stores none and names emails[i].field', async () => {
+      const before = await count();
+      const emails = [emailBody(), emailBody(), emailBody(), emailBody({ to: ['ok@example.com', 'x@'] })];
+      const response = await test.post('/v1/emails/batch', emails);
+      expect(response.status).toBe(422);
+      expect(response.body.error.message).toMatch(/^emails\[3\]\.to\[1\]: 'x@' is not a valid email address/);
+      const shape = await test.post('/v1/emails/batch', { emails: [emailBody(), emailBody({ subject: 7 })] });
+      expect(shape.status).toBe(422);
+      expect(shape.body.error.message).toMatch(/^emails\[1\]\.subject: /);
+      expect(await count()).toBe(before);
+    });
+
+    it('takes at most 100 emails and at least one', async () => {
+      const tooMany = await test.post('/v1/emails/batch', Array.from({ length: 101 }, () => emailBody()));
+      expect(tooMany.status).toBe(422);
+      expect(tooMany.body.error.message).toMatch(/^emails: /);
+      expect((await test.post('/v1/emails/batch', [])).status).toBe(422);
+      const hundred = await test.post('/v1/emails/batch', Array.from({ length: 100 }, (_, i) => emailBody({ subject: `h${i}` })));
+      expect(hundred.status).toBe(202);
+      expect(await count(`subject LIKE 'h%'`)).toBe(100);
+    });
+
+    it('replays a batch for the same Idempotency-Key and body', async () => {
+      const headers = { 'idempotency-key': 'batch-1' };
+      const first = await test.post('/v1/emails/batch', [emailBody({ subject: 'idem-batch' })], { headers });
+      const again = await test.post('/v1/emails/batch', [emailBody({ subject: 'idem-batch' })], { headers });
+      expect(again.body).toEqual(first.body);
+      expect(await count(`subject = 'idem-batch'`)).toBe(1);
+      // The same key on another route is another request.
+      expect((await test.post('/v1/emails', emailBody({ subject: 'idem-batch' }), { headers })).status).toBe(409);
+    });
+  });
+
+  describe('cancel and reschedule', () => {
+    it('cancels a scheduled email, with an outbox event, and 409 names the state afterwards', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      const cancelled = await test.post(`/v1/emails/${email.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({ id: email.id, status: 'cancelled' });
+      const [row] = await queryDatabase(stack.databaseUrl, 'SELECT next_attempt_at FROM emails.emails WHERE id = $1', [email.id]);
+      expect(row.next_attempt_at).toBeNull();
+      const events = await queryDatabase(stack.databaseUrl, `SELECT type FROM emails.outbox WHERE data->>'emailId' = $1 ORDER BY seq`, [email.id]);
+      expect(events.map((e) => e.type)).toEqual(['email.scheduled', 'email.cancelled']);
+      const again = await test.post(`/v1/emails/${email.id}/cancel`);
+      expect(again.status).toBe(409);
+      expect(again.body.error.message).toMatch(/is cancelled/);
+    });
+
+    it('answers 409 naming the state when cancelling an email that is not scheduled', async () => {
+      await test.post('/v1/suppressions', { email: 'never@example.com' });
+      const { body: email } = await test.post('/v1/emails', emailBody({ to: 'never@example.com' }));
+      const response = await test.post(`/v1/emails/${email.id}/cancel`);
+      expect(response.status).toBe(409);
+      expect(response.body.error.message).toMatch(/Only a scheduled email can be cancelled; .* is suppressed/);
+    });
+
+    it('reschedules a scheduled email with the same date rules', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      const later = new Date(Date.now() + 2 * 24 * 3600 * 1000).toISOString();
+      const response = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: later });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ status: 'scheduled', scheduledAt: later });
+      const [row] = await queryDatabase(stack.databaseUrl, 'SELECT next_attempt_at FROM emails.emails WHERE id = $1', [email.id]);
+      expect((row.next_attempt_at as Date).toISOString()).toBe(later);
+      expect((await test.patch(`/v1/emails/${email.id}`, { scheduledAt: '2020-01-01T00:00:00Z' })).body.error.message).toMatch(
+        /^scheduledAt: must be in the future/,
+      );
+      const far = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: new Date(Date.now() + 40 * 24 * 3600 * 1000).toISOString() });
+      expect(far.status).toBe(422);
+      expect((await test.patch(`/v1/emails/${email.id}`, {})).body.error.message).toMatch(/^scheduledAt: /);
+    });
+
+    it('answers 409 when rescheduling an email that is not scheduled, and 404 for an unknown or invisible id', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      await test.post(`/v1/emails/${email.id}/cancel`);
+      const response = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: inOneDay() });
+      expect(response.status).toBe(409);
+      expect(response.body.error.message).toMatch(/is cancelled/);
+      expect((await test.post('/v1/emails/email_01ARZ3NDEKTSV4RRFFQ69G5FAV/cancel')).status).toBe(404);
+      // A live key does not see test emails at all.
+      expect((await stack.api.post(`/v1/emails/${email.id}/cancel`)).status).toBe(404);
+    });
+
+    it('answers 409 while a worker holds a live lease on the scheduled email', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      await queryDatabase(stack.databaseUrl, `UPDATE emails.emails SET lease_owner = 'w1', lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [
+        email.id,
+      ]);
+      const response = await test.post(`/v1/emails/${email.id}/cancel`);
+      expect(response.status).toBe(409);
+      expect(response.body.error.message).toMatch(/being sent/);
+    });
+
+    it('needs emails:send', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      const reader = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:read'] })).key);
+      expect((await reader.post(`/v1/emails/${email.id}/cancel`)).status).toBe(403);
+      expect((await reader.patch(`/v1/emails/${email.id}`, { scheduledAt: inOneDay() })).status).toBe(403);
+    });
+  });
+
+  it('answers emails.domain.usage with the emails from the domain still queued or scheduled', async () => {
+    await test.post('/v1/emails', emailBody({ from: 'a@usage.test', scheduledAt: inOneDay() }));
+    await test.post('/v1/emails', emailBody({ from: 'b@Usage.test', scheduledAt: inOneDay() }));
+    const { body: cancelled } = await test.post('/v1/emails', emailBody({ from: 'c@usage.test', scheduledAt: inOneDay() }));
+    await test.post(`/v1/emails/${cancelled.id}/cancel`);
+    const nc = await connect({ servers: stack.nats.url });
+    try {
+      const codec = JSONCodec();
+      // Nest's NATS transport wraps payloads as { pattern, data, id } and answers { response }.
+      const reply = await nc.request('emails.domain.usage', codec.encode({ pattern: 'emails.domain.usage', data: { domainName: 'usage.test' }, id: '1' }), {
+        timeout: 5000,
+      });
+      expect((codec.decode(reply.data) as { response: unknown }).response).toEqual({ activeEmails: 2 });
+    } finally {
+      await nc.close();
+    }
+  });
+});

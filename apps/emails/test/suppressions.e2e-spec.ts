@@ -1,0 +1,79 @@
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
+
+describe('/v1/suppressions', () => {
+  let stack: Stack;
+  let test: ApiClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0' } });
+    test = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+  });
+  afterAll(() => stack?.stop());
+
+  it('adds an address (lower-cased, reason manual by default) with 201, and re-adding updates the reason', async () => {
+    const created = await test.post('/v1/suppressions', { email: 'Someone@Example.com' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ object: 'suppression', email: 'someone@example.com', reason: 'manual', details: null });
+    const again = await test.post('/v1/suppressions', { email: 'someone@example.com', reason: 'unsubscribe', details: 'footer link' });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ reason: 'unsubscribe', details: 'footer link', createdAt: created.body.createdAt });
+  });
+
+  it.each([
+    [{ email: 'nope' }, /^email: 'nope' is not a valid email address/],
+    [{}, /^email: /],
+    [{ email: 'a@example.com', reason: 'because' }, /^reason: must be one of/],
+    [{ email: 'a@example.com', extra: 1 }, /^extra: is not a known field/],
+  ])('answers 422 naming the field for %j', async (body, message) => {
+    const response = await test.post('/v1/suppressions', body);
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toMatch(message);
+  });
+
+  it('lists newest first with cursors in both directions and an exact totalCount', async () => {
+    const other = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+    // The list is per mode, shared by the mode's keys: count what other tests added first.
+    const before = (await other.get('/v1/suppressions?limit=1')).body.totalCount;
+    for (let i = 0; i < 5; i++) expect((await other.post('/v1/suppressions', { email: `page${i}@example.com` })).status).toBe(201);
+    const first = await other.get('/v1/suppressions?limit=2');
+    expect(first.body.data.map((s: { email: string }) => s.email)).toEqual(['page4@example.com', 'page3@example.com']);
+    expect(first.body).toMatchObject({ object: 'list', hasMore: true, totalCount: before + 5 });
+    const second = await other.get('/v1/suppressions?limit=2&starting_after=page3@example.com');
+    expect(second.body.data.map((s: { email: string }) => s.email)).toEqual(['page2@example.com', 'page1@example.com']);
+    expect(second.body.hasMore).toBe(true);
+    const back = await other.get('/v1/suppressions?limit=2&ending_before=page2@example.com');
+    expect(back.body.data.map((s: { email: string }) => s.email)).toEqual(['page4@example.com', 'page3@example.com']);
+    expect(back.body.hasMore).toBe(false);
+    const unknown = await other.get('/v1/suppressions?starting_after=ghost@example.com');
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.message).toMatch(/^starting_after: /);
+  });
+
+  it('deletes an address, then 404 for one not on the list', async () => {
+    await test.post('/v1/suppressions', { email: 'remove@example.com' });
+    const deleted = await test.delete('/v1/suppressions/Remove@Example.com');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ object: 'suppression', email: 'remove@example.com', deleted: true });
+    const listed = await test.get('/v1/suppressions?limit=100');
+    expect(listed.body.data.map((s: { email: string }) => s.email)).not.toContain('remove@example.com');
+    const again = await test.delete('/v1/suppressions/remove@example.com');
+    expect(again.status).toBe(404);
+    expect(again.body.error.code).toBe('not_found');
+  });
+
+  it('keeps the live list apart from the test list', async () => {
+    await stack.api.post('/v1/suppressions', { email: 'live-only@example.com' });
+    expect((await test.get('/v1/suppressions?limit=100')).body.data.map((s: { email: string }) => s.email)).not.toContain('live-only@example.com');
+    expect((await test.delete('/v1/suppressions/live-only@example.com')).status).toBe(404);
+  });
+
+  it('needs emails:read to list and emails:send to add or delete', async () => {
+    const reader = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:read'] })).key);
+    expect((await reader.get('/v1/suppressions')).status).toBe(200);
+    expect((await reader.post('/v1/suppressions', { email: 'x@example.com' })).status).toBe(403);
+    expect((await reader.delete('/v1/suppressions/x@example.com')).status).toBe(403);
+    const sender = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:send'] })).key);
+    expect((await sender.get('/v1/suppressions')).status).toBe(403);
+    expect((await sender.post('/v1/suppressions', { email: 'x@example.com' })).status).toBe(201);
+  });
+});

@@ -1,0 +1,76 @@
+import { ValidationTypes } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * JSON Schemas for Mailroom's own class-validator rules. class-validator-jsonschema
+ * knows the built-in decorators; a rule made with registerDecorator is keyed by its
+ * `name`, and without a converter it would say nothing about the field.
+ */
+export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
+  // libs/contracts/src/validation/validators.ts
+  isHostname: {
+    type: 'string',
+    format: 'hostname',
+    maxLength: 253,
+    pattern: '^[a-z0-9.-]+$',
+    description: 'A lower-case DNS hostname with a TLD, no trailing dot and no IP literal, e.g. example.com.',
+  },
+  isIpOrCidr: {
+    type: 'string',
+    anyOf: [
+      { format: 'ipv4' },
+      { format: 'ipv6' },
+      { pattern: '^[0-9.]+/(3[0-2]|[12]?[0-9])$' },
+      { pattern: '^[0-9A-Fa-f:.]+/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$' },
+    ],
+    description: 'An IPv4/IPv6 address or CIDR range, e.g. 203.0.113.0/24.',
+  },
+  isFutureTimestamp: { type: 'string', format: 'date-time', description: 'An ISO 8601 timestamp in the future.' },
+  // libs/contracts/src/domains/dto/domain-create.dto.ts
+  isDomainName: {
+    type: 'string',
+    maxLength: 253,
+    description: 'A domain name such as example.com; any case and IDN are accepted and stored as lower-case punycode.',
+  },
+  // libs/contracts/src/emails/dto/email-validators.ts
+  isStringOrStringArray: {
+    anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+  },
+  isFlatStringMap: { type: 'object', additionalProperties: { type: 'string' } },
+  isIsoTimestamp: { type: 'string', format: 'date-time' },
+};
+
+const PRIMITIVE_SCHEMAS = new Map<unknown, JsonSchema>([
+  [String, { type: 'string' }],
+  [Number, { type: 'number' }],
+  [Boolean, { type: 'boolean' }],
+  [Array, { type: 'array' }],
+]);
+
+function messageOf(meta: ValidationMetadata): string | undefined {
+  return typeof meta.message === 'string' ? meta.message : undefined;
+}
+
+/**
+ * Converters keyed as class-validator-jsonschema expects. Known rules get their
+ * schema plus the rule's message as description (the message is what a caller
+ * reads in a 422, so the reference says the same thing). An unknown custom rule
+ * falls back to the property's declared type, never to a `$ref` to `Object`.
+ */
+export function customValidatorConverters(): Record<string, (meta: ValidationMetadata) => JsonSchema> {
+  const converters: Record<string, (meta: ValidationMetadata) => JsonSchema> = {};
+  for (const [name, schema] of Object.entries(CUSTOM_VALIDATOR_SCHEMAS)) {
+    converters[name] = (meta) => {
+      const message = messageOf(meta);
+      return message && !schema.description ? { ...schema, description: message } : { ...schema };
+    };
+  }
+  converters[ValidationTypes.CUSTOM_VALIDATION] = (meta) => {
+    const declared = typeof meta.target === 'function' ? Reflect.getMetadata('design:type', meta.target.prototype, meta.propertyName) : undefined;
+    const message = messageOf(meta);
+    return { ...(PRIMITIVE_SCHEMAS.get(declared) ?? {}), ...(message ? { description: message } : {}) };
+  };
+  return converters;
+}

@@ -1,0 +1,79 @@
+import { ErrorCode, HTTP_STATUS_BY_CODE } from '@mailroom/errors';
+import type { JsonSchema } from './custom-validator-converters';
+import type { DiscoveredRoute } from './route-discovery';
+
+/** The one error body of the API, `{ error: { code, message } }`, with every code libs/errors knows. */
+export const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', enum: Object.values(ErrorCode) },
+        message: { type: 'string', description: 'Human-readable; for validation_error it names the field, e.g. `to[1]: ...`.' },
+      },
+    },
+  },
+};
+
+const codesFor = (status: number) =>
+  Object.entries(HTTP_STATUS_BY_CODE)
+    .filter(([, mapped]) => mapped === status)
+    .map(([code]) => `\`${code}\``)
+    .join(' or ');
+
+const WHEN: Record<number, string> = {
+  400: 'The body is not valid JSON.',
+  401: 'The Authorization header is missing or the key is malformed, unknown, deleted, expired or of the wrong mode.',
+  403: 'The key lacks the permission this operation needs, the request comes from outside its ipRestrictions, or a domainRestriction excludes the resource.',
+  404: 'No resource has this id (or the key may not see it).',
+  409: 'The request conflicts with the resource state.',
+  413: 'The body is larger than BODY_LIMIT_BYTES.',
+  415: 'The body is not application/json.',
+  422: 'A field, query parameter or path parameter is invalid; the message names it.',
+  429: 'The key is over its rate limit; retry after Retry-After seconds.',
+  500: 'An unexpected error; it is logged with an error id and no detail is shown.',
+  503: 'A service behind the gateway did not answer in time.',
+};
+
+/**
+ * Operations that can answer 409, with why. Keyed `METHOD /path` as in the
+ * document; the e2e test fails when a key here names no route.
+ */
+export const CONFLICTS: Record<string, string> = {
+  'POST /v1/domains': 'A domain with this name already exists.',
+  'DELETE /v1/domains/{id}': '`in_use`: emails from this domain are still queued, scheduled or being delivered.',
+  'POST /v1/emails': 'The Idempotency-Key was used with a different body.',
+  'POST /v1/emails/batch': 'The Idempotency-Key was used with a different body.',
+  'POST /v1/emails/{id}/cancel': 'Only a scheduled email can be cancelled; the message names the current state.',
+  'PATCH /v1/emails/{id}': 'Only a scheduled email can be rescheduled; the message names the current state.',
+};
+
+export const operationKey = (route: Pick<DiscoveredRoute, 'method' | 'path'>) => `${route.method.toUpperCase()} ${route.path}`;
+
+/** The statuses an operation can fail with: the common ones, plus 404/409/400/413/415 where they apply. */
+export function errorStatuses(route: DiscoveredRoute): number[] {
+  const statuses = new Set<number>([500]);
+  if (route.permission !== null) [401, 403, 422, 429, 503].forEach((status) => statuses.add(status));
+  if (route.pathParams.length) statuses.add(404);
+  if (CONFLICTS[operationKey(route)]) statuses.add(409);
+  if (route.hasBody) [400, 413, 415, 422].forEach((status) => statuses.add(status));
+  return [...statuses].sort((a, b) => a - b);
+}
+
+export function errorResponses(route: DiscoveredRoute): Record<string, JsonSchema> {
+  const responses: Record<string, JsonSchema> = {};
+  for (const status of errorStatuses(route)) {
+    const why = status === 409 ? CONFLICTS[operationKey(route)] : WHEN[status];
+    responses[String(status)] = {
+      description: `${codesFor(status)}. ${why}`,
+      ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return responses;
+}

@@ -1,0 +1,127 @@
+import { BODY_OVERRIDES } from './body-overrides';
+import type { JsonSchema } from './custom-validator-converters';
+import { reachableSchemas, schemaRef } from './dto-schemas';
+import { ERROR_SCHEMA, errorResponses, operationKey } from './error-responses';
+import { RESPONSE_COMPONENTS, successResponse } from './response-schemas';
+import type { DiscoveredRoute } from './route-discovery';
+
+export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+const HEADERS: Record<string, JsonSchema> = {
+  'RateLimit-Limit': { description: 'The burst size of the key (RATE_LIMIT_BURST).', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests the key may still make right now.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+};
+
+const HEADER_PARAMETERS: Record<string, string> = {
+  'idempotency-key':
+    'Makes the request safe to retry: the same key and body within 24 hours answer the first response again; the same key with another body is 409 conflict.',
+};
+
+const DESCRIPTION = [
+  'The Mailroom HTTP JSON API. Every request carries `Authorization: Bearer <API key>` unless the operation says it is public.',
+  'Each operation names the permission its key needs (also in `x-permission`). Errors always have the body `{ "error": { "code", "message" } }`.',
+  'Lists are newest first with `limit`, `starting_after` and `ending_before` cursors, and answer `{ object: "list", data, hasMore, totalCount }`.',
+].join('\n\n');
+
+/** `/v1/domains/{id}` → `domains`; `/health` → `health`. */
+function tagOf(path: string): string {
+  const segments = path.split('/').filter(Boolean);
+  return (segments[0] === 'v1' ? segments[1] : segments[0]) ?? 'root';
+}
+
+function parametersOf(route: DiscoveredRoute, dtoSchemas: Record<string, JsonSchema>): JsonSchema[] {
+  const parameters: JsonSchema[] = route.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const query = route.queryType ? dtoSchemas[route.queryType.name] : undefined;
+  if (query) {
+    const required = new Set((query.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
+      const { description, ...rest } = schema;
+      parameters.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest });
+    }
+  }
+  for (const name of route.headerParams) {
+    parameters.push({ name, in: 'header', required: false, description: HEADER_PARAMETERS[name.toLowerCase()], schema: { type: 'string', maxLength: 255 } });
+  }
+  return parameters;
+}
+
+/** The body schema and the DTO names it pulls into components. */
+function requestBodyOf(route: DiscoveredRoute, dtoSchemas: Record<string, JsonSchema>): { body?: JsonSchema; roots: string[] } {
+  const override = BODY_OVERRIDES[operationKey(route)];
+  let schema: JsonSchema | undefined;
+  let roots: string[] = [];
+  if (override) {
+    schema = override.schema;
+    roots = override.dtos.map((dto) => dto.name);
+  } else if (route.bodyType && dtoSchemas[route.bodyType.name]) {
+    schema = schemaRef(route.bodyType.name);
+    roots = [route.bodyType.name];
+  } else if (route.hasBody) {
+    schema = { type: 'object' };
+  }
+  if (!schema) return { roots };
+  return { body: { required: true, content: { 'application/json': { schema } } }, roots };
+}
+
+function describe(route: DiscoveredRoute): string {
+  if (route.permission === null) return 'Public: no API key needed.';
+  const permission = route.permission === '*' ? 'the `*` (full access)' : `the \`${route.permission}\``;
+  return `Requires ${permission} permission (a key holding \`*\` may call every operation).`;
+}
+
+function successOf(route: DiscoveredRoute): Record<string, JsonSchema> {
+  const shape = successResponse(route.method, route.path);
+  const contentType = shape.contentType ?? 'application/json';
+  const status = operationKey(route) === 'GET /t/c/{token}' ? 302 : route.successStatus;
+  const headers =
+    route.permission === null ? undefined : Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  return {
+    [String(status)]: {
+      description: shape.description ?? 'Success.',
+      ...(headers ? { headers } : {}),
+      ...(shape.schema || shape.contentType ? { content: { [contentType]: { schema: shape.schema ?? { type: 'string', contentMediaType: contentType } } } } : {}),
+    },
+  };
+}
+
+/**
+ * Builds the OpenAPI 3.1 document from the routes Nest registered and the DTO
+ * schemas class-validator knows. Pure: the same routes give the same document.
+ */
+export function buildOpenApiDocument(routes: DiscoveredRoute[], dtoSchemas: Record<string, JsonSchema>): OpenApiDocument {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const roots = new Set<string>();
+  for (const route of routes) {
+    const parameters = parametersOf(route, dtoSchemas);
+    const { body, roots: bodyRoots } = requestBodyOf(route, dtoSchemas);
+    bodyRoots.forEach((name) => roots.add(name));
+    paths[route.path] ??= {};
+    paths[route.path][route.method] = {
+      operationId: route.operationId,
+      tags: [tagOf(route.path)],
+      summary: `${route.method.toUpperCase()} ${route.path}`,
+      description: describe(route),
+      'x-permission': route.permission ?? 'public',
+      ...(route.permission === null ? { security: [] } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(body ? { requestBody: body } : {}),
+      responses: { ...successOf(route), ...errorResponses(route) },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Mailroom API', version: 'v1', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    tags: [...new Set(routes.map((route) => tagOf(route.path)))].sort().map((name) => ({ name })),
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `mr_…` (live) or `mr_test_…` (test).' } },
+      headers: HEADERS,
+      schemas: { Error: ERROR_SCHEMA, ...RESPONSE_COMPONENTS, ...reachableSchemas(dtoSchemas, roots) },
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { RequestMethod, SetMetadata } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { PERMISSION_METADATA, PUBLIC_METADATA } from '@mailroom/auth';
+
+export const EXCLUDE_FROM_OPENAPI = 'mailroom:openapi-exclude';
+
+/** Leaves a route out of the reference (the /docs page's static assets). */
+export const ExcludeFromOpenApi = () => SetMetadata(EXCLUDE_FROM_OPENAPI, true);
+
+type Constructor = new (...args: never[]) => unknown;
+
+/** One controller route as Nest will register it, with what the document needs to describe it. */
+export interface DiscoveredRoute {
+  /** Lower-case HTTP method, as OpenAPI keys operations. */
+  method: string;
+  /** OpenAPI form: `/v1/domains/{id}`. */
+  path: string;
+  controller: string;
+  handler: string;
+  /** Null for public routes; `*` when a route names none (the guard fails closed). */
+  permission: string | null;
+  successStatus: number;
+  /** The @Body() parameter's declared class, when it is one (not `unknown`/`object`). */
+  bodyType: Constructor | null;
+  /** Whether the handler takes a @Body() at all, class or not. */
+  hasBody: boolean;
+  queryType: Constructor | null;
+  pathParams: string[];
+  headerParams: string[];
+  /** The JSDoc-free summary: `ControllerName.handler`, used for operationId. */
+  operationId: string;
+}
+
+const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Object, Array, Promise, undefined]);
+
+interface RouteArg {
+  index: number;
+  data?: unknown;
+}
+
+/** `v1/domains` + `:id/verify` → `/v1/domains/{id}/verify`. */
+export function toOpenApiPath(controllerPath: string, handlerPath: string): string {
+  const joined = `/${controllerPath}/${handlerPath}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
+  return joined.replace(/:([A-Za-z0-9_]+)\??/g, '{$1}');
+}
+
+function asPaths(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return [typeof value === 'string' ? value : '/'];
+}
+
+/**
+ * Enumerates every controller route of the running app from Nest's own
+ * metadata, so routes added by anyone show up without a hand-kept list.
+ */
+export function discoverRoutes(discovery: DiscoveryService, scanner: MetadataScanner, reflector: Reflector): DiscoveredRoute[] {
+  const routes: DiscoveredRoute[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const controller = wrapper.metatype as Constructor | undefined;
+    if (!controller || !wrapper.instance) continue;
+    const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, unknown>;
+    for (const handlerName of scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[handlerName] as (...args: unknown[]) => unknown;
+      const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      const handlerPath = Reflect.getMetadata(PATH_METADATA, handler) as unknown;
+      if (requestMethod === undefined || handlerPath === undefined) continue;
+      if (reflector.getAllAndOverride<boolean>(EXCLUDE_FROM_OPENAPI, [handler, controller])) continue;
+      const describe = (path: string) => describeRoute(controller, prototype, handlerName, handler, requestMethod, path, reflector);
+      for (const controllerPath of asPaths(Reflect.getMetadata(PATH_METADATA, controller))) {
+        for (const path of asPaths(handlerPath)) routes.push(describe(toOpenApiPath(controllerPath, path)));
+      }
+    }
+  }
+  return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+}
+
+function describeRoute(
+  controller: Constructor,
+  prototype: object,
+  handlerName: string,
+  handler: (...args: unknown[]) => unknown,
+  requestMethod: RequestMethod,
+  path: string,
+  reflector: Reflector,
+): DiscoveredRoute {
+  const method = RequestMethod[requestMethod].toLowerCase();
+  const targets = [handler, controller];
+  const isPublic = reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets) === true;
+  const permission = isPublic ? null : (reflector.getAllAndOverride<string>(PERMISSION_METADATA, targets) ?? '*');
+  const explicitStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handlerName) ?? {}) as Record<string, RouteArg>;
+  const paramTypes = (Reflect.getMetadata('design:paramtypes', prototype, handlerName) ?? []) as unknown[];
+  const byKind = (kind: RouteParamtypes) =>
+    Object.entries(args)
+      .filter(([key]) => key.split(':')[0] === String(kind))
+      .map(([, arg]) => arg);
+  const classOf = (arg: RouteArg | undefined): Constructor | null => {
+    // @Body('field') takes one field, not the DTO; only a whole-body class is described.
+    if (!arg || arg.data !== undefined) return null;
+    const type = paramTypes[arg.index];
+    return typeof type === 'function' && !PRIMITIVES.has(type) ? (type as Constructor) : null;
+  };
+  const bodies = byKind(RouteParamtypes.BODY);
+  const fromPattern = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+  return {
+    method,
+    path,
+    controller: controller.name,
+    handler: handlerName,
+    permission,
+    successStatus: explicitStatus ?? (method === 'post' ? 201 : 200),
+    bodyType: classOf(bodies[0]),
+    hasBody: bodies.length > 0,
+    queryType: classOf(byKind(RouteParamtypes.QUERY)[0]),
+    pathParams: fromPattern,
+    headerParams: byKind(RouteParamtypes.HEADERS)
+      .map((arg) => arg.data)
+      .filter((name): name is string => typeof name === 'string'),
+    operationId: `${controller.name.replace(/Controller$/, '')}_${handlerName}`,
+  };
+}

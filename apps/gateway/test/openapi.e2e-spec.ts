@@ -1,0 +1,223 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validateSync } from 'class-validator';
+import * as contracts from '@mailroom/contracts';
+import { ErrorCode } from '@mailroom/errors';
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { bootstrapGateway } from '../src/bootstrap';
+import { BODY_OVERRIDES } from '../src/openapi/body-overrides';
+import { CONFLICTS } from '../src/openapi/error-responses';
+import { registeredRoutes } from '../src/openapi/registered-routes';
+import { RESPONSES_BY_OPERATION } from '../src/openapi/response-schemas';
+
+type Json = Record<string, any>;
+interface Operation {
+  key: string;
+  method: string;
+  path: string;
+  op: Json;
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+/** POST routes that act on a resource and take no body. */
+const BODILESS = new Set(['verify', 'cancel', 'rotate', 'retry', 'test']);
+const SAMPLE_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+
+function operationsOf(doc: Json): Operation[] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op: op as Json })),
+  );
+}
+
+/** The DTO classes exported by @mailroom/contracts, by class name. */
+const dtoClasses = new Map<string, new () => object>(
+  Object.values(contracts)
+    .filter((value): value is new () => object => typeof value === 'function' && /Dto$/.test(value.name))
+    .map((cls) => [cls.name, cls]),
+);
+
+/** Read from class-validator directly, not through the generator: every property that has a rule. */
+function validatedProperties(cls: new () => object): string[] {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  return [...new Set(metadata.map((meta) => meta.propertyName))].sort();
+}
+
+/** Required = fails validation when absent: an empty object names exactly the fields that may not be left out. */
+function requiredProperties(cls: new () => object): string[] {
+  const errors = validateSync(plainToInstance(cls, {}), { whitelist: true, forbidNonWhitelisted: true });
+  return errors.map((error) => error.property).sort();
+}
+
+function refsIn(schema: unknown): string[] {
+  if (Array.isArray(schema)) return schema.flatMap(refsIn);
+  if (!schema || typeof schema !== 'object') return [];
+  return Object.entries(schema).flatMap(([key, value]) =>
+    key === '$ref' && typeof value === 'string' ? [value.replace('#/components/schemas/', '')] : refsIn(value),
+  );
+}
+
+describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
+  let stack: Stack;
+  let gateway: NestFastifyApplication;
+  let api: ApiClient;
+  let doc: Json;
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    // Only the gateway matters; it is booted here so the test can read what Fastify registered.
+    stack = await startStack({ apps: ['keys'] });
+    gateway = await bootstrapGateway({ ...stack.configFor('gateway'), PORT: 0 });
+    const { port } = gateway.getHttpServer().address() as AddressInfo;
+    api = new ApiClient(`http://127.0.0.1:${port}`, stack.rootKey);
+    const response = await api.get('/openapi.json', { key: null });
+    expect(response.status).toBe(200);
+    doc = response.body;
+    operations = operationsOf(doc);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await stack?.stop();
+  });
+
+  it('is a valid OpenAPI 3.1 document, checked by an independent validator', async () => {
+    expect(doc).toMatchObject({ openapi: '3.1.0', info: { title: expect.any(String), version: expect.any(String) } });
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(10);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const dir = await mkdtemp(join(tmpdir(), 'openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      await writeFile(file, JSON.stringify(doc));
+      // The validator is ESM-only, so it runs as its own process (its CLI exits 1 when invalid).
+      const cli = require.resolve('@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, file]).catch((error) => error);
+      expect(JSON.parse(stdout)).toMatchObject({ valid: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('documents every /v1 route Fastify registered, and no route that does not exist', () => {
+    const registered = registeredRoutes(gateway)
+      .filter((route) => !['HEAD', 'OPTIONS'].includes(route.method))
+      .map((route) => `${route.method} ${route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1')}`);
+    const apiRoutes = [...new Set(registered.filter((key) => key.split(' ')[1].startsWith('/v1/')))].sort();
+    expect(apiRoutes.length).toBeGreaterThan(20);
+    const documented = operations.map((operation) => operation.key);
+    expect(apiRoutes.filter((key) => !documented.includes(key))).toEqual([]);
+    expect(documented.filter((key) => !registered.includes(key))).toEqual([]);
+    for (const { key, op } of operations) {
+      expect({ key, permission: typeof op['x-permission'] }).toEqual({ key, permission: 'string' });
+      expect(op.description).toContain(op['x-permission'] === 'public' ? 'Public' : `\`${op['x-permission']}\``);
+    }
+  });
+
+  it('names the permission the guard really enforces: a key without permissions is refused naming it', async () => {
+    const { key } = await stack.issueKey({ permissions: [] });
+    const secured = operations.filter(({ path, op }) => path.startsWith('/v1/') && op['x-permission'] !== 'public');
+    expect(secured.length).toBeGreaterThan(20);
+    for (const { key: operation, method, path, op } of secured) {
+      expect({ operation, security: op.security }).toEqual({ operation, security: undefined });
+      const url = path.replace(/\{[^}]+\}/g, `x_${SAMPLE_ID}`);
+      const response = await api.request(method.toUpperCase(), url, { key, body: op.requestBody ? {} : undefined });
+      expect({ operation, status: response.status, message: response.body?.error?.message }).toEqual({
+        operation,
+        status: 403,
+        message: expect.stringContaining(`'${op['x-permission']}'`),
+      });
+    }
+  });
+
+  it('marks public routes with security: [] and they answer without a key', async () => {
+    const publicOps = operations.filter(({ op }) => op['x-permission'] === 'public');
+    expect(publicOps.map(({ key }) => key)).toEqual(expect.arrayContaining(['GET /openapi.json', 'GET /docs', 'GET /health/live']));
+    for (const { key, op } of publicOps) expect({ key, security: op.security }).toEqual({ key, security: [] });
+    expect((await api.get('/health/live', { key: null })).status).toBe(200);
+  });
+
+  it('describes each request body exactly as its DTO validates it: same properties, same required ones', () => {
+    const withBody = operations.filter(({ method, path }) => ['post', 'put', 'patch'].includes(method) && path.startsWith('/v1/'));
+    const missing = withBody.filter(({ path, op }) => !op.requestBody && !BODILESS.has(path.split('/').pop()!));
+    expect(missing.map(({ key }) => key)).toEqual([]);
+    const checked = new Set<string>();
+    const pending = withBody.flatMap(({ op }) => refsIn(op.requestBody?.content?.['application/json']?.schema));
+    expect(pending).toEqual(expect.arrayContaining(['ApiKeyCreateDto', 'DomainCreateDto', 'EmailSendDto', 'WebhookCreateDto']));
+    while (pending.length) {
+      const name = pending.pop()!;
+      if (checked.has(name)) continue;
+      checked.add(name);
+      const cls = dtoClasses.get(name);
+      const schema = doc.components.schemas[name];
+      expect({ name, exported: Boolean(cls), documented: Boolean(schema) }).toEqual({ name, exported: true, documented: true });
+      expect({ name, properties: Object.keys(schema.properties).sort() }).toEqual({ name, properties: validatedProperties(cls!) });
+      expect({ name, required: [...(schema.required ?? [])].sort() }).toEqual({ name, required: requiredProperties(cls!) });
+      pending.push(...refsIn(schema));
+    }
+    // Nested DTOs are reached through the references, not only the top-level bodies.
+    expect([...checked]).toEqual(expect.arrayContaining(['EmailAttachmentDto', 'EmailTrackingDto', 'EmailBatchDto']));
+  });
+
+  it('gives custom validators meaningful schemas', () => {
+    const { ApiKeyCreateDto: create } = doc.components.schemas;
+    expect(create.properties.domainRestrictions.items).toMatchObject({ type: 'string', format: 'hostname' });
+    expect(create.properties.ipRestrictions.items.anyOf).toEqual(expect.arrayContaining([{ format: 'ipv4' }, { format: 'ipv6' }]));
+    expect(create.properties.expiresAt).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(create.properties.permissions.items.enum).toEqual(expect.arrayContaining(['*', 'domains:*']));
+    const list = operations.find(({ key }) => key === 'GET /v1/emails')!.op;
+    expect(list.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: expect.objectContaining({ maximum: 100 }) }),
+        expect.objectContaining({ name: 'from_date', in: 'query', schema: expect.objectContaining({ format: 'date-time' }) }),
+      ]),
+    );
+  });
+
+  it('lists the error responses each route can answer, all with the Error schema and the ErrorCode enum', () => {
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum.sort()).toEqual(Object.values(ErrorCode).sort());
+    for (const { key, path, op } of operations.filter(({ path }) => path.startsWith('/v1/'))) {
+      const expected = ['401', '403', '422', '429', '500', '503'];
+      if (path.includes('{')) expected.push('404');
+      if (op.requestBody) expected.push('400', '413', '415');
+      if (CONFLICTS[key]) expected.push('409');
+      expect({ key, statuses: Object.keys(op.responses).filter((status) => status >= '400').sort() }).toEqual({ key, statuses: expected.sort() });
+      for (const status of expected) expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      const success = Object.keys(op.responses).filter((status) => status < '400');
+      expect({ key, success: success.length }).toEqual({ key, success: 1 });
+    }
+    expect(operations.find(({ key }) => key === 'POST /v1/emails')!.op.responses['202']).toBeDefined();
+    expect(operations.find(({ key }) => key === 'POST /v1/domains')!.op.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Domain',
+    });
+  });
+
+  it('has no stale hand-written entries: every keyed override names a documented operation', () => {
+    const documented = operations.map(({ key }) => key);
+    const keys = [...Object.keys(CONFLICTS), ...Object.keys(BODY_OVERRIDES), ...Object.keys(RESPONSES_BY_OPERATION)];
+    expect(keys.filter((key) => !documented.includes(key))).toEqual([]);
+    const refs = refsIn(doc).filter((name) => !name.startsWith('#'));
+    expect(refs.filter((name) => !doc.components.schemas[name])).toEqual([]);
+  });
+
+  it('serves the interactive reference at /docs from local swagger-ui assets (no CDN)', async () => {
+    const page = await api.get('/docs', { key: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.body).toContain('docs/swagger-ui-bundle.js');
+    expect(page.body).not.toMatch(/https?:\/\//);
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'init.js']) {
+      const response = await api.get(`/docs/${asset}`, { key: null });
+      expect({ asset, status: response.status }).toEqual({ asset, status: 200 });
+    }
+    expect((await api.get('/docs/init.js', { key: null })).body).toContain("url: 'openapi.json'");
+    const unknown = await api.get('/docs/..%2Fpackage.json', { key: null });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+  });
+});
