@@ -26,12 +26,14 @@ describe('emails schema migrations', () => {
     await dropTestDatabase(databaseUrl);
   });
 
-  it('creates every table of the emails schema, and down() removes them so up() can run again', async () => {
-    const all = ['emails', 'idempotency_keys', 'outbox', 'recipients', 'suppressions'];
-    expect(await tablesIn(dataSource)).toEqual(all);
-    await dataSource.undoLastMigration({ transaction: 'each' });
+  it('creates every table of the emails schema, and every down() removes what its up() made', async () => {
+    const mine = ['emails', 'idempotency_keys', 'outbox', 'recipients', 'suppressions'];
+    const created = await tablesIn(dataSource);
+    expect(created).toEqual(expect.arrayContaining(mine));
+    // Undo every migration after the one that creates the schema itself.
+    for (let i = 1; i < EMAILS_SCHEMA.migrations!.length; i++) await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tablesIn(dataSource)).toEqual([]);
     await dataSource.runMigrations({ transaction: 'each' });
-    expect(await tablesIn(dataSource)).toEqual(all);
+    expect(await tablesIn(dataSource)).toEqual(created);
   });
 });

@@ -18,7 +18,9 @@ export async function keysetPage<E extends ObjectLiteral>(
   idColumn: string,
   params: ListParams,
 ): Promise<KeysetPage<E>> {
-  const totalCount = await query.clone().getCount();
+  // A plain count(*) over the filter's index; TypeORM's getCount() adds COUNT(DISTINCT id), which is slower.
+  const counted = await query.clone().select('COUNT(*)', 'count').orderBy().getRawOne<{ count: string }>();
+  const totalCount = Number(counted?.count ?? 0);
   const page = query.clone();
   if (params.endingBefore) {
     page.andWhere(`${idColumn} > :cursor`, { cursor: params.endingBefore }).orderBy(idColumn, 'ASC');
