@@ -74,13 +74,13 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
   });
 
   it.each([
-    ['GET', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
-    ['PATCH', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
-    ['DELETE', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
-    ['GET', 'not-an-id'],
-    ['GET', '%00'],
-    ['DELETE', 'x'.repeat(300)],
-  ])('answers 404 not_found for %s of an unknown id (%s)', async (method, id) => {
+    ['GET', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['PATCH', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['DELETE', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['GET', 'a malformed id', 'not-an-id'],
+    ['GET', 'an id with a NUL byte', '%00'],
+    ['DELETE', 'a 300-character id', 'x'.repeat(300)],
+  ])('answers 404 not_found for %s of %s', async (method, _label, id) => {
     const response = await stack.api.request(method, `/v1/api-keys/${id}`, method === 'PATCH' ? { body: { name: 'x' } } : {});
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('not_found');

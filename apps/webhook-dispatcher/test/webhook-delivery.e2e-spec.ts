@@ -19,7 +19,6 @@ describe('webhook delivery', () => {
         WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms',
         WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: '2',
         WEBHOOK_POLL_MS: '50',
-        LOG_LEVEL: 'warn',
       },
     });
     events = await EventPublisher.connect(stack.nats.url);

@@ -1,3 +1,4 @@
+import { EMAIL_LIMITS } from '@mailroom/contracts';
 import { BODY_OVERRIDES } from './body-overrides';
 import type { JsonSchema } from './custom-validator-converters';
 import { reachableSchemas, schemaRef } from './dto-schemas';
@@ -16,9 +17,14 @@ const HEADERS: Record<string, JsonSchema> = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
 };
 
-const HEADER_PARAMETERS: Record<string, string> = {
-  'idempotency-key':
-    'Makes the request safe to retry: the same key and body within 24 hours answer the first response again; the same key with another body is 409 conflict.',
+/** Request headers handlers read with @Headers(name), by lower-case name. */
+const HEADER_PARAMETERS: Record<string, JsonSchema> = {
+  'idempotency-key': {
+    name: 'Idempotency-Key',
+    description:
+      'Makes the request safe to retry: the same key and body within 24 hours answer the first response again; the same key with another body is 409 conflict.',
+    schema: { type: 'string', minLength: 1, maxLength: EMAIL_LIMITS.idempotencyKeyMaxLength, pattern: '^[\\x21-\\x7e]+$' },
+  },
 };
 
 const DESCRIPTION = [
@@ -44,7 +50,7 @@ function parametersOf(route: DiscoveredRoute, dtoSchemas: Record<string, JsonSch
     }
   }
   for (const name of route.headerParams) {
-    parameters.push({ name, in: 'header', required: false, description: HEADER_PARAMETERS[name.toLowerCase()], schema: { type: 'string', maxLength: 255 } });
+    parameters.push({ name, schema: { type: 'string' }, ...HEADER_PARAMETERS[name.toLowerCase()], in: 'header', required: false });
   }
   return parameters;
 }

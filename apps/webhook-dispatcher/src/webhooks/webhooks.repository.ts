@@ -28,8 +28,15 @@ export class WebhooksRepository {
     return this.repository.save(entity);
   }
 
-  /** Its deliveries and their attempt log go with it (ON DELETE CASCADE). */
+  /**
+   * Its deliveries and their attempt log go with it. Deliveries are deleted
+   * first, in the same lock order as recording an attempt (delivery, then
+   * webhook), so a delete racing a delivery cannot deadlock.
+   */
   async delete(id: string): Promise<void> {
-    await this.repository.delete({ id });
+    await this.repository.manager.transaction(async (manager) => {
+      await manager.query(`DELETE FROM webhooks.deliveries WHERE webhook_id = $1`, [id]);
+      await manager.query(`DELETE FROM webhooks.webhooks WHERE id = $1`, [id]);
+    });
   }
 }

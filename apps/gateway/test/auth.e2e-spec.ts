@@ -1,0 +1,169 @@
+import { generateApiKey } from '@mailroom/auth';
+import { eventually, ExtraGateway, startExtraGateway, startStack, Stack } from '@mailroom/testing';
+
+/** The interface's authentication rules 1–6 against the real gateway and keys service. */
+describe('authentication of /v1 routes', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ apps: ['keys', 'gateway'] });
+  });
+  afterAll(() => stack?.stop());
+
+  const listWith = (key: string | null, headers?: Record<string, string>, api = stack.api) => api.get('/v1/api-keys', { key, headers });
+
+  function expectUnauthorized(response: { status: number; body: any }) {
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+  }
+
+  it('accepts a valid key', async () => {
+    expect((await listWith(stack.rootKey)).status).toBe(200);
+  });
+
+  describe('401 unauthorized', () => {
+    it('without an Authorization header', async () => {
+      const response = await listWith(null);
+      expectUnauthorized(response);
+      expect(response.body.error.message).toMatch(/Authorization/);
+    });
+
+    it.each([
+      ['another scheme', (key: string) => `Basic ${key}`],
+      ['no scheme', (key: string) => key],
+      ['an empty bearer', () => 'Bearer '],
+    ])('with %s in the header', async (_label, header) => {
+      expectUnauthorized(await stack.api.get('/v1/api-keys', { key: null, headers: { authorization: header(stack.rootKey) } }));
+    });
+
+    it('with a key of another prefix', async () => {
+      expectUnauthorized(await listWith(`sk_${stack.rootKey.slice(3)}`));
+      expectUnauthorized(await listWith(`mr_live_${stack.rootKey.slice(3)}`));
+    });
+
+    it('with a key whose checksum fails (one character flipped)', async () => {
+      const key = stack.rootKey;
+      const at = 10;
+      const flipped = key.slice(0, at) + (key[at] === 'A' ? 'B' : 'A') + key.slice(at + 1);
+      const response = await listWith(flipped);
+      expectUnauthorized(response);
+      expect(response.body.error.message).toMatch(/malformed/);
+    });
+
+    it('with a well-formed key nobody issued', async () => {
+      const response = await listWith(generateApiKey('live'));
+      expectUnauthorized(response);
+      expect(response.body.error.message).toMatch(/unknown/);
+    });
+
+    it('with a deleted key', async () => {
+      const created = await stack.api.post('/v1/api-keys', { name: 'doomed' });
+      expect((await listWith(created.body.key)).status).toBe(200);
+      await stack.api.delete(`/v1/api-keys/${created.body.id}`);
+      expectUnauthorized(await listWith(created.body.key));
+    });
+
+    it('with a key once its expiresAt has passed', async () => {
+      const created = await stack.api.post('/v1/api-keys', { name: 'brief', expiresAt: new Date(Date.now() + 2000).toISOString() });
+      expect(created.status).toBe(201);
+      expect((await listWith(created.body.key)).status).toBe(200);
+      const expired = await eventually(async () => {
+        const response = await listWith(created.body.key);
+        return response.status === 401 ? response : undefined;
+      }, 10_000, 100);
+      expect(expired.body.error.message).toMatch(/expired/);
+    });
+
+    it('with a test key while TEST_MODE_ENABLED=false, though live keys still work there', async () => {
+      const noTestMode = await startExtraGateway(stack, { TEST_MODE_ENABLED: false });
+      try {
+        const testKey = await stack.issueKey({ mode: 'test' });
+        expect((await listWith(testKey.key)).status).toBe(200);
+        const refused = await listWith(testKey.key, undefined, noTestMode.api);
+        expectUnauthorized(refused);
+        expect(refused.body.error.message).toMatch(/TEST_MODE_ENABLED/);
+        expect((await listWith(stack.rootKey, undefined, noTestMode.api)).status).toBe(200);
+      } finally {
+        await noTestMode.close();
+      }
+    });
+  });
+
+  describe('403 forbidden for a missing permission', () => {
+    it('names the permission /v1/api-keys needs', async () => {
+      const key = await stack.issueKey({ permissions: ['emails:send', 'domains:*'] });
+      for (const response of [
+        await listWith(key.key),
+        await stack.api.post('/v1/api-keys', { name: 'x' }, { key: key.key }),
+        await stack.api.get(`/v1/api-keys/key_01ARZ3NDEKTSV4RRFFQ69G5FAV`, { key: key.key }),
+      ]) {
+        expect(response.status).toBe(403);
+        expect(response.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining('api-keys:*') });
+      }
+    });
+
+    it('lets api-keys:* and * through', async () => {
+      expect((await listWith((await stack.issueKey({ permissions: ['api-keys:*'] })).key)).status).toBe(200);
+      expect((await listWith((await stack.issueKey({ permissions: ['*'] })).key)).status).toBe(200);
+    });
+  });
+
+  describe('403 forbidden outside ipRestrictions', () => {
+    it('refuses 127.0.0.1 for a key limited to 10.0.0.0/8, with a message about the IP address', async () => {
+      const key = await stack.issueKey({ ipRestrictions: ['10.0.0.0/8'] });
+      const response = await listWith(key.key);
+      expect(response.status).toBe(403);
+      expect(response.body.error.code).toBe('forbidden');
+      expect(response.body.error.message).toMatch(/IP address 127\.0\.0\.1/);
+    });
+
+    it('accepts 127.0.0.1 for a key limited to 127.0.0.1/32 or a list that covers it', async () => {
+      expect((await listWith((await stack.issueKey({ ipRestrictions: ['127.0.0.1/32'] })).key)).status).toBe(200);
+      expect((await listWith((await stack.issueKey({ ipRestrictions: ['10.0.0.0/8', '127.0.0.0/8'] })).key)).status).toBe(200);
+    });
+
+    it('matches IPv6 clients against IPv6 restrictions', async () => {
+      const ipv6 = await startExtraGateway(stack, { HOST: '::1' });
+      try {
+        expect(ipv6.baseUrl).toMatch(/^http:\/\/\[::1\]:/);
+        const loopback6 = await stack.issueKey({ ipRestrictions: ['::1/128'] });
+        expect((await listWith(loopback6.key, undefined, ipv6.api)).status).toBe(200);
+        expect((await listWith(loopback6.key)).status).toBe(403);
+        const other6 = await stack.issueKey({ ipRestrictions: ['2001:db8::/32', '127.0.0.1'] });
+        const refused = await listWith(other6.key, undefined, ipv6.api);
+        expect(refused.status).toBe(403);
+        expect(refused.body.error.message).toMatch(/IP address ::1/);
+      } finally {
+        await ipv6.close();
+      }
+    });
+
+    describe('X-Forwarded-For', () => {
+      let trusting: ExtraGateway;
+      let key: string;
+
+      beforeAll(async () => {
+        trusting = await startExtraGateway(stack, { TRUSTED_PROXIES: ['127.0.0.1'] });
+        key = (await stack.issueKey({ ipRestrictions: ['203.0.113.0/24'] })).key;
+      });
+      afterAll(() => trusting?.close());
+
+      it('is honoured when the connecting address is a trusted proxy', async () => {
+        expect((await listWith(key, { 'x-forwarded-for': '203.0.113.7' }, trusting.api)).status).toBe(200);
+        const outside = await listWith(key, { 'x-forwarded-for': '198.51.100.1' }, trusting.api);
+        expect(outside.status).toBe(403);
+        expect(outside.body.error.message).toMatch(/IP address 198\.51\.100\.1/);
+      });
+
+      it('takes the address the trusted proxy saw, not one the client prepended', async () => {
+        expect((await listWith(key, { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' }, trusting.api)).status).toBe(403);
+      });
+
+      it('is ignored when no proxy is trusted', async () => {
+        const response = await listWith(key, { 'x-forwarded-for': '203.0.113.7' });
+        expect(response.status).toBe(403);
+        expect(response.body.error.message).toMatch(/IP address 127\.0\.0\.1/);
+      });
+    });
+  });
+});

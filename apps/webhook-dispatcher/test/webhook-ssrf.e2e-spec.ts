@@ -1,0 +1,83 @@
+import { eventually, Stack, startStack } from '@mailroom/testing';
+import { EventPublisher } from './support/event-publisher';
+import { WebhookFixtures } from './support/webhook-fixtures';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+/** A stack WITHOUT WEBHOOK_ALLOW_PRIVATE_NETWORKS: the SSRF guard is on. */
+describe('webhook SSRF guard', () => {
+  let stack: Stack;
+  let events: EventPublisher;
+  let fixtures: WebhookFixtures;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      apps: ['keys', 'webhook-dispatcher', 'gateway'],
+      // http is allowed only so that a loopback receiver could be reached at all, were the guard to fail.
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0s', WEBHOOK_POLL_MS: '50' },
+    });
+    events = await EventPublisher.connect(stack.nats.url);
+    fixtures = new WebhookFixtures(stack);
+    receiver = await new WebhookReceiver().start();
+  });
+
+  afterAll(async () => {
+    await fixtures?.cleanup();
+    await receiver?.stop();
+    await events?.close();
+    await stack?.stop();
+  });
+
+  it.each([
+    ['loopback', 'http://127.0.0.1/hooks'],
+    ['loopback, elsewhere in 127/8', 'http://127.1.2.3/hooks'],
+    ['private 10/8', 'https://10.0.0.5/hooks'],
+    ['private 172.16/12', 'https://172.20.1.1/hooks'],
+    ['private 192.168/16', 'https://192.168.0.10/hooks'],
+    ['link-local', 'https://169.254.10.1/hooks'],
+    ['cloud metadata', 'http://169.254.169.254/latest/meta-data/'],
+    ['carrier-grade NAT', 'https://100.64.1.1/hooks'],
+    ['multicast', 'https://224.0.0.1/hooks'],
+    ['reserved 240/4', 'https://240.0.0.1/hooks'],
+    ['unspecified', 'https://0.0.0.0/hooks'],
+    ['IETF 192.0.0/24', 'https://192.0.0.8/hooks'],
+    ['benchmarking 198.18/15', 'https://198.18.0.1/hooks'],
+    ['IPv6 loopback', 'https://[::1]/hooks'],
+    ['IPv6 unspecified', 'https://[::]/hooks'],
+    ['IPv6 ULA', 'https://[fd12:3456::1]/hooks'],
+    ['IPv6 link-local', 'https://[fe80::1]/hooks'],
+    ['IPv6 multicast', 'https://[ff02::1]/hooks'],
+    ['IPv4-mapped IPv6', 'https://[::ffff:127.0.0.1]/hooks'],
+    ['IPv4-mapped IPv6 (hex)', 'https://[::ffff:a9fe:a9fe]/hooks'],
+    ['decimal IPv4', 'http://2130706433/hooks'],
+    ['octal IPv4', 'http://0177.0.0.1/hooks'],
+    ['hex IPv4', 'http://0x7f.0.0.1/hooks'],
+    ['decimal form of a public address', 'https://134744072/hooks'],
+  ])('refuses a literal %s address at creation with 422 naming url (%s)', async (_, url) => {
+    const response = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('validation_error');
+    expect(response.body.error.message).toMatch(/^url: must not/);
+  });
+
+  it('refuses, when connecting, a host name that resolves to loopback: nothing reaches the receiver', async () => {
+    const webhooks = [await fixtures.create(receiver.url('/hooks', 'localhost'), ['email.delivered']), await fixtures.create(receiver.url('/hooks', 'vm'), ['email.delivered'])];
+    await events.publish('email.delivered');
+    for (const webhook of webhooks) {
+      const [delivery] = await eventually(async () => {
+        const list = await fixtures.deliveries(webhook.id);
+        return list[0]?.status === 'failed' && list;
+      });
+      expect(delivery.error).toMatch(/refused to connect to .*127\.0\.0\.1, a loopback address/);
+      expect(delivery.responseCode).toBeNull();
+      expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status).toBe('failing');
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('still accepts a public https URL', async () => {
+    const response = await stack.api.post('/v1/webhooks', { url: 'https://hooks.example.com/mailroom', events: ['email.bounced'] });
+    expect(response.status).toBe(201);
+    await stack.api.delete(`/v1/webhooks/${response.body.id}`);
+  });
+});

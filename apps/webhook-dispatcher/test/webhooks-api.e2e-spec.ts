@@ -1,0 +1,112 @@
+import { Stack, startStack } from '@mailroom/testing';
+
+describe('webhooks management API', () => {
+  let stack: Stack;
+  const url = 'https://hooks.example.com/mailroom';
+
+  beforeAll(async () => {
+    stack = await startStack({ apps: ['keys', 'webhook-dispatcher', 'gateway'] });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('creates a webhook and shows its secret once; GET shows exactly the interface fields, and …/secret reveals it again', async () => {
+    const created = await stack.api.post('/v1/webhooks', { url, events: ['email.delivered', 'email.bounced'], description: 'CRM sync' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ object: 'webhook', url, events: ['email.delivered', 'email.bounced'], status: 'active', failureCount: 0 });
+    expect(created.body.id).toMatch(/^wh_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const fetched = await stack.api.get(`/v1/webhooks/${created.body.id}`);
+    expect(Object.keys(fetched.body).sort()).toEqual(
+      ['createdAt', 'description', 'events', 'failureCount', 'id', 'lastDeliveryAt', 'lastDeliveryStatus', 'object', 'status', 'url'].sort(),
+    );
+    expect(fetched.body).toMatchObject({ description: 'CRM sync', lastDeliveryAt: null, lastDeliveryStatus: null });
+    expect((await stack.api.get(`/v1/webhooks/${created.body.id}/secret`)).body).toEqual({ secret: created.body.secret });
+  });
+
+  it.each([
+    [{ url, events: ['email.delivered', 'email.nope'] }, /^events\[1\]: 'email.nope' is not an event kind/],
+    [{ url, events: [] }, /^events: must list at least one/],
+    [{ url, events: 'email.delivered' }, /^events: /],
+    [{ url: 'http://hooks.example.com/', events: ['*'] }, /^url: must be an https URL/],
+    [{ url: 'not a url', events: ['*'] }, /^url: must be an absolute URL/],
+    [{ url: 'https://127.0.0.1/', events: ['*'] }, /^url: must not point at a loopback address/],
+    [{ events: ['*'] }, /^url: /],
+    [{ url, events: ['*'], secret: 'mine' }, /^secret: is not a known field/],
+  ])('answers 422 naming the field for %j', async (body, message) => {
+    const response = await stack.api.post('/v1/webhooks', body);
+    expect(response.status).toBe(422);
+    expect(response.body.error).toMatchObject({ code: 'validation_error' });
+    expect(response.body.error.message).toMatch(message);
+  });
+
+  it('updates url, events, description and status; active resets failureCount', async () => {
+    const { body: webhook } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const updated = await stack.api.patch(`/v1/webhooks/${webhook.id}`, { url: 'https://other.example.com/h', events: ['domain.verified'], description: null, status: 'disabled' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ url: 'https://other.example.com/h', events: ['domain.verified'], description: null, status: 'disabled' });
+    expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' })).body).toMatchObject({ status: 'active', failureCount: 0 });
+    expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'failing' })).status).toBe(422);
+    expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { events: ['x'] })).body.error.message).toMatch(/^events\[0\]/);
+  });
+
+  it('lists newest first with limit, cursors, status filter and totalCount', async () => {
+    const testKey = await stack.issueKey({ mode: 'test' });
+    const api = stack.api.withKey(testKey.key);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await api.post('/v1/webhooks', { url, events: ['*'] })).body.id);
+    await api.patch(`/v1/webhooks/${ids[0]}`, { status: 'disabled' });
+    const first = await api.get('/v1/webhooks?limit=2');
+    expect(first.body).toMatchObject({ object: 'list', hasMore: true, totalCount: 3 });
+    expect(first.body.data.map((item: any) => item.id)).toEqual([ids[2], ids[1]]);
+    expect(Object.keys(first.body.data[0]).sort()).toEqual(['createdAt', 'events', 'id', 'lastDeliveryAt', 'object', 'status', 'url']);
+    const next = await api.get(`/v1/webhooks?limit=2&starting_after=${ids[1]}`);
+    expect(next.body.data.map((item: any) => item.id)).toEqual([ids[0]]);
+    expect(next.body.hasMore).toBe(false);
+    const disabled = await api.get('/v1/webhooks?status=disabled');
+    expect(disabled.body.data.map((item: any) => item.id)).toEqual([ids[0]]);
+    expect((await api.get('/v1/webhooks?limit=101')).status).toBe(422);
+    expect((await api.get('/v1/webhooks?status=paused')).status).toBe(422);
+    const defaults = await api.get('/v1/webhooks');
+    expect(defaults.body.data).toHaveLength(3);
+  });
+
+  it('keeps test and live webhooks apart: a test key cannot see a live webhook', async () => {
+    const { body: live } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const testKey = await stack.issueKey({ mode: 'test' });
+    const api = stack.api.withKey(testKey.key);
+    expect((await api.get(`/v1/webhooks/${live.id}`)).status).toBe(404);
+    expect((await api.get('/v1/webhooks?limit=100')).body.data.map((item: any) => item.id)).not.toContain(live.id);
+  });
+
+  it('deletes a webhook', async () => {
+    const { body: webhook } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    expect((await stack.api.delete(`/v1/webhooks/${webhook.id}`)).body).toEqual({ id: webhook.id, object: 'webhook', deleted: true });
+    expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).status).toBe(404);
+    expect((await stack.api.delete(`/v1/webhooks/${webhook.id}`)).status).toBe(404);
+  });
+
+  it('requires webhooks:* on every route', async () => {
+    const { body: webhook } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const key = await stack.issueKey({ permissions: ['emails:send', 'domains:*'] });
+    const api = stack.api.withKey(key.key);
+    const routes: Array<[string, string]> = [
+      ['POST', '/v1/webhooks'],
+      ['GET', '/v1/webhooks'],
+      ['GET', `/v1/webhooks/${webhook.id}`],
+      ['PATCH', `/v1/webhooks/${webhook.id}`],
+      ['DELETE', `/v1/webhooks/${webhook.id}`],
+      ['GET', `/v1/webhooks/${webhook.id}/secret`],
+      ['POST', `/v1/webhooks/${webhook.id}/secret/rotate`],
+      ['GET', `/v1/webhooks/${webhook.id}/deliveries`],
+      ['POST', `/v1/webhooks/${webhook.id}/deliveries/whd_01JAAAAAAAAAAAAAAAAAAAAAAA/retry`],
+      ['POST', `/v1/webhooks/${webhook.id}/test`],
+    ];
+    for (const [method, path] of routes) {
+      const response = await api.request(method, path, method === 'POST' || method === 'PATCH' ? { body: { url, events: ['*'] } } : {});
+      expect({ method, path, status: response.status }).toEqual({ method, path, status: 403 });
+    }
+  });
+});
