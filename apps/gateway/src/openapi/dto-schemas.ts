@@ -25,7 +25,6 @@ export function dtoSchemas(): Record<string, JsonSchema> {
   }) as Record<string, JsonSchema>;
   // validateDto runs with forbidNonWhitelisted: a field the DTO does not declare is a 422.
   for (const schema of Object.values(schemas)) if (schema.type === 'object') schema.additionalProperties = false;
-  delete schemas.WebhookCreateDto.required;
   return schemas;
 }
 

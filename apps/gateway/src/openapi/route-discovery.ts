@@ -59,7 +59,7 @@ export function discoverRoutes(discovery: DiscoveryService, scanner: MetadataSca
   const routes: DiscoveredRoute[] = [];
   for (const wrapper of discovery.getControllers()) {
     const controller = wrapper.metatype as Constructor | undefined;
-    if (!controller || !wrapper.instance || controller.name === 'SuppressionsController') continue;
+    if (!controller || !wrapper.instance) continue;
     const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, unknown>;
     for (const handlerName of scanner.getAllMethodNames(prototype)) {
       const handler = prototype[handlerName] as (...args: unknown[]) => unknown;
@@ -89,7 +89,6 @@ function describeRoute(
   const targets = [handler, controller];
   const isPublic = reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets) === true;
   const permission = isPublic ? null : (reflector.getAllAndOverride<string>(PERMISSION_METADATA, targets) ?? '*');
-  const mutated = permission === 'emails:list' ? 'emails:read' : permission;
   const explicitStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handlerName) ?? {}) as Record<string, RouteArg>;
   const paramTypes = (Reflect.getMetadata('design:paramtypes', prototype, handlerName) ?? []) as unknown[];
@@ -110,7 +109,7 @@ function describeRoute(
     path,
     controller: controller.name,
     handler: handlerName,
-    permission: mutated,
+    permission,
     successStatus: explicitStatus ?? (method === 'post' ? 201 : 200),
     bodyType: classOf(bodies[0]),
     hasBody: bodies.length > 0,

@@ -1,0 +1,93 @@
+import { Client } from 'pg';
+import { startStack, Stack } from '@mailroom/testing';
+
+/** Every error answer has the shape { error: { code, message } } and the status of its code. */
+describe('error answers', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ apps: ['keys', 'gateway'], env: { BODY_LIMIT_BYTES: '2048', RPC_TIMEOUT_MS: '300' } });
+  });
+  afterAll(() => stack?.stop());
+
+  function expectError(response: { status: number; body: any }, status: number, code: string) {
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual({ error: { code, message: expect.any(String) } });
+  }
+
+  describe('404 not_found', () => {
+    it.each([
+      ['GET', '/v1/nothing-here'],
+      ['GET', '/'],
+      ['PUT', '/v1/api-keys'],
+      ['POST', '/v2/api-keys'],
+    ])('for the unknown route %s %s', async (method, path) => {
+      expectError(await stack.api.request(method, path), 404, 'not_found');
+    });
+
+    it('for an unknown id, naming it', async () => {
+      const response = await stack.api.get('/v1/api-keys/key_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+      expectError(response, 404, 'not_found');
+      expect(response.body.error.message).toContain('key_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    });
+  });
+
+  describe('request bodies', () => {
+    it('answers malformed JSON with 400 invalid_json', async () => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+      expectError(response, 400, 'invalid_json');
+    });
+
+    it('answers an empty JSON body with 400 invalid_json', async () => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '', headers: { 'content-type': 'application/json', 'content-length': '0' } });
+      expect([400, 422]).toContain(response.status);
+      expect(response.body.error.code).toMatch(/^(invalid_json|validation_error)$/);
+    });
+
+    it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('answers a %s body with 415 unsupported_media_type', async (type) => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: 'name=x', headers: { 'content-type': type } });
+      expectError(response, 415, 'unsupported_media_type');
+    });
+
+    it('accepts application/json with a charset', async () => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"charset"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+      expect(response.status).toBe(201);
+    });
+
+    it('answers a body over BODY_LIMIT_BYTES with 413 payload_too_large', async () => {
+      const response = await stack.api.post('/v1/api-keys', { name: 'big', padding: 'x'.repeat(4096) });
+      expectError(response, 413, 'payload_too_large');
+    });
+  });
+
+  it('answers a service that does not answer in time with 503 service_unavailable', async () => {
+    // Verified and cached while the keys service runs, so authentication needs no NATS round trip.
+    expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
+    await stack.stopApp('keys');
+    try {
+      const response = await stack.api.get('/v1/api-keys');
+      expectError(response, 503, 'service_unavailable');
+      expect(response.body.error.message).toMatch(/keys/);
+    } finally {
+      await stack.startApp('keys');
+    }
+    expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
+  });
+
+  it('answers an unexpected failure with 500 internal_error and no stack or internals', async () => {
+    expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('ALTER TABLE keys.api_keys RENAME TO api_keys_hidden');
+      const response = await stack.api.get('/v1/api-keys');
+      expectError(response, 500, 'internal_error');
+      expect(response.body.error.message).toMatch(/error id [0-9a-f-]{36}/);
+      expect(JSON.stringify(response.body)).not.toMatch(/api_keys|relation|QueryFailed|at \w+ \(|\.js:\d+/);
+    } finally {
+      await db.query('ALTER TABLE keys.api_keys_hidden RENAME TO api_keys');
+      await db.end();
+    }
+    expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
+  });
+});
