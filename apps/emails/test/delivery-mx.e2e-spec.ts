@@ -65,7 +65,7 @@ describe('delivery in mx mode', () => {
     expect(raw).not.toContain('dave@other.test');
     expect(raw).toContain('multipart/alternative');
     expect(raw).toContain('Plain receipt body');
-    expect(raw).toContain('HTML receipt body <img src=3D"cid:logo">');
+    expect(raw).toContain('<p>HTML receipt body <img src="cid:logo"></p>');
     expect(raw).toMatch(/filename=receipt\.txt/);
     expect(raw).toContain(Buffer.from('paid in full').toString('base64'));
     expect(raw).toMatch(/Content-Id: <logo>/i);

@@ -1,4 +1,6 @@
+import { connect } from 'nats';
 import { Client } from 'pg';
+import { KeysSubjects } from '@mailroom/contracts';
 import { startStack, Stack } from '@mailroom/testing';
 
 /** Every error answer has the shape { error: { code, message } } and the status of its code. */
@@ -60,15 +62,34 @@ describe('error answers', () => {
     });
   });
 
-  it('answers a service that does not answer in time with 503 service_unavailable', async () => {
+  it('answers with 503 service_unavailable while a service is not running', async () => {
     // Verified and cached while the keys service runs, so authentication needs no NATS round trip.
     expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
     await stack.stopApp('keys');
     try {
       const response = await stack.api.get('/v1/api-keys');
       expectError(response, 503, 'service_unavailable');
-      expect(response.body.error.message).toMatch(/keys/);
     } finally {
+      await stack.startApp('keys');
+    }
+    expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
+  });
+
+  it('answers with 503 service_unavailable when a replica takes the request but does not answer within RPC_TIMEOUT_MS', async () => {
+    expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
+    await stack.stopApp('keys');
+    // A hung replica: subscribed in the service's queue group, never replying.
+    const hung = await connect({ servers: stack.nats.url });
+    hung.subscribe(KeysSubjects.list, { queue: 'keys' });
+    await hung.flush();
+    try {
+      const started = Date.now();
+      const response = await stack.api.get('/v1/api-keys');
+      expectError(response, 503, 'service_unavailable');
+      expect(response.body.error.message).toMatch(/did not answer in time/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    } finally {
+      await hung.close();
       await stack.startApp('keys');
     }
     expect((await stack.api.get('/v1/api-keys')).status).toBe(200);

@@ -1,3 +1,4 @@
+import { EmptyResponseException } from '@nestjs/microservices/errors/empty-response.exception';
 import { lastValueFrom } from 'rxjs';
 import { DomainError } from './domain-error';
 import { ErrorCode } from './error-code';
@@ -19,6 +20,12 @@ describe('RPC error mapping', () => {
     expect(back.code).toBe(ErrorCode.InternalError);
     expect(back.message).not.toContain('relation');
     expect(fromRpcError(new Error('boom')).code).toBe(ErrorCode.InternalError);
+  });
+
+  it('turns "no responders" (no replica subscribed) into service_unavailable', () => {
+    const back = fromRpcError(new EmptyResponseException('keys.api-key.list'));
+    expect(back.code).toBe(ErrorCode.ServiceUnavailable);
+    expect(back.httpStatus).toBe(503);
   });
 
   it('the NATS filter sends a DomainError as is and anything else as internal_error with an error id', async () => {

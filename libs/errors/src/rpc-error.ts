@@ -1,3 +1,4 @@
+import { EmptyResponseException } from '@nestjs/microservices/errors/empty-response.exception';
 import { DomainError } from './domain-error';
 import { ErrorCode, isErrorCode } from './error-code';
 
@@ -18,6 +19,11 @@ export function toRpcErrorPayload(error: DomainError): RpcErrorPayload {
  */
 export function fromRpcError(raw: unknown): DomainError {
   if (raw instanceof DomainError) return raw;
+  // NATS answers a request nobody subscribes to with an empty "no responders"
+  // status at once, rather than letting it time out: the service is down.
+  if (raw instanceof EmptyResponseException) {
+    return new DomainError(ErrorCode.ServiceUnavailable, 'The service that handles this request is not running; try again.');
+  }
   if (raw && typeof raw === 'object' && isErrorCode((raw as RpcErrorPayload).code)) {
     const payload = raw as RpcErrorPayload;
     return new DomainError(payload.code, String(payload.message ?? ''));

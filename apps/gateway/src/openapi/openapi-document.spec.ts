@@ -1,0 +1,81 @@
+import { IsOptional, IsString, registerDecorator } from 'class-validator';
+import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '@mailroom/contracts';
+import { dtoSchemas } from './dto-schemas';
+import { errorStatuses } from './error-responses';
+import { successResponse } from './response-schemas';
+import { DiscoveredRoute, toOpenApiPath } from './route-discovery';
+
+function IsSomethingUnknown() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({ name: 'isSomethingUnknown', target: target.constructor, propertyName, options: { message: 'must be something' }, validator: { validate: () => true } });
+}
+
+class OpenApiSpecProbeDto {
+  @IsHostname({ each: true })
+  hosts: string[];
+
+  @IsOptional()
+  @IsIpOrCidr()
+  ip?: string;
+
+  @IsOptional()
+  @IsFutureTimestamp()
+  at?: string;
+
+  @IsSomethingUnknown()
+  either: string | number;
+
+  @IsOptional()
+  @IsString()
+  note?: string;
+}
+
+const route = (overrides: Partial<DiscoveredRoute>): DiscoveredRoute => ({
+  method: 'get',
+  path: '/v1/things',
+  controller: 'ThingsController',
+  handler: 'list',
+  permission: 'things:*',
+  successStatus: 200,
+  bodyType: null,
+  hasBody: false,
+  queryType: null,
+  pathParams: [],
+  headerParams: [],
+  operationId: 'Things_list',
+  ...overrides,
+});
+
+describe('OpenAPI document pieces', () => {
+  it('turns Nest paths into OpenAPI paths', () => {
+    expect(toOpenApiPath('v1/domains', ':id/verify')).toBe('/v1/domains/{id}/verify');
+    expect(toOpenApiPath('v1/emails', '/')).toBe('/v1/emails');
+    expect(toOpenApiPath('/', 'health/live')).toBe('/health/live');
+    expect(toOpenApiPath('v1/webhooks', ':id/deliveries/:deliveryId/retry')).toBe('/v1/webhooks/{id}/deliveries/{deliveryId}/retry');
+  });
+
+  it('gives Mailroom custom validators real schemas, and an unknown one its message instead of a broken $ref', () => {
+    const schema = dtoSchemas().OpenApiSpecProbeDto as { properties: Record<string, Record<string, unknown>>; required: string[]; additionalProperties: boolean };
+    expect(schema.properties.hosts).toMatchObject({ type: 'array', items: { type: 'string', format: 'hostname' } });
+    expect(schema.properties.ip).toMatchObject({ type: 'string', anyOf: expect.any(Array) });
+    expect(schema.properties.at).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(schema.properties.either).toEqual({ description: 'must be something' });
+    expect(JSON.stringify(schema)).not.toContain('$ref');
+    expect(schema.required.sort()).toEqual(['either', 'hosts']);
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('maps CRUD routes to their response shapes by prefix', () => {
+    expect(successResponse('get', '/v1/domains').schema).toMatchObject({ properties: { data: { items: { $ref: '#/components/schemas/DomainListItem' } } } });
+    expect(successResponse('post', '/v1/api-keys').schema).toEqual({ $ref: '#/components/schemas/ApiKeyCreated' });
+    expect(successResponse('get', '/v1/webhooks/{id}').schema).toEqual({ $ref: '#/components/schemas/Webhook' });
+    expect(successResponse('delete', '/v1/domains/{id}').schema).toEqual({ $ref: '#/components/schemas/Deleted' });
+    expect(successResponse('get', '/v1/unknown/thing').schema).toEqual({ type: 'object' });
+  });
+
+  it('lists the error statuses a route can answer', () => {
+    expect(errorStatuses(route({}))).toEqual([401, 403, 422, 429, 500, 503]);
+    expect(errorStatuses(route({ permission: null, path: '/t/o/{token}', pathParams: ['token'] }))).toEqual([404, 500]);
+    expect(errorStatuses(route({ method: 'post', path: '/v1/domains', hasBody: true }))).toEqual([400, 401, 403, 409, 413, 415, 422, 429, 500, 503]);
+  });
+});
