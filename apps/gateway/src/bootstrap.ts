@@ -17,7 +17,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Tracking tokens carry the original link, so path parameters can be long.
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     logger: false,
   });

@@ -1,0 +1,83 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { issueKeyDirectly } from '../issue-key';
+import { portOpen } from '../local/embedded-postgres';
+import { stopChild, waitFor } from '../local/local-nats';
+import { migrateAll } from '../migrate-all';
+
+export type BenchApp = 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'gateway';
+
+export interface BenchStack {
+  baseUrl: string;
+  databaseUrl: string;
+  rootKey: string;
+  stop(): Promise<void>;
+}
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * The stack as production runs it: each app its own process from the compiled
+ * build, a fresh database on the local Postgres and a private nats-server.
+ */
+export async function startBenchStack(apps: BenchApp[], env: Record<string, string> = {}): Promise<BenchStack> {
+  const name = `mailroom_bench_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  await migrateAll(databaseUrl);
+
+  const natsPort = 14222 + Math.floor(Math.random() * 1000);
+  const natsStore = await mkdtemp(join(tmpdir(), 'mailroom-bench-nats-'));
+  const nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', natsStore], { stdio: 'ignore' });
+  await waitFor(() => portOpen('127.0.0.1', natsPort), 10000, 'nats-server did not start');
+
+  const port = 13000 + Math.floor(Math.random() * 1000);
+  const children: ChildProcess[] = [];
+  for (const [index, app] of apps.entries()) {
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'apps', app, 'src', 'main.js')], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: databaseUrl,
+        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        HEALTH_PORT: String(port + 100 + index),
+        HEALTH_HOST: '127.0.0.1',
+        RATE_LIMIT_PER_SECOND: '0',
+        DKIM_DNS_BIND: 'off',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(child);
+  }
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(() => portOpen('127.0.0.1', port), 30000, 'the gateway did not start');
+  const root = await issueKeyDirectly(databaseUrl, { name: 'bench', mode: 'live', permissions: ['*'], domainRestrictions: [], ipRestrictions: [], expiresAt: null });
+
+  return {
+    baseUrl,
+    databaseUrl,
+    rootKey: root.key,
+    stop: async () => {
+      await Promise.all(children.map((child) => stopChild(child)));
+      await stopChild(nats);
+      await rm(natsStore, { recursive: true, force: true });
+      const cleanup = new Client({ connectionString: ADMIN_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}

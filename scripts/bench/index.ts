@@ -1,0 +1,24 @@
+import '../register-paths';
+import { authBench } from './auth.bench';
+import { sendBench } from './send.bench';
+
+/** `npm run bench -- <name>`: benchmarks are not tests; their figures go in the README. */
+const BENCHES: Record<string, () => Promise<void>> = {
+  auth: authBench,
+  send: sendBench,
+};
+
+async function main(name: string | undefined): Promise<void> {
+  const bench = name && BENCHES[name];
+  if (!bench) throw new Error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}>`);
+  process.stdout.write(`mailroom bench ${name} — ${new Date().toISOString()}, ${require('node:os').cpus().length} cores\n`);
+  await bench();
+}
+
+main(process.argv[2]).then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  },
+);
