@@ -63,7 +63,7 @@ describe('domains: the DKIM zone the service answers itself', () => {
     const signed = await dkimSign(message, { signingDomain: domain.name, selector, privateKey: identity!.dkim.privateKeyPem, canonicalization: 'relaxed/relaxed' });
     expect(signed.errors).toEqual([]);
     const result = await dkimVerify(Buffer.concat([Buffer.from(signed.signatures), message]), {
-      resolver: (name: string, type: string) => (resolverFor(harness.dns.address) as unknown as Record<string, (n: string) => Promise<unknown>>)[`resolve${type === 'TXT' ? 'Txt' : type}`](name),
+      resolver: (name: string, type: string) => (resolverFor(harness.dns.address) as unknown as Record<string, (n: string) => Promise<string[][]>>)[`resolve${type === 'TXT' ? 'Txt' : type}`](name),
     });
     expect(result.results[0].status.result).toBe('pass');
     expect(result.results[0].signingDomain).toBe(domain.name);

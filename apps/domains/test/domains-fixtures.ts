@@ -37,7 +37,7 @@ export async function stopDomainsHarness(harness: DomainsHarness | undefined): P
   await harness?.dns.stop();
 }
 
-interface Record {
+interface PublishedRecord {
   type: string;
   host: string;
   value: string;
@@ -45,7 +45,7 @@ interface Record {
 }
 
 /** Publishes a domain's records in the test DNS server, all or only some. */
-export function publish(dns: TestDns, name: string, records: Record[], purposes: Array<Record['purpose']> = ['spf', 'dkim', 'dmarc']): void {
+export function publish(dns: TestDns, name: string, records: PublishedRecord[], purposes: Array<PublishedRecord['purpose']> = ['spf', 'dkim', 'dmarc']): void {
   for (const record of records) {
     if (!purposes.includes(record.purpose)) continue;
     const host = record.host === '@' ? name : `${record.host}.${name}`;
