@@ -34,10 +34,16 @@ export async function attachOpsServer(app: INestApplicationContext, name: string
   const readiness = await readinessChecks(config.NATS_URL, dataSource);
   const ops = await startOpsServer(config.HEALTH_HOST, config.HEALTH_PORT, readiness.check);
   const close = app.close.bind(app);
-  app.close = async () => {
-    await ops.close();
-    await readiness.close();
-    await close();
-  };
+  // Nest hands out its apps behind a Proxy whose `set` trap ignores writes, so
+  // `app.close = …` would silently do nothing and leave the ops port open.
+  Object.defineProperty(app, 'close', {
+    configurable: true,
+    writable: true,
+    value: async () => {
+      await ops.close();
+      await readiness.close();
+      await close();
+    },
+  });
   return ops.port;
 }
