@@ -150,6 +150,8 @@ describe('delivery in mx mode', () => {
     const message = await eventually(() => harness.smtp.messagesFor('later@example.test')[0], 10000, 20);
     expect(message.receivedAt.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());
     expect(message.receivedAt.getTime() - scheduledAt.getTime()).toBeLessThan(1000);
+    // The message reaches the server just before the outcome commits.
+    await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
     const events = (await eventsOf(harness.db, id)).map((event) => event.type);
     expect(events).toEqual(['email.scheduled', 'email.queued', 'email.delivered']);
   });

@@ -33,9 +33,12 @@ export async function attachOpsServer(app: INestApplicationContext, name: string
   collectProcessMetrics(name);
   const readiness = await readinessChecks(config.NATS_URL, dataSource);
   const ops = await startOpsServer(config.HEALTH_HOST, config.HEALTH_PORT, readiness.check);
-  const close = app.close.bind(app);
   // Nest hands out its apps behind a Proxy whose `set` trap ignores writes, so
-  // `app.close = …` would silently do nothing and leave the ops port open.
+  // `app.close = …` would silently do nothing and leave the ops port open; and
+  // the Proxy's methods look themselves up at call time, so the original must
+  // come from the prototype or the wrapper would call itself forever.
+  const originalClose = Reflect.get(Object.getPrototypeOf(app), 'close') as () => Promise<void>;
+  const close = () => originalClose.call(app);
   Object.defineProperty(app, 'close', {
     configurable: true,
     writable: true,

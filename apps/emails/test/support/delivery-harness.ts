@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EnvName } from '@mailroom/config';
 import { Resolver } from 'node:dns/promises';
-import { eventually, freeDnsPort, Stack, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+import { eventually, freeDnsPort, Stack, StackOptions, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
 
 export const DKIM_ZONE = 'dkim.mailroom.localhost';
 export const SPF_INCLUDE = 'spf.mailroom.localhost';
@@ -18,7 +18,7 @@ export interface DeliveryHarness {
  * The real stack in mx mode, with a test SMTP server as every recipient
  * domain's MX (through the test DNS server) and a compressed retry schedule.
  */
-export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}): Promise<DeliveryHarness> {
+export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}, apps?: StackOptions['apps']): Promise<DeliveryHarness> {
   const smtp = await startTestSmtp();
   const dns = await startTestDns();
   // The domains service answers its DKIM zone itself; the test DNS forwards that zone to it, as a delegation would.
@@ -27,6 +27,7 @@ export async function startDeliveryHarness(env: Partial<Record<EnvName, string>>
   // What the operator publishes at SPF_INCLUDE: this host (loopback) may send.
   dns.set(SPF_INCLUDE, 'TXT', 'v=spf1 ip4:127.0.0.1 -all');
   const stack = await startStack({
+    apps,
     env: {
       DELIVERY_MODE: 'mx',
       DNS_SERVERS: dns.address,

@@ -1,0 +1,36 @@
+import { startTestSmtp, TestSmtp } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, eventsOf, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+
+/** Relay mode: every message goes to SMTP_RELAY_URL with AUTH over STARTTLS; the relay's 2xx means 'sent'. */
+describe('delivery in relay mode', () => {
+  let relay: TestSmtp;
+  let harness: DeliveryHarness;
+
+  beforeAll(async () => {
+    relay = await startTestSmtp({ auth: { user: 'mailroom', pass: 's3cret' } });
+    harness = await startDeliveryHarness({
+      DELIVERY_MODE: 'relay',
+      SMTP_RELAY_URL: `smtp://mailroom:s3cret@127.0.0.1:${relay.port}`,
+      SMTP_RELAY_REQUIRE_TLS: 'true',
+      SMTP_RELAY_TLS_VERIFY: 'false',
+    });
+    await verifiedDomain(harness, 'acme.test');
+  });
+  afterAll(async () => {
+    await harness?.stop();
+    await relay?.close();
+  });
+
+  it('hands every recipient to the relay in one authenticated TLS session and marks them sent', async () => {
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: ['a@one.test', 'b@two.test'], subject: 'Via relay', text: 'x' });
+    expect(sent.status).toBe(202);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['sent']);
+    expect(email.recipients.map((recipient: any) => recipient.status)).toEqual(['sent', 'sent']);
+    expect(email.deliveredAt).toBeNull();
+    expect(relay.messages).toHaveLength(1);
+    expect(relay.messages[0]).toMatchObject({ user: 'mailroom', secure: true, mailFrom: 'bounces@acme.test' });
+    expect(relay.messages[0].rcptTo.sort()).toEqual(['a@one.test', 'b@two.test']);
+    expect((await eventsOf(harness.db, sent.body.id)).filter((event) => event.type === 'email.sent')).toHaveLength(2);
+    expect(harness.smtp.connectionCount).toBe(0);
+  });
+});
