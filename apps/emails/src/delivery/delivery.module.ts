@@ -4,7 +4,8 @@ import type { MailroomConfig } from '@mailroom/config';
 import { natsClientOptions } from '@mailroom/runtime';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryWorker } from './delivery.worker';
-import { EmailDelivery } from './email-delivery.service';
+import { trackingTokensFromConfig } from '@mailroom/auth';
+import { EmailDelivery, TRACKING_TOKENS } from './email-delivery.service';
 import { DELIVERY_NATS_CLIENT, SenderIdentityCache } from './sender-identity.cache';
 import { createDeliveryTransport } from './smtp/create-transport';
 import { DELIVERY_TRANSPORT } from './smtp/delivery-transport';
@@ -18,6 +19,7 @@ export class DeliveryModule {
       imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
       providers: [
         { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
+        { provide: TRACKING_TOKENS, useValue: trackingTokensFromConfig(config) },
         DeliveryRepository,
         SenderIdentityCache,
         EmailDelivery,

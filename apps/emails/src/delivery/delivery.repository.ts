@@ -9,6 +9,9 @@ export interface ClaimedEmail extends OutgoingEmail {
   previousStatus: string;
   attempts: number;
   deliveredAt: Date | null;
+  /** Per-email tracking overrides; null follows the domain's switches. */
+  trackOpens: boolean | null;
+  trackClicks: boolean | null;
 }
 
 export interface DueRecipient {
@@ -47,6 +50,8 @@ interface EmailRow {
   attempts: number;
   delivered_at: Date | null;
   previous_status: string;
+  track_opens: boolean | null;
+  track_clicks: boolean | null;
 }
 
 function toClaimed(row: EmailRow): ClaimedEmail {
@@ -70,6 +75,8 @@ function toClaimed(row: EmailRow): ClaimedEmail {
     attempts: row.attempts,
     deliveredAt: row.delivered_at,
     previousStatus: row.previous_status,
+    trackOpens: row.track_opens,
+    trackClicks: row.track_clicks,
   };
 }
 

@@ -10,6 +10,10 @@ import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport
 import { SmtpOutcome } from './smtp-outcome';
 import { summarizeRecipients } from './status-summary';
 import { simulateAttempt } from './test-mode/simulated-outcome';
+import type { TrackingTokens } from '@mailroom/auth';
+import { applyTracking } from '../tracking/apply-tracking';
+
+export const TRACKING_TOKENS = Symbol('TrackingTokens');
 
 /** The envelope sender: on the from domain, so SPF is checked against the record the domain API handed out and DMARC aligns. */
 export function envelopeSenderOf(fromDomain: string): string {
@@ -38,6 +42,7 @@ export class EmailDelivery {
     private readonly repository: DeliveryRepository,
     private readonly identities: SenderIdentityCache,
     @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
+    @Inject(TRACKING_TOKENS) private readonly trackingTokens: TrackingTokens,
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
   ) {}
 
@@ -98,7 +103,8 @@ export class EmailDelivery {
     }
     if (!identity) return everyone({ kind: 'temporary', code: null, reply: `4.7.0 ${email.fromDomain} is not a domain of this Mailroom` });
 
-    const raw = await buildMessage(email, {
+    // Open pixel and rewritten links under the domain's tracking host, as the domain and the email ask.
+    const raw = await buildMessage(applyTracking(email, identity, this.trackingTokens), {
       domainName: email.fromDomain,
       keySelector: identity.dkim.selector,
       privateKey: identity.dkim.privateKeyPem,

@@ -1,0 +1,64 @@
+import { eventually } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+
+/** Undoes quoted-printable (RFC 2045 §6.7), which nodemailer uses for html parts with long lines. */
+function decodeQuotedPrintable(text: string): string {
+  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+describe('tracking in a message actually received', () => {
+  let harness: DeliveryHarness;
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness({ TRACKING_BASE_URL: 'https://track.mailroom.test' });
+    routeMailTo(harness.dns, 'example.test');
+    await verifiedDomain(harness, 'acme.test');
+  });
+  afterAll(() => harness?.stop());
+
+  it('carries a pixel and rewritten links under the tracking host that count opens and clicks', async () => {
+    const api = harness.stack.api;
+    const sent = await api.post('/v1/emails', {
+      from: 'Acme <hi@acme.test>',
+      to: 'reader@example.test',
+      subject: 'Tracked',
+      html: '<html><body><p><a href="https://acme.test/offer?x=1&amp;y=2">Offer</a> <a href="https://acme.test/unsubscribe">Unsubscribe</a></p></body></html>',
+    });
+    expect(sent.status).toBe(202);
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+    const raw = decodeQuotedPrintable(harness.smtp.messagesFor('reader@example.test')[0].raw.toString());
+
+    const pixel = /<img src="https:\/\/track\.mailroom\.test(\/t\/o\/[^"]+)"/.exec(raw);
+    const links = [...raw.matchAll(/href="https:\/\/track\.mailroom\.test(\/t\/c\/[^"]+)"/g)].map((match) => match[1]);
+    expect(pixel).not.toBeNull();
+    expect(links).toHaveLength(1);
+    expect(raw).toContain('href="https://acme.test/unsubscribe"');
+
+    const gif = await fetch(`${harness.stack.baseUrl}${pixel![1]}`);
+    expect(gif.headers.get('content-type')).toBe('image/gif');
+    const click = await fetch(`${harness.stack.baseUrl}${links[0]}`, { redirect: 'manual' });
+    expect(click.status).toBe(302);
+    expect(click.headers.get('location')).toBe('https://acme.test/offer?x=1&y=2');
+
+    const email = await eventually(async () => {
+      const response = await api.get(`/v1/emails/${sent.body.id}`);
+      return response.body.opens === 1 && response.body.clicks === 1 ? response.body : undefined;
+    });
+    expect(email.firstOpenedAt).toEqual(expect.any(String));
+  });
+
+  it('leaves the html alone when the email turns tracking off', async () => {
+    const html = '<p><a href="https://acme.test/plain">Plain</a></p>';
+    const sent = await harness.stack.api.post('/v1/emails', {
+      from: 'hi@acme.test',
+      to: 'quiet@example.test',
+      subject: 'Untracked',
+      html,
+      tracking: { opens: false, clicks: false },
+    });
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+    const raw = decodeQuotedPrintable(harness.smtp.messagesFor('quiet@example.test')[0].raw.toString());
+    expect(raw).toContain('href="https://acme.test/plain"');
+    expect(raw).not.toContain('/t/o/');
+  });
+});
