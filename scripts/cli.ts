@@ -6,9 +6,12 @@ import { DomainError } from '@mailroom/errors';
 import { issueKeyDirectly } from './issue-key';
 import { resolveDatabase } from './local/local-database';
 import { configurationTable } from './config-table';
+import { DkimZoneExportReply, DomainsSubjects } from '@mailroom/contracts';
+import { connect } from 'nats';
 
 const USAGE = `Usage:
   npm run -s cli -- keys create --name NAME [--permissions a,b] [--test]
+  npm run -s cli -- domains zone-export   (the DKIM zone file; needs the running stack)
   npm run -s cli -- config table          (the README's configuration table)`;
 
 /** Prints only the created object on stdout, so automation can parse it. */
@@ -39,9 +42,29 @@ async function keysCreate(args: string[]): Promise<void> {
   }
 }
 
+/** Prints the DKIM zone as a standard zone file, for operators who host the zone on their own DNS. */
+async function domainsZoneExport(): Promise<void> {
+  const config = loadProcessConfig('launcher');
+  const connection = await connect({ servers: config.NATS_URL, timeout: 3000 });
+  try {
+    // Nest's wire format: {pattern, data, id} in, {response, err} out.
+    const reply = await connection.request(
+      DomainsSubjects.zoneExport,
+      JSON.stringify({ pattern: DomainsSubjects.zoneExport, data: {}, id: 'cli' }),
+      { timeout: 10000 },
+    );
+    const packet = JSON.parse(reply.string()) as { response?: DkimZoneExportReply; err?: unknown };
+    if (!packet.response) throw new Error(`the domains service answered with an error: ${JSON.stringify(packet.err)}`);
+    process.stdout.write(`${packet.response.zoneFile}\n`);
+  } finally {
+    await connection.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [resource, verb, ...rest] = argv;
   if (resource === 'keys' && verb === 'create') return keysCreate(rest);
+  if (resource === 'domains' && verb === 'zone-export') return domainsZoneExport();
   if (resource === 'config' && verb === 'table') return void process.stdout.write(`${configurationTable()}\n`);
   throw new Error(USAGE);
 }
