@@ -17,6 +17,7 @@ export * from './domains/domain.types';
 export * from './domains/domain-name';
 export * from './domains/dto/domain-create.dto';
 export * from './domains/dto/domain-list-query.dto';
+export * from './domains/dto/domain-update.dto';
 export * from './emails/domain-usage';
 export * from './emails';
 export * from './events/event-envelope';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { DkimZoneExportReply } from '@mailroom/contracts';
+import type { DkimZoneExportReply, RequestContext } from '@mailroom/contracts';
+import { canSee } from '../domains/domain-access';
 import { DomainSettings } from '../domains/domain-settings';
 import { DomainsRepository } from '../domains/domains.repository';
 import { exportDkimZone } from './zone-export';
@@ -11,7 +12,13 @@ export class DkimZoneService {
     private readonly settings: DomainSettings,
   ) {}
 
-  async exportZone(): Promise<DkimZoneExportReply> {
-    return { zoneFile: exportDkimZone(this.settings.dkimZone, this.settings.zoneNameServers, await this.repository.allKeys()) };
+  /**
+   * Every key for internal callers (the CLI). A key with domainRestrictions
+   * gets the same zone with only its own domains' records, so it learns
+   * nothing about other customers' domains.
+   */
+  async exportZone(ctx?: RequestContext): Promise<DkimZoneExportReply> {
+    const keys = (await this.repository.allKeys()).filter((key) => !ctx || canSee(ctx, key.name));
+    return { zoneFile: exportDkimZone(this.settings.dkimZone, this.settings.zoneNameServers, keys) };
   }
 }

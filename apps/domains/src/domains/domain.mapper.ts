@@ -1,5 +1,7 @@
 import type { DnsRecord, DomainEventData, DomainListItem, DomainResponse, DomainVerifyResponse } from '@mailroom/contracts';
 import { DomainEntity } from '../database/entities/domain.entity';
+import { trackingOf } from '../tracking-domain/tracking-domain';
+import type { TrackingDomainCheck } from '../verification/domain-verifier';
 import type { DomainCheck } from '../verification/verification-rules';
 import { expectedRecords, RecordSettings } from './dns-records';
 
@@ -21,15 +23,41 @@ const verifiedAt = (entity: DomainEntity) => (entity.verifiedAt && entity.status
 
 const STATUS_OF: Record<DnsRecord['purpose'], 'spfStatus' | 'dkimStatus' | 'dmarcStatus'> = { spf: 'spfStatus', dkim: 'dkimStatus', dmarc: 'dmarcStatus' };
 
-/** The full object. `withFlags`: the retrieve response marks each record verified or not; create does not. */
-export function toResponse(entity: DomainEntity, settings: RecordSettings, trackingDomain: string, withFlags = true): DomainResponse {
+/**
+ * The full object. `withFlags`: the retrieve response marks each record verified or not; create does not.
+ * `defaultTrackingHost`: the host of TRACKING_BASE_URL, shown while no custom tracking domain is set.
+ */
+export function toResponse(entity: DomainEntity, settings: RecordSettings, defaultTrackingHost: string, withFlags = true): DomainResponse {
   const records = expectedRecords(entity, settings).map((record) =>
     withFlags ? { ...record, verified: entity[STATUS_OF[record.purpose]] === 'verified' } : record,
   );
-  return { ...toListItem(entity), dnsRecords: records, trackingDomain, trackingDomainStatus: 'verified', ...verifiedAt(entity) };
+  return {
+    ...toListItem(entity),
+    dnsRecords: records,
+    openTracking: entity.openTracking,
+    clickTracking: entity.clickTracking,
+    ...trackingOf(entity, defaultTrackingHost),
+    ...verifiedAt(entity),
+  };
 }
 
-export function toVerifyResponse(entity: DomainEntity, check: DomainCheck, settings: RecordSettings, domainName: string): DomainVerifyResponse {
+/** What the verify answer says about a custom tracking domain's lookup, when it was about the domain's current tracking domain. */
+function trackingCheckOf(entity: DomainEntity, tracking: TrackingDomainCheck | null | undefined, expectedHost: string) {
+  if (!tracking || tracking.name !== entity.trackingDomain) return {};
+  const { outcome } = tracking;
+  if (outcome.result === 'error') return { trackingDomainDnsError: outcome.error };
+  if (outcome.result === 'fail') return { trackingDomainProblem: outcome.problem ?? `no CNAME at ${tracking.name}; publish ${tracking.name} CNAME ${expectedHost}` };
+  return {};
+}
+
+export function toVerifyResponse(
+  entity: DomainEntity,
+  check: DomainCheck,
+  settings: RecordSettings,
+  domainName: string,
+  defaultTrackingHost: string,
+  tracking?: TrackingDomainCheck | null,
+): DomainVerifyResponse {
   const records = expectedRecords(entity, settings);
   const hostOf = (record: DnsRecord) => (record.host === '@' ? domainName : `${record.host}.${domainName}`);
   const missing = records.filter((record) => check[record.purpose].result === 'fail');
@@ -47,6 +75,8 @@ export function toVerifyResponse(entity: DomainEntity, check: DomainCheck, setti
     ...(entity.status !== 'verified' && missing.length ? { missingRecords: missing } : {}),
     ...(problems.length ? { recordProblems: problems } : {}),
     ...(dnsErrors.length ? { dnsErrors } : {}),
+    ...trackingOf(entity, defaultTrackingHost),
+    ...trackingCheckOf(entity, tracking, defaultTrackingHost),
   };
 }
 

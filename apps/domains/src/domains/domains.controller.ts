@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DomainByIdPayload, DomainCreatePayload, DomainListPayload, DomainsSubjects, SenderIdentityPayload } from '@mailroom/contracts';
+import {
+  DkimZoneExportPayload,
+  DomainByIdPayload,
+  DomainCreatePayload,
+  DomainListPayload,
+  DomainsSubjects,
+  DomainUpdatePayload,
+  SenderIdentityPayload,
+} from '@mailroom/contracts';
 import { SenderIdentityService } from '../sender-identity/sender-identity.service';
 import { VerificationService } from '../verification/verification.service';
 import { DkimZoneService } from '../dkim-zone/dkim-zone.service';
@@ -30,6 +38,11 @@ export class DomainsController {
     return this.domains.get(ctx, id);
   }
 
+  @MessagePattern(DomainsSubjects.update)
+  update(@Payload() payload: DomainUpdatePayload) {
+    return this.domains.update(payload);
+  }
+
   @MessagePattern(DomainsSubjects.verify)
   verify(@Payload() { ctx, id }: DomainByIdPayload) {
     return this.verification.verify(ctx, id);
@@ -46,7 +59,7 @@ export class DomainsController {
   }
 
   @MessagePattern(DomainsSubjects.zoneExport)
-  zoneExport() {
-    return this.dkimZone.exportZone();
+  zoneExport(@Payload() payload: DkimZoneExportPayload) {
+    return this.dkimZone.exportZone(payload?.ctx);
   }
 }

@@ -75,7 +75,7 @@ export class DomainsRepository {
    * dies mid-check leaves the domain due again when the lease runs out.
    */
   async claimDue(now: Date, leaseMs: number, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
+    const result: unknown = await this.dataSource.query(
       `UPDATE domains.domains SET next_check_at = $2
         WHERE id IN (
           SELECT id FROM domains.domains
@@ -85,6 +85,8 @@ export class DomainsRepository {
         RETURNING id`,
       [now, new Date(now.getTime() + leaseMs), limit],
     );
+    // TypeORM's Postgres driver answers an UPDATE … RETURNING as [rows, rowCount], not as the rows.
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as { id: string }[];
     return rows.map((row) => row.id);
   }
 

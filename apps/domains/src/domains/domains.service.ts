@@ -7,12 +7,16 @@ import {
   DomainListPayload,
   DomainResponse,
   domainNameProblem,
+  DomainUpdateInput,
+  DomainUpdatePayload,
+  domainUpdateProblem,
   normalizeDomainName,
   RequestContext,
 } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
+import { applyDomainUpdate } from '../tracking-domain/tracking-domain';
 import { dkimSelectorFor } from './dns-records';
 import { generateDkimKeyPair } from './dkim-key-pair';
 import { assertMayAdd, assertVisible } from './domain-access';
@@ -54,6 +58,8 @@ export class DomainsService {
       dkimPrivateKeySealed: this.settings.secretBox.encrypt(keys.privateKeyPem, id),
       openTracking: true,
       clickTracking: true,
+      trackingDomain: null,
+      trackingDomainStatus: null,
       createdAt: now,
       verifiedAt: null,
       failedAt: null,
@@ -76,6 +82,37 @@ export class DomainsService {
   async get(ctx: RequestContext, id: string): Promise<DomainResponse> {
     const entity = assertVisible(ctx, await this.repository.findById(id), id);
     return toResponse(entity, this.settings.records, this.settings.trackingDomain);
+  }
+
+  /**
+   * Tracking switches and the custom tracking domain. The emails service
+   * caches sender identities for SENDER_IDENTITY_CACHE_TTL, so mail picks the
+   * change up within that time.
+   */
+  async update({ ctx, id, input }: DomainUpdatePayload): Promise<DomainResponse> {
+    const checked = this.checkedUpdate(input);
+    assertVisible(ctx, await this.repository.findById(id), id);
+    const firstCheckAt = new Date(Date.now() + this.settings.schedule.recheckSchedule[0]);
+    const updated = await this.repository.updateLocked(id, (entity) => {
+      applyDomainUpdate(entity, checked, this.settings.trackingDomain, firstCheckAt);
+      return [];
+    });
+    if (!updated) throw DomainError.notFound('domain', id);
+    return toResponse(updated, this.settings.records, this.settings.trackingDomain);
+  }
+
+  /** The gateway validated the DTO; checked again (and normalized) because NATS callers are not only the gateway. */
+  private checkedUpdate(input: DomainUpdateInput): DomainUpdateInput {
+    const empty = domainUpdateProblem(input ?? {});
+    if (empty) throw DomainError.validation('body', empty);
+    for (const field of ['openTracking', 'clickTracking'] as const) {
+      if (input[field] !== undefined && typeof input[field] !== 'boolean') throw DomainError.validation(field, 'must be true or false');
+    }
+    const { trackingDomain } = input;
+    if (trackingDomain === undefined || trackingDomain === null) return input;
+    const problem = domainNameProblem(trackingDomain);
+    if (problem) throw DomainError.validation('trackingDomain', problem);
+    return { ...input, trackingDomain: normalizeDomainName(trackingDomain) };
   }
 
   /**

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { normalizeDomainName, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
 import { DomainSettings } from '../domains/domain-settings';
 import { DomainsRepository } from '../domains/domains.repository';
+import { trackingBaseUrlFor } from '../tracking-domain/tracking-domain';
 
 /**
  * What the emails service needs to send as a domain: its status, selector and
@@ -24,7 +25,7 @@ export class SenderIdentityService {
         name: entity.name,
         status: entity.status,
         dkim: { selector: entity.dkimSelector, privateKeyPem: this.settings.secretBox.decrypt(entity.dkimPrivateKeySealed, entity.id) },
-        trackingBaseUrl: this.settings.trackingBaseUrl,
+        trackingBaseUrl: trackingBaseUrlFor(entity, this.settings.trackingBaseUrl),
         openTracking: entity.openTracking,
         clickTracking: entity.clickTracking,
       },

@@ -3,9 +3,17 @@ import { DomainEntity } from '../database/entities/domain.entity';
 import { absoluteHost, dkimTarget } from '../domains/dns-records';
 import { DomainSettings } from '../domains/domain-settings';
 import { DnsLookup } from './dns-lookup';
-import { checkDkim, checkDmarc, checkSpf, DomainCheck } from './verification-rules';
+import { checkCname, checkDkim, checkDmarc, checkSpf, DomainCheck, RecordOutcome } from './verification-rules';
 
-/** Looks a domain's three records up in real DNS and judges each. Changes nothing. */
+/** The custom tracking domain that was looked up, and what was found; null when the domain has none. */
+export interface TrackingDomainCheck {
+  name: string;
+  outcome: RecordOutcome;
+  /** When the lookup started: an answer older than the row's last applied check is stale. */
+  startedAt: Date;
+}
+
+/** Looks a domain's records up in real DNS and judges each. Changes nothing. */
 @Injectable()
 export class DomainVerifier {
   constructor(private readonly settings: DomainSettings) {}
@@ -22,5 +30,13 @@ export class DomainVerifier {
       dkim: checkDkim(dkim, dkimTarget(domain, this.settings.dkimZone)),
       dmarc: checkDmarc(dmarc),
     };
+  }
+
+  /** A custom tracking domain verifies with a CNAME to the host of TRACKING_BASE_URL, where the gateway answers. */
+  async checkTrackingDomain(domain: Pick<DomainEntity, 'trackingDomain'>): Promise<TrackingDomainCheck | null> {
+    if (!domain.trackingDomain) return null;
+    const startedAt = new Date();
+    const dns = new DnsLookup(this.settings.dnsServers, this.settings.dnsTimeoutMs);
+    return { name: domain.trackingDomain, outcome: checkCname(await dns.cname(domain.trackingDomain), this.settings.trackingDomain), startedAt };
   }
 }

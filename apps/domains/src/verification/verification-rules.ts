@@ -29,12 +29,17 @@ export function checkSpf(lookup: LookupResult, spfInclude: string): RecordOutcom
   return { result: 'pass' };
 }
 
-/** The CNAME must point at our DKIM zone name; case and a trailing dot do not matter. */
-export function checkDkim(lookup: LookupResult, expectedTarget: string): RecordOutcome {
+/** A CNAME must point at the expected name; case and a trailing dot do not matter (RFC 4343, RFC 1034 §3.1). */
+export function checkCname(lookup: LookupResult, expectedTarget: string): RecordOutcome {
   if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
   if (lookup.kind === 'missing' || lookup.values.length === 0) return { result: 'fail' };
   if (lookup.values.some((target) => normalizeName(target) === normalizeName(expectedTarget))) return { result: 'pass' };
   return { result: 'fail', problem: `the CNAME points to ${lookup.values.map(normalizeName).join(', ')}, not ${expectedTarget}` };
+}
+
+/** The DKIM CNAME must point at our DKIM zone name. */
+export function checkDkim(lookup: LookupResult, expectedTarget: string): RecordOutcome {
+  return checkCname(lookup, expectedTarget);
 }
 
 /** RFC 7489 §6.4: the record starts with `v=DMARC1`; the policy itself is the owner's choice. */

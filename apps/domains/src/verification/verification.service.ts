@@ -7,7 +7,8 @@ import { assertVisible } from '../domains/domain-access';
 import { toEventData, toVerifyResponse } from '../domains/domain.mapper';
 import { DomainSettings } from '../domains/domain-settings';
 import { DomainsRepository } from '../domains/domains.repository';
-import { DomainVerifier } from './domain-verifier';
+import { nextTrackingDomainStatus } from '../tracking-domain/tracking-domain';
+import { DomainVerifier, TrackingDomainCheck } from './domain-verifier';
 import { CheckTrigger, nextState } from './domain-transitions';
 import { DomainCheck } from './verification-rules';
 
@@ -22,27 +23,57 @@ export class VerificationService {
 
   async verify(ctx: RequestContext, id: string): Promise<DomainVerifyResponse> {
     const found = assertVisible(ctx, await this.repository.findById(id), id);
-    const check = await this.verifier.check(found);
-    const updated = await this.apply(id, check, 'manual');
+    const [check, tracking] = await this.lookUp(found);
+    const updated = await this.apply(id, check, tracking, 'manual');
     if (!updated) throw DomainError.notFound('domain', id);
-    return toVerifyResponse(updated, check, this.settings.records, updated.name);
+    return toVerifyResponse(updated, check, this.settings.records, updated.name, this.settings.trackingDomain, tracking);
   }
 
   /** One background check; a domain deleted meanwhile is simply gone. */
   async recheck(id: string): Promise<void> {
     const found = await this.repository.findById(id);
     if (!found || found.status === 'failed') return;
-    await this.apply(id, await this.verifier.check(found), 'background');
+    const [check, tracking] = await this.lookUp(found);
+    await this.apply(id, check, tracking, 'background', found.lastCheckedAt);
   }
 
-  /** The DNS answers were gathered outside the transaction; the state change is decided on the locked, current row. */
-  private apply(id: string, check: DomainCheck, trigger: CheckTrigger): Promise<DomainEntity | null> {
+  private lookUp(domain: DomainEntity): Promise<[DomainCheck, TrackingDomainCheck | null]> {
+    return Promise.all([this.verifier.check(domain), this.verifier.checkTrackingDomain(domain)]);
+  }
+
+  /**
+   * The DNS answers were gathered outside the transaction; the state change is decided on the locked, current row.
+   * checkedAtStart (background only): the row's lastCheckedAt when the lookups began. If another check (a verify)
+   * completed meanwhile, its answers are newer than ours, and ours could undo it (fail a domain it just verified): dropped.
+   */
+  private apply(
+    id: string,
+    check: DomainCheck,
+    tracking: TrackingDomainCheck | null,
+    trigger: CheckTrigger,
+    checkedAtStart?: Date | null,
+  ): Promise<DomainEntity | null> {
     return this.repository.updateLocked(id, (entity) => {
+      if (trigger === 'background' && entity.lastCheckedAt?.getTime() !== checkedAtStart?.getTime()) return [];
       const now = new Date();
+      const previousCheck = entity.lastCheckedAt;
       const { state, event } = nextState(entity, check, trigger, now, this.settings.schedule);
       Object.assign(entity, state, { lastCheckedAt: now });
+      if (tracking && this.isCurrent(tracking, entity.trackingDomain, previousCheck) && entity.trackingDomainStatus) {
+        entity.trackingDomainStatus = nextTrackingDomainStatus(entity.trackingDomainStatus, tracking.outcome);
+      }
       const events: NewEvent[] = event ? [{ type: event, mode: 'live', data: toEventData(entity, this.settings.records, check) }] : [];
       return events;
     });
+  }
+
+  /**
+   * The tracking domain has its own status. Its answer counts only if it is
+   * about the current name (a PATCH may have changed it meanwhile) and no other
+   * check was applied since the lookup began (a manual verify and a background
+   * check can overlap; the older answer must not undo the newer one).
+   */
+  private isCurrent(tracking: TrackingDomainCheck, trackingDomain: string | null, previousCheck: Date | null): boolean {
+    return trackingDomain === tracking.name && (!previousCheck || previousCheck <= tracking.startedAt);
   }
 }

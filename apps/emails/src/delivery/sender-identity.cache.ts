@@ -9,9 +9,11 @@ export const DELIVERY_NATS_CLIENT = Symbol('DeliveryNatsClient');
 type SenderIdentityRpc = { [SENDER_IDENTITY_SUBJECT]: { payload: SenderIdentityPayload; reply: SenderIdentityReply } };
 
 /**
- * The DKIM key and selector of a sending domain, asked of the domains service
- * and cached briefly (SENDER_IDENTITY_CACHE_TTL): a burst of mail from one
- * domain costs one request, and a rotated key is picked up soon after.
+ * The DKIM key, selector and tracking settings of a sending domain, asked of
+ * the domains service and cached briefly (SENDER_IDENTITY_CACHE_TTL): a burst
+ * of mail from one domain costs one request, and a rotated key or a
+ * PATCH /v1/domains/{id} (tracking switches, tracking domain) reaches mail
+ * within the TTL.
  * The private key lives only in memory and is never logged.
  */
 @Injectable()

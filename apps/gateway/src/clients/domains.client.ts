@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
-import { DomainCreateInput, DomainsRpc, DomainsSubjects, DomainStatus, ListParams, RequestContext } from '@mailroom/contracts';
+import { DomainCreateInput, DomainsRpc, DomainsSubjects, DomainStatus, DomainUpdateInput, ListParams, RequestContext } from '@mailroom/contracts';
 import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 import { NATS_CLIENT } from './nats-client.provider';
 
@@ -21,6 +21,13 @@ export class DomainsClient {
   }
   get(ctx: RequestContext, id: string) {
     return this.rpc.request(DomainsSubjects.get, { ctx, id });
+  }
+  update(ctx: RequestContext, id: string, input: DomainUpdateInput) {
+    return this.rpc.request(DomainsSubjects.update, { ctx, id, input });
+  }
+  /** The ctx lets the domains service leave out what a restricted key may not see. */
+  zoneExport(ctx: RequestContext) {
+    return this.rpc.request(DomainsSubjects.zoneExport, { ctx });
   }
   verify(ctx: RequestContext, id: string) {
     return this.rpc.request(DomainsSubjects.verify, { ctx, id });

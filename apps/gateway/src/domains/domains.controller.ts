@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { DomainCreateDto, DomainListQueryDto, RequestContext, toListParams } from '@mailroom/contracts';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { DomainCreateDto, DomainListQueryDto, DomainUpdateDto, RequestContext, toListParams } from '@mailroom/contracts';
 import { Ctx, RequirePermission } from '@mailroom/auth';
 import { DomainsClient } from '../clients/domains.client';
 
@@ -19,9 +19,21 @@ export class DomainsController {
     return this.domains.list(ctx, toListParams(query), query.status);
   }
 
+  /** The DKIM zone as an RFC 1035 zone file. Declared before `:id`, which would otherwise take `dkim-zone` for an id. */
+  @Get('dkim-zone')
+  @Header('content-type', 'text/plain; charset=utf-8')
+  async dkimZone(@Ctx() ctx: RequestContext): Promise<string> {
+    return (await this.domains.zoneExport(ctx)).zoneFile;
+  }
+
   @Get(':id')
   get(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     return this.domains.get(ctx, id);
+  }
+
+  @Patch(':id')
+  update(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() body: DomainUpdateDto) {
+    return this.domains.update(ctx, id, body);
   }
 
   /** Looks the records up in DNS now; 200 whether or not they are all there (the body says which). */

@@ -34,6 +34,12 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
     maxLength: 253,
     description: 'A domain name such as example.com; any case and IDN are accepted and stored as lower-case punycode.',
   },
+  // libs/contracts/src/domains/dto/domain-update.dto.ts
+  isDomainNameOrNull: {
+    type: ['string', 'null'],
+    maxLength: 253,
+    description: 'A domain name such as links.example.com (any case and IDN accepted, stored as lower-case punycode), or null to go back to the host of TRACKING_BASE_URL.',
+  },
   // libs/contracts/src/emails/dto/email-validators.ts
   isStringOrStringArray: {
     anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],

@@ -49,6 +49,13 @@ const domainListItem = {
   dmarcStatus: recordStatus,
   createdAt: time,
 };
+const tracking = {
+  trackingDomain: str({ description: 'The custom tracking domain when one is set, else the host of TRACKING_BASE_URL.' }),
+  trackingDomainStatus: str({
+    enum: ['pending', 'verified', 'failed'],
+    description: '`verified` for the default host; a custom tracking domain is `pending` until its CNAME to the tracking host verifies. Independent of `status`.',
+  }),
+};
 const emailListItem = {
   id: str({ pattern: '^email_' }),
   object: str(),
@@ -78,8 +85,14 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
   DomainListItem: objectOf('domain', domainListItem),
   Domain: extend(
     'DomainListItem',
-    { dnsRecords: { type: 'array', items: schemaRef('DnsRecord') }, trackingDomain: str(), trackingDomainStatus: oneOf('verified'), verifiedAt: time },
-    ['verifiedAt', 'trackingDomain', 'trackingDomainStatus'],
+    {
+      dnsRecords: { type: 'array', items: schemaRef('DnsRecord') },
+      openTracking: { type: 'boolean', description: 'Whether html mail gets the open pixel (an email may override it).' },
+      clickTracking: { type: 'boolean', description: 'Whether links in html mail are rewritten (an email may override it).' },
+      ...tracking,
+      verifiedAt: time,
+    },
+    ['verifiedAt'],
   ),
   DomainVerification: extend(
     'DomainListItem',
@@ -88,8 +101,11 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
       missingRecords: { type: 'array', items: objectOf('', dnsRecord) },
       recordProblems: { type: 'array', items: objectOf('', { purpose: str(), host: str(), problem: str() }) },
       dnsErrors: { type: 'array', items: objectOf('', { purpose: str(), host: str(), error: str() }) },
+      ...tracking,
+      trackingDomainProblem: str({ description: "Why the custom tracking domain's CNAME does not count yet (missing, or pointing elsewhere)." }),
+      trackingDomainDnsError: str({ description: "The custom tracking domain's lookup failed (timeout, SERVFAIL); its status did not change." }),
     },
-    ['verifiedAt', 'missingRecords', 'recordProblems', 'dnsErrors'],
+    ['verifiedAt', 'missingRecords', 'recordProblems', 'dnsErrors', 'trackingDomainProblem', 'trackingDomainDnsError'],
   ),
   EmailListItem: objectOf('email', emailListItem),
   Email: extend('EmailListItem', {
@@ -207,6 +223,13 @@ export interface OperationResponse {
 
 /** Everything that is not plain CRUD. Keys are `METHOD /path`; the e2e test fails on a key that names no route. */
 export const RESPONSES_BY_OPERATION: Record<string, OperationResponse> = {
+  'GET /v1/domains/dkim-zone': {
+    description:
+      'The DKIM zone as an RFC 1035 zone file, for operators who host DKIM_ZONE on their own DNS. A key with domainRestrictions gets only its own domains\' records.',
+    contentType: 'text/plain',
+    schema: { type: 'string', contentMediaType: 'text/plain' },
+  },
+  'PATCH /v1/domains/{id}': { description: 'The updated domain. A new trackingDomain is `pending` until its CNAME verifies.', schema: schemaRef('Domain') },
   'POST /v1/domains/{id}/verify': { description: 'The verification result: verifiedAt, or the records still missing.', schema: schemaRef('DomainVerification') },
   'POST /v1/emails': { description: 'Accepted: queued, or scheduled when scheduledAt is given.', schema: schemaRef('Email') },
   'POST /v1/emails/batch': { description: 'Accepted, all or nothing; one item per email in request order.', schema: schemaRef('EmailBatchResult') },

@@ -30,10 +30,21 @@ export interface DomainListItem {
   createdAt: string;
 }
 
-export interface DomainResponse extends DomainListItem {
-  dnsRecords: DnsRecord[];
+/** `verified` for the default host (TRACKING_BASE_URL's); a custom tracking domain is `pending` until its CNAME verifies. */
+export const TRACKING_DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
+export type TrackingDomainStatus = (typeof TRACKING_DOMAIN_STATUSES)[number];
+
+/** Where the pixel and rewritten links of the domain's mail point. */
+export interface DomainTracking {
+  /** The custom tracking domain when one is set, else the host of TRACKING_BASE_URL. */
   trackingDomain: string;
-  trackingDomainStatus: 'verified';
+  trackingDomainStatus: TrackingDomainStatus;
+}
+
+export interface DomainResponse extends DomainListItem, DomainTracking {
+  dnsRecords: DnsRecord[];
+  openTracking: boolean;
+  clickTracking: boolean;
   /** Present once verified. */
   verifiedAt?: string;
 }
@@ -59,6 +70,12 @@ export interface DomainVerifyResponse extends DomainListItem {
   missingRecords?: Omit<DnsRecord, 'verified'>[];
   recordProblems?: DnsRecordProblem[];
   dnsErrors?: DnsLookupError[];
+  trackingDomain: string;
+  trackingDomainStatus: TrackingDomainStatus;
+  /** Why a custom tracking domain's CNAME does not count (missing, or pointing elsewhere). */
+  trackingDomainProblem?: string;
+  /** The custom tracking domain's lookup failed (timeout, SERVFAIL): its status did not change. */
+  trackingDomainDnsError?: string;
 }
 
 export interface DomainCreateInput {
@@ -70,6 +87,19 @@ export interface DomainCreatePayload {
   ctx: RequestContext;
   input: DomainCreateInput;
 }
+/** Only the fields given change; see DomainUpdateDto. */
+export interface DomainUpdateInput {
+  openTracking?: boolean;
+  clickTracking?: boolean;
+  /** null: back to the host of TRACKING_BASE_URL. */
+  trackingDomain?: string | null;
+}
+
+export interface DomainUpdatePayload {
+  ctx: RequestContext;
+  id: string;
+  input: DomainUpdateInput;
+}
 export interface DomainByIdPayload {
   ctx: RequestContext;
   id: string;
@@ -78,6 +108,11 @@ export interface DomainListPayload {
   ctx: RequestContext;
   params: ListParams;
   status?: DomainStatus;
+}
+
+/** ctx absent (the CLI, internal callers): every domain's key. With a restricted key's ctx: only its domains' keys. */
+export interface DkimZoneExportPayload {
+  ctx?: RequestContext;
 }
 
 export interface DkimZoneExportReply {

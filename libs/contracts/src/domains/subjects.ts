@@ -1,11 +1,13 @@
 import type { DeletedResponse } from '../common/list';
 import type {
+  DkimZoneExportPayload,
   DkimZoneExportReply,
   DomainByIdPayload,
   DomainCreatePayload,
   DomainList,
   DomainListPayload,
   DomainResponse,
+  DomainUpdatePayload,
   DomainVerifyResponse,
 } from './domain.types';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from './sender-identity';
@@ -15,6 +17,7 @@ export const DomainsSubjects = {
   create: 'domains.domain.create',
   list: 'domains.domain.list',
   get: 'domains.domain.get',
+  update: 'domains.domain.update',
   verify: 'domains.domain.verify',
   delete: 'domains.domain.delete',
   senderIdentity: SENDER_IDENTITY_SUBJECT,
@@ -31,8 +34,9 @@ export interface DomainsRpc {
   [DomainsSubjects.create]: { payload: DomainCreatePayload; reply: DomainResponse };
   [DomainsSubjects.list]: { payload: DomainListPayload; reply: DomainList };
   [DomainsSubjects.get]: { payload: DomainByIdPayload; reply: DomainResponse };
+  [DomainsSubjects.update]: { payload: DomainUpdatePayload; reply: DomainResponse };
   [DomainsSubjects.verify]: { payload: DomainByIdPayload; reply: DomainVerifyResponse };
   [DomainsSubjects.delete]: { payload: DomainByIdPayload; reply: DeletedResponse<'domain'> };
   [DomainsSubjects.senderIdentity]: { payload: SenderIdentityPayload; reply: SenderIdentityReply };
-  [DomainsSubjects.zoneExport]: { payload: Record<string, never>; reply: DkimZoneExportReply };
+  [DomainsSubjects.zoneExport]: { payload: DkimZoneExportPayload; reply: DkimZoneExportReply };
 }

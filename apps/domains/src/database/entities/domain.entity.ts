@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { DomainRecordStatus, DomainRegion, DomainStatus } from '@mailroom/contracts';
+import type { DomainRecordStatus, DomainRegion, DomainStatus, TrackingDomainStatus } from '@mailroom/contracts';
 
 @Entity({ name: 'domains' })
 export class DomainEntity {
@@ -42,6 +42,14 @@ export class DomainEntity {
 
   @Column('boolean', { name: 'click_tracking' })
   clickTracking: boolean;
+
+  /** A custom tracking host (lower-case punycode); null: the host of TRACKING_BASE_URL. */
+  @Column('text', { name: 'tracking_domain', nullable: true })
+  trackingDomain: string | null;
+
+  /** Set with trackingDomain: pending until its CNAME to the tracking host verifies. Separate from `status`. */
+  @Column('text', { name: 'tracking_domain_status', nullable: true })
+  trackingDomainStatus: TrackingDomainStatus | null;
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt: Date;

@@ -1,0 +1,59 @@
+import type { DomainTracking, DomainUpdateInput, TrackingDomainStatus } from '@mailroom/contracts';
+import type { RecordOutcome } from '../verification/verification-rules';
+
+/** The columns of a domain row this feature reads and writes. */
+export interface TrackingColumns {
+  openTracking: boolean;
+  clickTracking: boolean;
+  trackingDomain: string | null;
+  trackingDomainStatus: TrackingDomainStatus | null;
+  nextCheckAt: Date | null;
+}
+
+/** What the API shows: the custom domain when set, else the default host, which is always verified (it is ours). */
+export function trackingOf(domain: Pick<TrackingColumns, 'trackingDomain' | 'trackingDomainStatus'>, defaultHost: string): DomainTracking {
+  if (!domain.trackingDomain) return { trackingDomain: defaultHost, trackingDomainStatus: 'verified' };
+  return { trackingDomain: domain.trackingDomain, trackingDomainStatus: domain.trackingDomainStatus ?? 'pending' };
+}
+
+/**
+ * The base URL of the pixel and rewritten links: TRACKING_BASE_URL with its
+ * host swapped for the custom tracking domain, but only while that domain's
+ * CNAME is verified. Scheme, port and path prefix stay those of
+ * TRACKING_BASE_URL, because the CNAME leads to the same gateway.
+ */
+export function trackingBaseUrlFor(domain: Pick<TrackingColumns, 'trackingDomain' | 'trackingDomainStatus'>, defaultBaseUrl: string): string {
+  if (!domain.trackingDomain || domain.trackingDomainStatus !== 'verified') return defaultBaseUrl;
+  const url = new URL(defaultBaseUrl);
+  url.hostname = domain.trackingDomain;
+  return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * The custom tracking domain's own small state machine, apart from the
+ * domain's status: the CNAME found → verified; missing or wrong → a verified
+ * one becomes failed, a pending one stays pending; a DNS failure changes nothing.
+ */
+export function nextTrackingDomainStatus(current: TrackingDomainStatus, outcome: RecordOutcome): TrackingDomainStatus {
+  if (outcome.result === 'error') return current;
+  if (outcome.result === 'pass') return 'verified';
+  return current === 'verified' ? 'failed' : current;
+}
+
+/**
+ * Applies a PATCH to a domain row (already validated and normalized). A new
+ * tracking domain starts pending and pulls the next background check forward
+ * to `firstCheckAt`; null, or the default host itself, goes back to the default.
+ * Setting the same tracking domain again keeps its status.
+ */
+export function applyDomainUpdate(domain: TrackingColumns, input: DomainUpdateInput, defaultHost: string, firstCheckAt: Date): void {
+  if (input.openTracking !== undefined) domain.openTracking = input.openTracking;
+  if (input.clickTracking !== undefined) domain.clickTracking = input.clickTracking;
+  if (input.trackingDomain === undefined) return;
+  const custom = input.trackingDomain === null || input.trackingDomain === defaultHost ? null : input.trackingDomain;
+  if (custom === domain.trackingDomain) return;
+  domain.trackingDomain = custom;
+  domain.trackingDomainStatus = custom ? 'pending' : null;
+  // A failed domain (nextCheckAt null) is not checked in the background; POST verify checks it.
+  if (custom && domain.nextCheckAt && domain.nextCheckAt > firstCheckAt) domain.nextCheckAt = firstCheckAt;
+}

@@ -1,0 +1,90 @@
+import { eventually } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from '../../emails/test/support/delivery-harness';
+import { uniqueDomain } from './domains-fixtures';
+
+const inOneDay = () => new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+
+/**
+ * DELETE /v1/domains/{id} asks the emails service over NATS whether mail from
+ * the domain is still on its way: scheduled, queued, or in an SMTP session.
+ * The real stack delivers to a real SMTP server found through the test DNS.
+ */
+describe('domains: deletion refused while the domain is in use', () => {
+  let harness: DeliveryHarness;
+
+  beforeAll(async () => {
+    // Retries a second apart: a deferred email stays queued long enough to be seen, and is retried soon after.
+    harness = await startDeliveryHarness({ DELIVERY_RETRY_SCHEDULE: '1s,1s,1s,1s,1s' }, ['keys', 'domains', 'emails', 'gateway']);
+    routeMailTo(harness.dns, 'example.test');
+  }, 60000);
+  afterAll(() => harness?.stop());
+  beforeEach(() => harness.smtp.clear());
+
+  const api = () => harness.stack.api;
+  const send = async (from: string, body: Record<string, unknown> = {}) => {
+    const response = await api().post('/v1/emails', { from: `Acme <hi@${from}>`, to: 'bob@example.test', subject: 'Hello', text: 'Hi there', ...body });
+    expect(response.status).toBe(202);
+    return response.body as { id: string; status: string };
+  };
+  const expectInUse = async (domain: { id: string; name: string }) => {
+    const refused = await api().delete(`/v1/domains/${domain.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'in_use', message: expect.stringContaining(domain.name) });
+    const kept = await api().get(`/v1/domains/${domain.id}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ id: domain.id, status: 'verified' });
+  };
+  const expectDeleted = async (domain: { id: string }) => {
+    const deleted = await api().delete(`/v1/domains/${domain.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ id: domain.id, object: 'domain', deleted: true });
+    const gone = await api().get(`/v1/domains/${domain.id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('not_found');
+  };
+
+  it('refuses while an email from the domain is scheduled, and deletes once it is cancelled', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('scheduled'));
+    const other = await verifiedDomain(harness, uniqueDomain('bystander'));
+    const email = await send(domain.name, { scheduledAt: inOneDay() });
+    expect(email.status).toBe('scheduled');
+    // Mail from another domain does not hold this one.
+    expect((await send(other.name, { scheduledAt: inOneDay() })).status).toBe('scheduled');
+
+    await expectInUse(domain);
+    expect((await api().post(`/v1/emails/${email.id}/cancel`)).status).toBe(200);
+    await expectDeleted(domain);
+    await expectInUse(other);
+  });
+
+  it('refuses while an email from the domain is queued for a retry after a 4xx', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('deferred'));
+    harness.smtp.rejectRecipient('bob@example.test', 451, '4.7.1 Try again later');
+    const { id } = await send(domain.name);
+    const deferred = await eventually(async () => {
+      const email = (await api().get(`/v1/emails/${id}`)).body;
+      return email.recipients[0].attempts >= 1 && email.recipients[0].status === 'deferred' ? email : undefined;
+    });
+    expect(deferred).toMatchObject({ status: 'queued', recipients: [{ smtpCode: 451 }] });
+
+    await expectInUse(domain);
+    // The server takes it now: the next retry delivers, and nothing holds the domain any more.
+    harness.smtp.clear();
+    await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    await expectDeleted(domain);
+  });
+
+  it('refuses while an email from the domain is in the middle of its SMTP session', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('sending'));
+    const held = harness.smtp.holdNextData();
+    const { id } = await send(domain.name);
+    // The message is on the wire; the server has not answered DATA yet.
+    await held.arrived;
+    expect((await api().get(`/v1/emails/${id}`)).body.status).toBe('queued');
+
+    await expectInUse(domain);
+    held.release();
+    await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    await expectDeleted(domain);
+  });
+});

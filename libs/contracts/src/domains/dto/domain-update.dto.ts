@@ -1,0 +1,47 @@
+import { IsBoolean, registerDecorator, ValidateIf } from 'class-validator';
+import { domainNameProblem } from '../domain-name';
+
+/** The fields PATCH /v1/domains/{id} takes; every one is optional, but a body must carry at least one (see domainUpdateProblem). */
+export const DOMAIN_UPDATE_FIELDS = ['openTracking', 'clickTracking', 'trackingDomain'] as const;
+
+/** A domain name judged like a sending domain's, or null; its own rule name so the OpenAPI schema can say `string | null`. */
+function IsDomainNameOrNull() {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isDomainNameOrNull',
+      target: target.constructor,
+      propertyName,
+      options: { message: (args) => domainNameProblem(args.value) ?? 'is invalid' },
+      validator: { validate: (value: unknown) => value === null || domainNameProblem(value) === null },
+    });
+}
+
+/**
+ * Tracking switches and the custom tracking domain. trackingDomain: any case
+ * and IDN accepted, stored lower-case punycode; null goes back to the host of
+ * TRACKING_BASE_URL.
+ */
+export class DomainUpdateDto {
+  // Not @IsOptional(): that would let null through, and null is not a switch position.
+  @ValidateIf((_, value) => value !== undefined)
+  @IsBoolean({ message: 'must be true or false' })
+  openTracking?: boolean;
+
+  @ValidateIf((_, value) => value !== undefined)
+  @IsBoolean({ message: 'must be true or false' })
+  clickTracking?: boolean;
+
+  @ValidateIf((_, value) => value !== undefined)
+  @IsDomainNameOrNull()
+  trackingDomain?: string | null;
+}
+
+/**
+ * An empty body would change nothing and most likely hides a typo'd client, so
+ * it is a 422 like any other invalid body. Not a class-validator rule: it is
+ * about the body as a whole, not one field.
+ */
+export function domainUpdateProblem(input: object): string | null {
+  const given = DOMAIN_UPDATE_FIELDS.filter((field) => (input as Record<string, unknown>)[field] !== undefined);
+  return given.length ? null : `must set at least one of ${DOMAIN_UPDATE_FIELDS.join(', ')}`;
+}
