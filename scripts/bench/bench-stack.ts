@@ -13,6 +13,8 @@ export type BenchApp = 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'g
 export interface BenchStack {
   baseUrl: string;
   databaseUrl: string;
+  /** The private nats-server, for benches that publish onto the event stream as an internal service would. */
+  natsUrl: string;
   rootKey: string;
   stop(): Promise<void>;
 }
@@ -69,6 +71,7 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
   return {
     baseUrl,
     databaseUrl,
+    natsUrl: `nats://127.0.0.1:${natsPort}`,
     rootKey: root.key,
     stop: async () => {
       await Promise.all(children.map((child) => stopChild(child)));

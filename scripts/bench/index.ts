@@ -1,11 +1,13 @@
 import '../register-paths';
 import { authBench } from './auth.bench';
 import { sendBench } from './send.bench';
+import { webhooksBench } from './webhooks.bench';
 
 /** `npm run bench -- <name>`: benchmarks are not tests; their figures go in the README. */
 const BENCHES: Record<string, () => Promise<void>> = {
   auth: authBench,
   send: sendBench,
+  webhooks: webhooksBench,
 };
 
 async function main(name: string | undefined): Promise<void> {

@@ -5,6 +5,8 @@ export interface HttpResult {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** Why there is no status: the timeout ran out, the SSRF guard refused the address, the dispatcher aborted it (shutdown), or the network failed. */
+  failure?: 'timeout' | 'refused' | 'aborted' | 'network';
   retryAfter?: string;
   location?: string;
 }

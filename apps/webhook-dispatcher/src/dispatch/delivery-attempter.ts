@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhookPayload } from '@mailroom/contracts';
 import { WebhookSettings } from '../webhook-settings';
+import { recordAttemptMetrics } from './attempt-metrics';
+import { AttemptRecorder } from './attempt-recorder';
 import { classifyAttempt } from './attempt-outcome';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { nextAttemptAt } from './retry-policy';
@@ -15,6 +17,7 @@ export class DeliveryAttempter {
 
   constructor(
     private readonly repository: DispatchRepository,
+    private readonly recorder: AttemptRecorder,
     private readonly settings: WebhookSettings,
   ) {
     this.sender = new WebhookSender({
@@ -24,7 +27,8 @@ export class DeliveryAttempter {
     });
   }
 
-  async attempt(delivery: ClaimedDelivery, owner: string): Promise<void> {
+  /** `sent` is called once the HTTP exchange is over, before the result is written: the endpoint's slot is free from then on. */
+  async attempt(delivery: ClaimedDelivery, owner: string, sent: () => void = () => undefined): Promise<void> {
     if (delivery.webhookStatus === 'disabled') {
       await this.repository.abandon(owner, delivery.id, 'not sent: the webhook is disabled');
       return;
@@ -42,29 +46,29 @@ export class DeliveryAttempter {
       'service-delivery-attempt': String(delivery.attempts + 1),
     };
     const result = await this.sender.send(delivery.url, body, headers);
+    sent();
     if (this.stopping && result.statusCode === null) {
+      recordAttemptMetrics({ ...result, failure: 'aborted' }, null);
       await this.repository.releaseLease(owner, delivery.id);
       return;
     }
     const now = new Date();
     const outcome = classifyAttempt(result, now);
+    recordAttemptMetrics(result, outcome);
     const next = outcome.success || outcome.gone
       ? null
       : nextAttemptAt({ schedule: this.settings.retrySchedule, attemptsMade: delivery.attempts + 1, attemptLimit: delivery.attemptLimit, retryAfterMs: outcome.retryAfterMs, now });
-    const recorded = await this.repository.recordAttempt(
-      {
-        owner,
-        delivery,
-        startedAt,
-        responseCode: result.statusCode,
-        durationMs: result.durationMs,
-        error: outcome.error,
-        success: outcome.success,
-        gone: outcome.gone,
-        nextAttemptAt: next,
-      },
-      this.settings.disablePolicy,
-    );
+    const recorded = await this.recorder.record({
+      owner,
+      delivery,
+      startedAt,
+      responseCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: outcome.error,
+      success: outcome.success,
+      gone: outcome.gone,
+      nextAttemptAt: next,
+    });
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'delivery was taken over by another dispatcher; this attempt is not recorded');
   }
 

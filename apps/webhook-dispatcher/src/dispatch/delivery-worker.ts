@@ -4,22 +4,31 @@ import { hostname } from 'node:os';
 import { WebhookSettings } from '../webhook-settings';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { DeliveryAttempter } from './delivery-attempter';
+import { DeliveryPool } from './delivery-pool';
 
 /**
- * The delivery pool of one dispatcher: up to WEBHOOK_CONCURRENCY requests in
+ * The delivery loop of one dispatcher: up to WEBHOOK_CONCURRENCY requests in
  * flight, at most WEBHOOK_CONCURRENCY_PER_ENDPOINT of them to one webhook.
- * It polls every WEBHOOK_POLL_MS, and at once when this replica fanned out
- * new events or a request finished. Leases are renewed while requests run; a
+ * Each endpoint holds a small prefetched batch (DeliveryPool), so a freed
+ * slot is refilled at once and claims come once per batch. A request's slot
+ * frees when its HTTP exchange ends; its result is then written in a batch
+ * (AttemptRecorder) while the delivery keeps its lease. It polls every
+ * WEBHOOK_POLL_MS, at once when this replica fanned out new events, and when
+ * an endpoint runs low. Leases are renewed until results are written; a
  * crashed replica's leases expire and any replica takes the deliveries over.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly inFlight = new Map<string, { webhookId: string; work: Promise<void> }>();
+  private readonly pool: DeliveryPool;
+  /** Attempts under way (sending or recording); shutdown waits for them. */
+  private readonly working = new Set<Promise<void>>();
   private running = false;
   private polling = false;
   private pollAgain = false;
+  /** The poll under way, if any: shutdown waits for it, so deliveries it is claiming are released with the rest, not stranded under a lease. */
+  private currentPoll: Promise<void> | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
 
@@ -27,7 +36,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly repository: DispatchRepository,
     private readonly attempter: DeliveryAttempter,
     private readonly settings: WebhookSettings,
-  ) {}
+  ) {
+    this.pool = new DeliveryPool({ concurrency: settings.concurrency, perEndpoint: settings.concurrencyPerEndpoint });
+  }
 
   onApplicationBootstrap(): void {
     this.running = true;
@@ -36,20 +47,25 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Requests in flight are aborted and their deliveries released unrecorded,
-   * so another replica (or this one, restarted) sends them at once: the
-   * receiver may see an event twice, with the same event id, never zero times.
+   * Deliveries still queued give their leases back, and requests in flight
+   * are aborted and their deliveries released unrecorded, so another replica
+   * (or this one, restarted) sends them at once: the receiver may see an
+   * event twice, with the same event id, never zero times.
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
     clearTimeout(this.pollTimer);
+    await this.currentPoll;
+    await this.repository.releaseLeases(this.owner, this.pool.drainQueued()).catch((error: Error) => {
+      this.logger.warn({ err: error.message }, 'releasing queued deliveries failed; their leases will expire');
+    });
     this.attempter.stop();
-    await Promise.allSettled([...this.inFlight.values()].map((entry) => entry.work));
+    await Promise.allSettled([...this.working]);
     clearInterval(this.renewTimer);
     this.attempter.close();
   }
 
-  /** Poll now: new deliveries were just created, or a slot freed. */
+  /** Poll now: new deliveries were just created, or an endpoint needs its next batch. */
   wake(): void {
     if (!this.running) return;
     if (this.polling) this.pollAgain = true;
@@ -59,7 +75,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private schedulePoll(delayMs: number): void {
     if (!this.running) return;
     clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+    this.pollTimer = setTimeout(() => {
+      this.currentPoll = this.poll();
+    }, delayMs);
   }
 
   private async poll(): Promise<void> {
@@ -68,11 +86,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.pollAgain = false;
     let again = false;
     try {
-      const free = this.settings.concurrency - this.inFlight.size;
-      if (free > 0) {
-        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, free, this.settings.concurrencyPerEndpoint, this.perEndpoint());
-        for (const delivery of claimed) this.start(delivery);
-        again = claimed.length === free;
+      const capacity = this.pool.claimCapacity();
+      if (capacity > 0) {
+        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, capacity, this.pool.claimPerEndpoint, this.pool.heldByEndpoint());
+        for (const delivery of claimed) this.pool.add(delivery);
+        this.pump();
+        again = claimed.length === capacity;
       }
     } catch (error) {
       if (this.running) this.logger.error({ err: (error as Error).message }, 'claiming due deliveries failed');
@@ -82,28 +101,36 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  private perEndpoint(): Record<string, number> {
-    const counts: Record<string, number> = {};
-    for (const { webhookId } of this.inFlight.values()) counts[webhookId] = (counts[webhookId] ?? 0) + 1;
-    return counts;
+  /** Starts every queued delivery a slot is free for. */
+  private pump(): void {
+    if (!this.running) return;
+    for (const delivery of this.pool.takeSendable()) this.start(delivery);
   }
 
   private start(delivery: ClaimedDelivery): void {
+    const slotFreed = () => {
+      this.pump();
+      if (this.pool.runningLow(delivery.webhookId)) this.wake();
+    };
     const work = this.attempter
-      .attempt(delivery, this.owner)
+      .attempt(delivery, this.owner, () => {
+        this.pool.markSent(delivery.id);
+        slotFreed();
+      })
       .catch((error: Error) => {
         // The lease is left to expire, so a persistent fault is retried at lease pace rather than in a hot loop.
         this.logger.error({ deliveryId: delivery.id, err: error.message }, 'webhook delivery failed unexpectedly');
       })
       .finally(() => {
-        this.inFlight.delete(delivery.id);
-        this.wake();
+        this.working.delete(work);
+        this.pool.remove(delivery.id);
+        slotFreed();
       });
-    this.inFlight.set(delivery.id, { webhookId: delivery.webhookId, work });
+    this.working.add(work);
   }
 
   private renewLeases(): void {
-    const ids = [...this.inFlight.keys()];
+    const ids = this.pool.ids();
     if (!ids.length) return;
     this.repository.renewLeases(this.owner, ids, this.settings.leaseMs).catch((error: Error) => {
       this.logger.warn({ err: error.message }, 'renewing delivery leases failed');

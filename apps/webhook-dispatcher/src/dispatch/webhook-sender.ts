@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { assertLiteralAllowed, guardedLookup } from '../ssrf/guarded-lookup';
+import { assertLiteralAllowed, guardedLookup, RefusedAddressError } from '../ssrf/guarded-lookup';
 import type { HttpResult } from './attempt-outcome';
 
 export interface SenderOptions {
@@ -40,7 +40,7 @@ export class WebhookSender {
         target = new URL(url);
         if (!this.options.allowPrivateNetworks) assertLiteralAllowed(target.hostname);
       } catch (error) {
-        return finish({ statusCode: null, error: (error as Error).message });
+        return finish({ statusCode: null, error: (error as Error).message, failure: error instanceof RefusedAddressError ? 'refused' : 'network' });
       }
       const secure = target.protocol === 'https:';
       const request = (secure ? httpsRequest : httpRequest)(target, {
@@ -49,12 +49,17 @@ export class WebhookSender {
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         ...(this.options.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
       });
+      let cause: HttpResult['failure'] = 'network';
       const abort = () => {
+        cause = 'aborted';
         request.destroy(new Error('dispatcher shutting down'));
       };
       this.inFlight.add(abort);
-      const timer = setTimeout(() => request.destroy(new Error(`no complete answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
-      request.on('error', (error) => finish({ statusCode: null, error: error.message }));
+      const timer = setTimeout(() => {
+        cause = 'timeout';
+        request.destroy(new Error(`no complete answer within ${this.options.timeoutMs} ms`));
+      }, this.options.timeoutMs);
+      request.on('error', (error) => finish({ statusCode: null, error: error.message, failure: error instanceof RefusedAddressError ? 'refused' : cause }));
       request.on('response', (response: IncomingMessage) => this.readCapped(response, finish));
       request.end(body);
     });

@@ -5,6 +5,7 @@ import { DeliveryEntity } from '../database/entities/delivery.entity';
 import { WebhookEntity } from '../database/entities/webhook.entity';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { DeliveriesService } from '../deliveries/deliveries.service';
+import { AttemptRecorder } from '../dispatch/attempt-recorder';
 import { DeliveryAttempter } from '../dispatch/delivery-attempter';
 import { DeliveryWorker } from '../dispatch/delivery-worker';
 import { DispatchRepository } from '../dispatch/dispatch.repository';
@@ -25,6 +26,7 @@ import { WebhooksService } from './webhooks.service';
     DeliveriesRepository,
     DeliveriesService,
     DispatchRepository,
+    AttemptRecorder,
     DeliveryAttempter,
     DeliveryWorker,
     EventConsumer,

@@ -1,0 +1,52 @@
+import { Counter, Histogram } from 'prom-client';
+import { metricsRegistry, registeredMetric } from '@mailroom/runtime';
+import type { AttemptOutcome, HttpResult } from './attempt-outcome';
+
+/**
+ * The outcome label of one attempt: success (2xx), gone (410, the webhook is
+ * disabled), throttled (429/503), redirect (3xx, never followed), http_error
+ * (any other status), timeout, refused (the SSRF guard refused the address),
+ * network_error (no connection, reset, DNS), aborted (shutdown; the delivery
+ * is released and sent again).
+ */
+export function attemptOutcomeLabel(result: HttpResult, outcome: AttemptOutcome | null): string {
+  const code = result.statusCode;
+  if (code === null) {
+    if (result.failure === 'timeout' || result.failure === 'refused' || result.failure === 'aborted') return result.failure;
+    return 'network_error';
+  }
+  if (outcome?.success) return 'success';
+  if (outcome?.gone) return 'gone';
+  if (code === 429 || code === 503) return 'throttled';
+  if (code >= 300 && code < 400) return 'redirect';
+  return 'http_error';
+}
+
+export const webhookAttempts = registeredMetric(
+  'mailroom_webhook_attempts_total',
+  () =>
+    new Counter({
+      name: 'mailroom_webhook_attempts_total',
+      help: 'Webhook delivery attempts (HTTP POSTs) by outcome: success, gone, throttled, redirect, http_error, timeout, refused, network_error, aborted',
+      labelNames: ['outcome'],
+      registers: [metricsRegistry],
+    }),
+);
+
+export const webhookAttemptDuration = registeredMetric(
+  'mailroom_webhook_attempt_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'mailroom_webhook_attempt_duration_seconds',
+      help: 'Duration of one webhook delivery attempt, from the request to the end of the answer (or the failure), by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+      registers: [metricsRegistry],
+    }),
+);
+
+export function recordAttemptMetrics(result: HttpResult, outcome: AttemptOutcome | null): void {
+  const label = attemptOutcomeLabel(result, outcome);
+  webhookAttempts.inc({ outcome: label });
+  webhookAttemptDuration.observe({ outcome: label }, result.durationMs / 1000);
+}
