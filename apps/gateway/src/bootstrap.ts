@@ -5,6 +5,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
+import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
 import { assertJsonBody } from './http/require-json-body';
 import { recordRegisteredRoutes } from './openapi/registered-routes';
 
@@ -36,12 +37,13 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
       return reply;
     }
   });
+  closeKeepAliveOnShutdown(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the path, keeps the label set small (ids stay out).
     const route = request.routeOptions.url ?? 'unmatched';
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-  app.enableShutdownHooks();
+  // Closed on SIGTERM by runMain (closeOnSignals): Fastify's close answers the requests in flight first.
   await app.listen(config.PORT, config.HOST);
   await attachOpsServer(app, 'gateway', config);
   return app;

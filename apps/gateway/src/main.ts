@@ -6,4 +6,5 @@ import { bootstrapGateway } from './bootstrap';
 runMain('gateway', async (config) => {
   const app = await bootstrapGateway(config);
   process.stdout.write(`Mailroom gateway listening on ${await app.getUrl()}\n`);
+  return app;
 });

@@ -9,3 +9,5 @@ export * from './metrics';
 export * from './ops-server';
 export * from './readiness';
 export * from './database.module';
+export * from './draining-nats-server';
+export * from './shutdown';

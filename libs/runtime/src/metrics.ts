@@ -15,11 +15,16 @@ export function collectProcessMetrics(app: string): void {
   collectDefaultMetrics({ register: metricsRegistry });
 }
 
-function singleton<T>(name: string, create: () => T): T {
+/**
+ * The metric registered under `name`, created on first use: apps are booted
+ * more than once in one process by the e2e harness, and prom-client refuses a
+ * second registration of a name.
+ */
+export function registeredMetric<T>(name: string, create: () => T): T {
   return (metricsRegistry.getSingleMetric(name) as T | undefined) ?? create();
 }
 
-export const httpRequestDuration = singleton(
+export const httpRequestDuration = registeredMetric(
   'mailroom_http_request_duration_seconds',
   () =>
     new Histogram({
@@ -31,7 +36,7 @@ export const httpRequestDuration = singleton(
     }),
 );
 
-export const natsRequestDuration = singleton(
+export const natsRequestDuration = registeredMetric(
   'mailroom_nats_request_duration_seconds',
   () =>
     new Histogram({
@@ -43,7 +48,7 @@ export const natsRequestDuration = singleton(
     }),
 );
 
-export const rateLimitedRequests = singleton(
+export const rateLimitedRequests = registeredMetric(
   'mailroom_rate_limited_requests_total',
   () => new Counter({ name: 'mailroom_rate_limited_requests_total', help: 'Requests answered 429', registers: [metricsRegistry] }),
 );

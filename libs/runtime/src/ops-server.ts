@@ -48,6 +48,27 @@ export async function startOpsServer(host: string, port: number, ready: Readines
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => closeServer(server),
   };
+}
+
+/** How long a probe or scrape already being answered may take to finish when the ops port closes. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * server.close() alone waits for every open connection, and probes and
+ * scrapers keep theirs alive between requests, so shutdown would hang until
+ * they time out. Idle connections are dropped at once; a request being
+ * answered gets a short grace, then its connection is dropped too.
+ */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -1,7 +1,11 @@
 import { AppName, ConfigError, loadProcessConfig, MailroomConfig } from '@mailroom/config';
+import { Closable, closeOnSignals } from './shutdown';
 
-/** The body of every app's main.ts: validate the environment, boot, and exit with a clear message on bad config. */
-export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<unknown>): void {
+/**
+ * The body of every app's main.ts: validate the environment, boot, exit with a
+ * clear message on bad config, and close gracefully on SIGTERM.
+ */
+export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<Closable>): void {
   let config: MailroomConfig;
   try {
     config = loadProcessConfig(app);
@@ -12,8 +16,11 @@ export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<
     }
     throw error;
   }
-  boot(config).catch((error: Error) => {
-    process.stderr.write(`[${app}] failed to start: ${error.message}\n`);
-    process.exit(1);
-  });
+  boot(config).then(
+    (instance) => closeOnSignals(instance, app, config.SHUTDOWN_TIMEOUT_MS),
+    (error: Error) => {
+      process.stderr.write(`[${app}] failed to start: ${error.message}\n`);
+      process.exit(1);
+    },
+  );
 }

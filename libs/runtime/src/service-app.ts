@@ -4,7 +4,7 @@ import { DomainErrorRpcFilter } from '@mailroom/errors';
 import type { MailroomConfig } from '@mailroom/config';
 import { DataSource } from 'typeorm';
 import { collectProcessMetrics } from './metrics';
-import { natsServerOptions } from './nats-options';
+import { drainingNatsServer } from './nats-options';
 import { startOpsServer } from './ops-server';
 import { PinoLogger } from './pino-logger';
 import { readinessChecks } from './readiness';
@@ -15,14 +15,21 @@ import { readinessChecks } from './readiness';
  */
 export async function createServiceApp(name: string, module: Type<unknown> | DynamicModule, config: MailroomConfig): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(module, {
-    ...natsServerOptions(config.NATS_URL, name),
+    ...drainingNatsServer(config.NATS_URL, name),
     logger: new PinoLogger(name, config.LOG_LEVEL),
   });
   app.useGlobalFilters(new DomainErrorRpcFilter());
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): runMain closes the app on SIGTERM (see closeOnSignals), through close() and its ops server.
   await app.listen();
   await attachOpsServer(app, name, config, app.get(DataSource, { strict: false }));
   return app;
+}
+
+const opsPorts = new WeakMap<object, number>();
+
+/** The ops port an app serves health and metrics on (HEALTH_PORT, or the one picked for 0); tests read it. */
+export function opsPortOf(app: object): number | undefined {
+  return opsPorts.get(app);
 }
 
 /**
@@ -48,5 +55,6 @@ export async function attachOpsServer(app: INestApplicationContext, name: string
       await close();
     },
   });
+  opsPorts.set(app, ops.port);
   return ops.port;
 }

@@ -6,3 +6,5 @@ export * from './stack';
 export * from './test-dns';
 export * from './test-postgres';
 export * from './test-smtp';
+export * from './prometheus-text';
+export * from './app-process';

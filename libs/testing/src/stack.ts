@@ -6,6 +6,7 @@ import { bootstrapEmails } from '../../../apps/emails/src/bootstrap';
 import { bootstrapGateway } from '../../../apps/gateway/src/bootstrap';
 import { bootstrapKeys } from '../../../apps/keys/src/bootstrap';
 import { bootstrapWebhooks } from '../../../apps/webhook-dispatcher/src/bootstrap';
+import { opsPortOf } from '@mailroom/runtime';
 import { issueKeyDirectly } from '../../../scripts/issue-key';
 import { migrateAll } from '../../../scripts/migrate-all';
 import { ApiClient } from './api-client';
@@ -39,6 +40,8 @@ export interface Stack {
   api: ApiClient;
   configFor(app: ServiceApp): MailroomConfig;
   issueKey(input?: Partial<Parameters<typeof issueKeyDirectly>[1]>): Promise<ApiKeyCreatedResponse>;
+  /** http://127.0.0.1:<ops port> of a running app: /health/live, /health/ready, /metrics. */
+  opsUrl(app: ServiceApp): string;
   startApp(app: ServiceApp): Promise<void>;
   stopApp(app: ServiceApp): Promise<void>;
   stop(): Promise<void>;
@@ -117,6 +120,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         expiresAt: null,
         ...input,
       }),
+    opsUrl: (app) => {
+      const instance = running.get(app);
+      const port = instance && opsPortOf(instance);
+      if (!port) throw new Error(`${app} is not running`);
+      return `http://127.0.0.1:${port}`;
+    },
     startApp,
     stopApp,
     stop: async () => {

@@ -4,6 +4,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { natsClientOptions } from '@mailroom/runtime';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryWorker } from './delivery.worker';
+import { QueueMetrics } from './queue-metrics';
 import { trackingTokensFromConfig } from '@mailroom/auth';
 import { EmailDelivery, TRACKING_TOKENS } from './email-delivery.service';
 import { DELIVERY_NATS_CLIENT, SenderIdentityCache } from './sender-identity.cache';
@@ -24,6 +25,7 @@ export class DeliveryModule {
         SenderIdentityCache,
         EmailDelivery,
         DeliveryWorker,
+        QueueMetrics,
       ],
     };
   }

@@ -80,6 +80,18 @@ function toClaimed(row: EmailRow): ClaimedEmail {
   };
 }
 
+/** The emails waiting for delivery, for the queue metrics. */
+export interface QueueSnapshot {
+  /** Due now: waiting for a worker, or being delivered. */
+  due: number;
+  /** Scheduled for later (scheduledAt in the future). */
+  scheduled: number;
+  /** Waiting for a retry after a temporary failure. */
+  deferred: number;
+  /** How long the oldest due email has been due; 0 when none is. */
+  oldestDueSeconds: number;
+}
+
 /** The worker's queries: claiming due emails, and recording what each attempt did. */
 @Injectable()
 export class DeliveryRepository {
@@ -114,6 +126,27 @@ export class DeliveryRepository {
       if (claimed.length) await onClaim(manager, claimed);
       return claimed;
     });
+  }
+
+  /**
+   * The queue in one statement over emails_due_idx, the partial index of the
+   * claimable rows: its cost follows the backlog, never the size of the table.
+   */
+  async queueSnapshot(): Promise<QueueSnapshot> {
+    const [row]: Array<{ due: string; scheduled: string; deferred: string; oldest_due_seconds: number | null }> = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE next_attempt_at <= now()) AS due,
+              count(*) FILTER (WHERE next_attempt_at > now() AND status = 'scheduled') AS scheduled,
+              count(*) FILTER (WHERE next_attempt_at > now() AND status = 'queued') AS deferred,
+              EXTRACT(EPOCH FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now()))::float8 AS oldest_due_seconds
+         FROM emails.emails
+        WHERE status IN ('queued', 'scheduled')`,
+    );
+    return {
+      due: Number(row.due),
+      scheduled: Number(row.scheduled),
+      deferred: Number(row.deferred),
+      oldestDueSeconds: Math.max(0, row.oldest_due_seconds ?? 0),
+    };
   }
 
   /** Extends the leases this worker still holds, so a long delivery is not taken over while it runs. */

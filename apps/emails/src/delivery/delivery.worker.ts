@@ -26,6 +26,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly inFlight = new Map<string, Promise<void>>();
   private running = false;
   private polling = false;
+  /** The poll under way, if any: shutdown waits for it, so emails it is claiming are drained, not stranded under a lease. */
+  private currentPoll: Promise<void> | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
 
@@ -45,6 +47,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
     clearTimeout(this.pollTimer);
+    // A claim committed after this point would start deliveries the drain below does not know of; they would
+    // be cut off at exit and wait for their lease to run out (and could go out twice).
+    await this.currentPoll;
     const drained = Promise.allSettled([...this.inFlight.values()]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);
@@ -56,7 +61,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private schedulePoll(delayMs: number): void {
     if (!this.running) return;
     clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+    this.pollTimer = setTimeout(() => {
+      this.currentPoll = this.poll();
+    }, delayMs);
   }
 
   private async poll(): Promise<void> {

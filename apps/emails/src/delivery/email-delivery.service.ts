@@ -3,6 +3,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import type { NewEvent } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { ClaimedEmail, DeliveryRepository, DueRecipient, RecipientUpdate } from './delivery.repository';
+import { deliveryOutcomes } from './delivery-metrics';
 import { buildMessage } from './message/build-message';
 import { AttemptResult, transitionRecipient } from './recipient-transition';
 import { SenderIdentityCache } from './sender-identity.cache';
@@ -70,7 +71,11 @@ export class EmailDelivery {
       events,
       summarize: (recipients) => summarizeRecipients(recipients, now),
     });
-    if (!recorded) this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
+    if (!recorded) {
+      this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
+      return;
+    }
+    for (const update of updates) deliveryOutcomes.inc({ outcome: update.status, mode: email.mode });
   }
 
   private async attempt(email: ClaimedEmail, due: DueRecipient[]): Promise<Map<string, AttemptResult>> {

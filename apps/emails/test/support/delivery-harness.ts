@@ -91,9 +91,9 @@ export async function emailReaching(stack: Stack, key: string, id: string, statu
 
 /**
  * Adds `name` through the API, publishes the records it hands out in the test
- * DNS, and verifies it: the domain a live email may be sent from.
+ * DNS, and verifies it: the domain a live email may be sent from. Returns its id and name.
  */
-export async function verifiedDomain(harness: DeliveryHarness, name: string): Promise<void> {
+export async function verifiedDomain(harness: DeliveryHarness, name: string): Promise<{ id: string; name: string }> {
   const created = await harness.stack.api.post('/v1/domains', { name });
   if (created.status >= 300) throw new Error(`adding ${name}: ${created.status} ${JSON.stringify(created.body)}`);
   for (const record of created.body.dnsRecords as Array<{ type: 'TXT' | 'CNAME'; host: string; value: string }>) {
@@ -101,6 +101,7 @@ export async function verifiedDomain(harness: DeliveryHarness, name: string): Pr
   }
   const verified = await harness.stack.api.post(`/v1/domains/${created.body.id}/verify`);
   if (verified.body?.status !== 'verified') throw new Error(`verifying ${name}: ${JSON.stringify(verified.body)}`);
+  return { id: created.body.id, name: created.body.name };
 }
 
 /** A mailauth resolver over the test DNS server (which forwards the DKIM zone to the domains service's responder). */

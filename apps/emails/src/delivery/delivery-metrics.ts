@@ -1,0 +1,62 @@
+import { Counter, Gauge } from 'prom-client';
+import { metricsRegistry, registeredMetric } from '@mailroom/runtime';
+
+/**
+ * One count per recipient per recorded attempt, labelled with the recipient's
+ * new status (delivered, sent, deferred, bounced, failed, suppressed) and the
+ * email's mode (live: real SMTP; test: simulated). An attempt whose lease was
+ * lost is not counted: the worker that took the email over counts its own.
+ */
+export const deliveryOutcomes = registeredMetric(
+  'mailroom_email_delivery_outcomes_total',
+  () =>
+    new Counter({
+      name: 'mailroom_email_delivery_outcomes_total',
+      help: 'Recipient delivery attempts recorded by the emails worker, by outcome (the recipient status after the attempt) and mode (live or test)',
+      labelNames: ['outcome', 'mode'],
+      registers: [metricsRegistry],
+    }),
+);
+
+/** Where the queue gauges read the queue when Prometheus scrapes (the running emails app's QueueMetrics). */
+export interface QueueGaugeSource {
+  refresh(): Promise<void>;
+}
+
+let source: QueueGaugeSource | undefined;
+
+export function setQueueGaugeSource(next: QueueGaugeSource): void {
+  source = next;
+}
+
+/** Only the source that is current lets go, so an app closing after a newer one started leaves the newer in place. */
+export function clearQueueGaugeSource(current: QueueGaugeSource): void {
+  if (source === current) source = undefined;
+}
+
+export const queueDepth = registeredMetric(
+  'mailroom_email_queue_depth',
+  () =>
+    new Gauge({
+      name: 'mailroom_email_queue_depth',
+      help: 'Emails waiting for delivery, by state: due (now, or being delivered), scheduled (for later), deferred (waiting for a retry)',
+      labelNames: ['state'],
+      registers: [metricsRegistry],
+      async collect() {
+        await source?.refresh();
+      },
+    }),
+);
+
+export const oldestDueAge = registeredMetric(
+  'mailroom_email_oldest_due_age_seconds',
+  () =>
+    new Gauge({
+      name: 'mailroom_email_oldest_due_age_seconds',
+      help: 'Seconds since the oldest email still waiting for delivery became due; 0 when none is due',
+      registers: [metricsRegistry],
+      async collect() {
+        await source?.refresh();
+      },
+    }),
+);

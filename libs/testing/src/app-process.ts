@@ -1,0 +1,31 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '../../..');
+
+/** Compiles the apps to dist/ (incremental), so a test can run one as its own process, as in production. */
+export function buildApps(): void {
+  const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
+}
+
+export interface AppProcess {
+  child: ChildProcess;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What the process wrote to stderr so far, for failure messages. */
+  stderr(): string;
+}
+
+/** Runs dist/apps/<app>/src/main.js with exactly this environment (plus PATH). */
+export function startAppProcess(app: string, env: Record<string, string>): AppProcess {
+  const child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited, stderr: () => stderr };
+}
