@@ -2,10 +2,19 @@ import { ClientProxy } from '@nestjs/microservices';
 import { DomainError, ErrorCode, fromRpcError } from '@mailroom/errors';
 import type { RpcMap } from '@mailroom/contracts';
 import { randomUUID } from 'node:crypto';
-import { ErrorCode as NatsErrorCode, headers as natsHeaders, JSONCodec, MsgHdrs, NatsConnection, NatsError } from 'nats';
+import { headers as natsHeaders, JSONCodec, MsgHdrs, NatsConnection } from 'nats';
 import { natsRequestDuration } from './metrics';
+import { NoReplyError, ReplyInbox } from './reply-inbox';
 
 const codec = JSONCodec<{ response?: unknown; err?: unknown }>();
+
+/** One muxed inbox per connection, shared by every client that uses it. */
+const inboxes = new WeakMap<NatsConnection, ReplyInbox>();
+function inboxFor(connection: NatsConnection): ReplyInbox {
+  let inbox = inboxes.get(connection);
+  if (!inbox) inboxes.set(connection, (inbox = new ReplyInbox(connection)));
+  return inbox;
+}
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -24,19 +33,16 @@ export class RpcClient<M extends RpcMap<M>> {
 
   async request<S extends keyof M & string>(subject: S, payload: M[S]['payload'], timeoutMs = this.timeoutMs): Promise<M[S]['reply']> {
     const stopTimer = natsRequestDuration.startTimer({ subject });
-    // Nest's ClientProxy subscribes a fresh inbox per request; nats.js request() shares one muxed inbox,
-    // which halves the NATS traffic per call. The wire format stays Nest's ({pattern, data, id} → {response, err}).
+    // Nest's ClientProxy subscribes a fresh inbox per request; a shared muxed inbox halves the NATS
+    // traffic per call. The wire format stays Nest's ({pattern, data, id} → {response, err}).
     const connection: NatsConnection = await this.client.connect();
     let message;
     try {
-      message = await connection.request(subject, JSON.stringify({ pattern: subject, data: payload, id: randomUUID() }), {
-        timeout: timeoutMs,
-        headers: requestHeaders(payload),
-      });
+      const body = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
+      message = await inboxFor(connection).request(subject, body, timeoutMs, requestHeaders(payload));
     } catch (error) {
-      const code = (error as NatsError).code;
-      if (code === NatsErrorCode.Timeout || code === NatsErrorCode.NoResponders) {
-        stopTimer({ outcome: code === NatsErrorCode.Timeout ? 'timeout' : 'no_responders' });
+      if (error instanceof NoReplyError) {
+        stopTimer({ outcome: error.reason });
         throw new DomainError(ErrorCode.ServiceUnavailable, `The ${this.serviceName} service did not answer in time; try again.`);
       }
       stopTimer({ outcome: 'error' });
