@@ -20,6 +20,8 @@ export interface BenchStack {
 }
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile every app process under load. */
+const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
 /**
  * The stack as production runs it: each app its own process from the compiled
@@ -44,7 +46,7 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
   const port = 13000 + Math.floor(Math.random() * 1000);
   const children: ChildProcess[] = [];
   for (const [index, app] of apps.entries()) {
-    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'apps', app, 'src', 'main.js')], {
+    const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, join(__dirname, '..', '..', 'apps', app, 'src', 'main.js')], {
       env: {
         ...process.env,
         NODE_ENV: 'production',

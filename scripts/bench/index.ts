@@ -1,12 +1,18 @@
 import '../register-paths';
+import { analyticsBench } from './analytics.bench';
 import { authBench } from './auth.bench';
+import { listBench } from './list.bench';
 import { sendBench } from './send.bench';
+import { smtpBench } from './smtp.bench';
 import { webhooksBench } from './webhooks.bench';
 
 /** `npm run bench -- <name>`: benchmarks are not tests; their figures go in the README. */
 const BENCHES: Record<string, () => Promise<void>> = {
+  analytics: analyticsBench,
   auth: authBench,
+  list: listBench,
   send: sendBench,
+  smtp: smtpBench,
   webhooks: webhooksBench,
 };
 

@@ -1,7 +1,7 @@
 import { EventEnvelope } from '@mailroom/contracts';
 import { ensureEventStream } from '@mailroom/outbox';
 import { connect, headers, JetStreamClient, NatsConnection, PubAck } from 'nats';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 
 /** One ULID per run plus a counter: unique ids without 26 random characters per event, which would load the publisher. */
 const RUN = ulid();

@@ -109,6 +109,8 @@ describe('POST /v1/emails', () => {
       ['scheduledAt beyond 30 days', { scheduledAt: new Date(Date.now() + 31 * 24 * 3600 * 1000).toISOString() }, /^scheduledAt: must be at most 30 days ahead/],
       ['tracking of the wrong type', { tracking: { opens: 'yes' } }, /^tracking\.opens: /],
       ['unknown field', { fromm: 'x' }, /^fromm: is not a known field/],
+      ['subject with NUL', { subject: 'Hi\u0000there' }, /^subject: must not contain the NUL character/],
+      ['metadata value with NUL', { metadata: { order: '1\u00002' } }, /^metadata\.order: must not contain the NUL character/],
     ];
 
     it.each(cases)('%s', async (_name, override, message) => {

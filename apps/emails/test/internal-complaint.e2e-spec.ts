@@ -1,7 +1,7 @@
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, startStack, Stack } from '@mailroom/testing';
 import { connect } from 'nats';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 
 describe('an email.complained event published by an internal service', () => {
   let stack: Stack;

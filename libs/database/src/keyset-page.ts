@@ -11,16 +11,17 @@ export interface KeysetPage<E> {
  * Newest-first keyset pagination over a prefixed ULID id column, Stripe style:
  * starting_after pages towards older items, ending_before towards newer ones,
  * and hasMore says whether more items lie further in the paging direction.
- * totalCount counts every item matching the filters, regardless of cursor.
+ * totalCount counts every item matching the filters, regardless of cursor:
+ * with `count` when the caller keeps cheaper counts than a scan, else count(*).
  */
 export async function keysetPage<E extends ObjectLiteral>(
   query: SelectQueryBuilder<E>,
   idColumn: string,
   params: ListParams,
+  count: () => Promise<number> = () => countRows(query),
 ): Promise<KeysetPage<E>> {
-  // A plain count(*) over the filter's index; TypeORM's getCount() adds COUNT(DISTINCT id), which is slower.
-  const counted = await query.clone().select('COUNT(*)', 'count').orderBy().getRawOne<{ count: string }>();
-  const totalCount = Number(counted?.count ?? 0);
+  // Started before the page query so the two run side by side on the pool.
+  const counting = count();
   const page = query.clone();
   if (params.endingBefore) {
     page.andWhere(`${idColumn} > :cursor`, { cursor: params.endingBefore }).orderBy(idColumn, 'ASC');
@@ -28,8 +29,14 @@ export async function keysetPage<E extends ObjectLiteral>(
     if (params.startingAfter) page.andWhere(`${idColumn} < :cursor`, { cursor: params.startingAfter });
     page.orderBy(idColumn, 'DESC');
   }
-  const rows = await page.take(params.limit + 1).getMany();
+  const [rows, totalCount] = await Promise.all([page.take(params.limit + 1).getMany(), counting]);
   const hasMore = rows.length > params.limit;
   const pageRows = rows.slice(0, params.limit);
   return { rows: params.endingBefore ? pageRows.reverse() : pageRows, hasMore, totalCount };
+}
+
+async function countRows<E extends ObjectLiteral>(query: SelectQueryBuilder<E>): Promise<number> {
+  // A plain count(*) over the filter's index; TypeORM's getCount() adds COUNT(DISTINCT id), which is slower.
+  const counted = await query.clone().select('COUNT(*)', 'count').orderBy().getRawOne<{ count: string }>();
+  return Number(counted?.count ?? 0);
 }

@@ -1,11 +1,32 @@
 import type { EventEnvelope, Mode } from '@mailroom/contracts';
 import { EntityManager } from 'typeorm';
-import { ulid } from 'ulid';
+import { insertRows, TableRows, ulid } from '@mailroom/database';
 
 export interface NewEvent {
   type: string;
   mode: Mode;
   data: object;
+}
+
+/**
+ * The outbox rows for these events, in the columns the relay reads. Callers
+ * that insert other rows too can write them in the same statement (see
+ * insertAll); everyone else uses appendEvents.
+ */
+export function outboxRows(schema: string, events: readonly NewEvent[], createdAt: Date = new Date()): TableRows & { envelopes: EventEnvelope[] } {
+  const envelopes = events.map((event) => ({
+    id: `evt_${ulid()}`,
+    type: event.type,
+    createdAt: createdAt.toISOString(),
+    mode: event.mode,
+    data: event.data as Record<string, unknown>,
+  }));
+  return {
+    table: `${schema}.outbox`,
+    columns: ['id', 'type', 'mode', 'data', 'created_at'],
+    rows: envelopes.map((envelope) => [envelope.id, envelope.type, envelope.mode, JSON.stringify(envelope.data), createdAt]),
+    envelopes,
+  };
 }
 
 /**
@@ -15,20 +36,7 @@ export interface NewEvent {
  */
 export async function appendEvents(manager: EntityManager, schema: string, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (!events.length) return [];
-  const createdAt = new Date();
-  const envelopes = events.map((event) => ({
-    id: `evt_${ulid()}`,
-    type: event.type,
-    createdAt: createdAt.toISOString(),
-    mode: event.mode,
-    data: event.data as Record<string, unknown>,
-  }));
-  const values: unknown[] = [];
-  const rows = envelopes.map((envelope, index) => {
-    values.push(envelope.id, envelope.type, envelope.mode, JSON.stringify(envelope.data), createdAt);
-    const base = index * 5;
-    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}::jsonb, $${base + 5})`;
-  });
-  await manager.query(`INSERT INTO ${schema}.outbox (id, type, mode, data, created_at) VALUES ${rows.join(', ')}`, values);
+  const { table, columns, rows, envelopes } = outboxRows(schema, events);
+  await insertRows(manager, table, columns, rows);
   return envelopes;
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, nanos, NatsConnection } from 'nats';
+import { natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 
 export interface EventConsumerOptions {
@@ -24,7 +25,7 @@ export interface RunningConsumer {
  */
 export async function consumeEvents(options: EventConsumerOptions): Promise<RunningConsumer> {
   const logger = new Logger(`EventConsumer:${options.durable}`);
-  const connection: NatsConnection = await connect({ servers: options.natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const connection: NatsConnection = await connect(natsConnectionOptions(options.natsUrl));
   let running = true;
   let messages: ConsumerMessages | undefined;
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { DataSource } from 'typeorm';
 import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 
 export const OUTBOX_SCHEMA = Symbol('OutboxSchema');
@@ -97,7 +97,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async ensureJetStream(): Promise<JetStreamClient> {
     if (this.jetstream && this.connection && !this.connection.isClosed()) return this.jetstream;
-    this.connection = await connect({ servers: this.config.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
     await ensureEventStream(await this.connection.jetstreamManager());
     this.jetstream = this.connection.jetstream();
     return this.jetstream;

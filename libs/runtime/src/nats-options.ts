@@ -1,11 +1,20 @@
 import { CustomStrategy, NatsOptions, Transport } from '@nestjs/microservices';
+import type { ConnectionOptions } from 'nats';
 import { DrainingNatsServer } from './draining-nats-server';
+
+/**
+ * Options every connection shares. noAsyncTraces: nats.js otherwise creates
+ * an Error, capturing a stack trace, at each request() and flush() only to
+ * enrich a possible later timeout; on every request that is overhead, and our
+ * timeouts already name the service that did not answer.
+ */
+const CONNECTION_OPTIONS = { maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true };
 
 /** Every replica of a service subscribes in one queue group, so replicas divide the messages. */
 export function natsServerOptions(natsUrl: string, queue: string): NatsOptions {
   return {
     transport: Transport.NATS,
-    options: { servers: [natsUrl], queue, maxReconnectAttempts: -1, reconnectTimeWait: 250 },
+    options: { servers: [natsUrl], queue, ...CONNECTION_OPTIONS },
   };
 }
 
@@ -15,5 +24,10 @@ export function drainingNatsServer(natsUrl: string, queue: string): CustomStrate
 }
 
 export function natsClientOptions(natsUrl: string): NatsOptions['options'] {
-  return { servers: [natsUrl], maxReconnectAttempts: -1, reconnectTimeWait: 250 };
+  return natsConnectionOptions(natsUrl);
+}
+
+/** For connections opened with nats.js connect() directly (JetStream publishers and consumers, broadcast subscribers). */
+export function natsConnectionOptions(natsUrl: string): ConnectionOptions {
+  return { servers: [natsUrl], ...CONNECTION_OPTIONS };
 }

@@ -1,3 +1,4 @@
+import { natsConnectionOptions } from './nats-options';
 import { connect, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import type { ReadinessCheck } from './ops-server';
@@ -14,7 +15,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
  * one, a SELECT 1 on its database.
  */
 export async function readinessChecks(natsUrl: string, dataSource?: DataSource): Promise<{ check: ReadinessCheck; close(): Promise<void> }> {
-  const connection: NatsConnection = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const connection: NatsConnection = await connect(natsConnectionOptions(natsUrl));
   const check: ReadinessCheck = async (): Promise<Record<string, 'ok' | 'down'>> => {
     const nats = await withTimeout(connection.flush()).then(
       () => 'ok' as const,

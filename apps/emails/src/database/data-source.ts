@@ -4,9 +4,10 @@ import { CreateEmailsSchema1763800000200 } from './migrations/1763800000200-crea
 import { CreateEmailsTables1763800000210 } from './migrations/1763800000210-create-emails-tables';
 import { CreateAnalyticsCounters1763800000290 } from './migrations/1763800000290-create-analytics-counters';
 import { AddComplainedAt1763800000291 } from './migrations/1763800000291-add-complained-at';
+import { CreateEmailCounts1763800000292 } from './migrations/1763800000292-create-email-counts';
 
 export const EMAILS_SCHEMA: ServiceSchema = {
   schema: 'emails',
   entities: [EmailEntity, RecipientEntity, SuppressionEntity, IdempotencyKeyEntity],
-  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291],
+  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291, CreateEmailCounts1763800000292],
 };

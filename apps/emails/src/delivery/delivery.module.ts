@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ClientsModule, Transport } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
 import { natsClientOptions } from '@mailroom/runtime';
+import { AttemptRecorder } from './attempt-recorder';
+import { AttemptsRepository } from './attempts.repository';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryWorker } from './delivery.worker';
 import { QueueMetrics } from './queue-metrics';
@@ -22,6 +24,8 @@ export class DeliveryModule {
         { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
         { provide: TRACKING_TOKENS, useValue: trackingTokensFromConfig(config) },
         DeliveryRepository,
+        AttemptsRepository,
+        AttemptRecorder,
         SenderIdentityCache,
         EmailDelivery,
         DeliveryWorker,

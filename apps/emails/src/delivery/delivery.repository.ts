@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource, EntityManager } from 'typeorm';
 import { OutgoingEmail } from './message/outgoing-email';
 import { RecipientStatus } from './status-summary';
@@ -19,6 +18,8 @@ export interface DueRecipient {
   kind: 'to' | 'cc' | 'bcc';
   status: RecipientStatus;
   attempts: number;
+  /** Put on the suppression list after the email was accepted (a bounce from another email). */
+  suppressed: boolean;
 }
 
 export interface RecipientUpdate {
@@ -164,71 +165,25 @@ export class DeliveryRepository {
     await this.dataSource.query(`UPDATE emails.emails SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2`, [id, owner]);
   }
 
-  /** Recipients still waiting whose time has come (a deferred one waits for its own next_attempt_at). */
-  async dueRecipients(emailId: string): Promise<DueRecipient[]> {
-    return this.dataSource.query(
-      `SELECT address, kind, status, attempts FROM emails.recipients
-        WHERE email_id = $1 AND status IN ('queued', 'deferred') AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '50 milliseconds')
-        ORDER BY address`,
-      [emailId],
-    );
-  }
-
-  async suppressedAmong(mode: string, addresses: string[]): Promise<Set<string>> {
-    if (!addresses.length) return new Set();
-    const rows: Array<{ address: string }> = await this.dataSource.query(
-      `SELECT address FROM emails.suppressions WHERE mode = $1 AND address = ANY($2::text[])`,
-      [mode, addresses],
-    );
-    return new Set(rows.map((row) => row.address));
-  }
-
   /**
-   * Records one attempt in one transaction: the recipients' new states, new
-   * suppressions, the email's summary status and next attempt, the release of
-   * the lease, and the events. Fenced on the lease: if another worker took the
-   * email over (this one stalled past its lease), nothing is written and false
-   * is returned — that worker's attempt counts instead.
+   * The recipients of each claimed email that are still waiting and whose
+   * time has come (a deferred one waits for its own next_attempt_at), each
+   * with whether its address is now on the suppression list of the email's
+   * mode — for every email of a claim in one round trip.
    */
-  async recordAttempt(input: {
-    owner: string;
-    email: ClaimedEmail;
-    updates: RecipientUpdate[];
-    suppressions: Array<{ address: string; reason: 'bounce' | 'complaint'; details: string }>;
-    summarize: (statuses: Array<{ status: RecipientStatus; nextAttemptAt: Date | null }>) => { status: string; nextAttemptAt: Date | null; delivered: boolean };
-    events: NewEvent[];
-  }): Promise<boolean> {
-    const { owner, email } = input;
-    return this.dataSource.transaction(async (manager) => {
-      const locked: unknown[] = await manager.query(`SELECT id FROM emails.emails WHERE id = $1 AND lease_owner = $2 FOR UPDATE`, [email.id, owner]);
-      if (!locked.length) return false;
-      for (const update of input.updates) {
-        await manager.query(
-          `UPDATE emails.recipients SET status = $3, attempts = $4, smtp_code = $5, smtp_reply = $6, next_attempt_at = $7, updated_at = now()
-            WHERE email_id = $1 AND address = $2`,
-          [email.id, update.address, update.status, update.attempts, update.smtpCode, update.smtpReply, update.nextAttemptAt],
-        );
-      }
-      for (const suppression of input.suppressions) {
-        await manager.query(
-          `INSERT INTO emails.suppressions (mode, address, reason, details) VALUES ($1, $2, $3, $4) ON CONFLICT (mode, address) DO NOTHING`,
-          [email.mode, suppression.address, suppression.reason, suppression.details.slice(0, 1000)],
-        );
-      }
-      const all: Array<{ status: RecipientStatus; next_attempt_at: Date | null }> = await manager.query(
-        `SELECT status, next_attempt_at FROM emails.recipients WHERE email_id = $1`,
-        [email.id],
-      );
-      const summary = input.summarize(all.map((row) => ({ status: row.status, nextAttemptAt: row.next_attempt_at })));
-      await manager.query(
-        `UPDATE emails.emails
-            SET status = $2, next_attempt_at = $3, attempts = attempts + $5, lease_owner = NULL, lease_expires_at = NULL,
-                delivered_at = CASE WHEN $4::boolean THEN COALESCE(delivered_at, now()) ELSE delivered_at END, updated_at = now()
-          WHERE id = $1`,
-        [email.id, summary.status, summary.nextAttemptAt, summary.delivered, input.updates.length ? 1 : 0],
-      );
-      await appendEvents(manager, 'emails', input.events);
-      return true;
-    });
+  async dueRecipients(emails: ClaimedEmail[]): Promise<Map<string, DueRecipient[]>> {
+    const due = new Map<string, DueRecipient[]>(emails.map((email) => [email.id, []]));
+    if (!emails.length) return due;
+    const rows: Array<DueRecipient & { email_id: string }> = await this.dataSource.query(
+      `SELECT r.email_id, r.address, r.kind, r.status, r.attempts, s.address IS NOT NULL AS suppressed
+         FROM emails.recipients r
+         JOIN unnest($1::text[], $2::text[]) AS e(id, mode) ON e.id = r.email_id
+         LEFT JOIN emails.suppressions s ON s.mode = e.mode AND s.address = r.address
+        WHERE r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '50 milliseconds')
+        ORDER BY r.email_id, r.address`,
+      [emails.map((email) => email.id), emails.map((email) => email.mode)],
+    );
+    for (const { email_id: emailId, ...recipient } of rows) due.get(emailId)!.push(recipient);
+    return due;
   }
 }

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { MailroomConfig } from '@mailroom/config';
 import { appendEvents } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
-import { ClaimedEmail, DeliveryRepository } from './delivery.repository';
+import { ClaimedEmail, DeliveryRepository, DueRecipient } from './delivery.repository';
 import { deliveryEvent, EmailDelivery } from './email-delivery.service';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
 
@@ -78,7 +78,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           const queued = emails.filter((email) => email.previousStatus === 'scheduled').map((email) => deliveryEvent('email.queued', email, {}));
           await appendEvents(manager, 'emails', queued);
         });
-        for (const email of claimed) this.start(email);
+        // Read for the whole claim in one query; an email whose read fails keeps its lease until it expires and is retried then.
+        const due = await this.repository.dueRecipients(claimed);
+        for (const email of claimed) this.start(email, due.get(email.id) ?? []);
         again = claimed.length === free;
       }
     } catch (error) {
@@ -89,9 +91,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  private start(email: ClaimedEmail): void {
+  private start(email: ClaimedEmail, due: DueRecipient[]): void {
     const work = this.delivery
-      .deliver(email, this.owner)
+      .deliver(email, due, this.owner)
       .catch((error: Error) => {
         // The lease is left to expire, so a persistent fault is retried at lease pace rather than in a hot loop.
         this.logger.error({ emailId: email.id, err: error.message }, 'delivery attempt failed unexpectedly');

@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import type { NewEvent } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
-import { ClaimedEmail, DeliveryRepository, DueRecipient, RecipientUpdate } from './delivery.repository';
+import { AttemptRecorder } from './attempt-recorder';
+import { ClaimedEmail, DueRecipient, RecipientUpdate } from './delivery.repository';
 import { deliveryOutcomes } from './delivery-metrics';
 import { buildMessage } from './message/build-message';
+import { parsedPrivateKey } from './message/parsed-private-key';
 import { AttemptResult, transitionRecipient } from './recipient-transition';
 import { SenderIdentityCache } from './sender-identity.cache';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
@@ -40,15 +42,15 @@ export class EmailDelivery {
   private readonly logger = new Logger(EmailDelivery.name);
 
   constructor(
-    private readonly repository: DeliveryRepository,
+    private readonly recorder: AttemptRecorder,
     private readonly identities: SenderIdentityCache,
     @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
     @Inject(TRACKING_TOKENS) private readonly trackingTokens: TrackingTokens,
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
   ) {}
 
-  async deliver(email: ClaimedEmail, owner: string): Promise<void> {
-    const due = await this.repository.dueRecipients(email.id);
+  /** `due`: the email's recipients to attempt now, as DeliveryRepository.dueRecipients read them for its claim. */
+  async deliver(email: ClaimedEmail, due: DueRecipient[], owner: string): Promise<void> {
     const results = await this.attempt(email, due);
     const now = new Date();
     const acceptedStatus = email.mode === 'test' ? 'delivered' : this.transport.acceptedStatus;
@@ -63,8 +65,7 @@ export class EmailDelivery {
       if (next.suppress) suppressions.push({ address: recipient.address, ...next.suppress });
       for (const event of next.events) events.push(deliveryEvent(event.type, email, { recipient: recipient.address, ...event.extra }));
     }
-    const recorded = await this.repository.recordAttempt({
-      owner,
+    const recorded = await this.recorder.record(owner, {
       email,
       updates,
       suppressions,
@@ -82,11 +83,10 @@ export class EmailDelivery {
     const results = new Map<string, AttemptResult>();
     if (!due.length) return results;
     // An address may have been suppressed after the email was accepted (a bounce from another email).
-    const suppressed = await this.repository.suppressedAmong(email.mode, due.map((recipient) => recipient.address));
-    for (const address of suppressed) {
-      results.set(address, { outcome: { kind: 'permanent', code: null, reply: 'the address is on the suppression list' }, suppressed: true });
+    for (const recipient of due.filter((recipient) => recipient.suppressed)) {
+      results.set(recipient.address, { outcome: { kind: 'permanent', code: null, reply: 'the address is on the suppression list' }, suppressed: true });
     }
-    const toSend = due.filter((recipient) => !suppressed.has(recipient.address));
+    const toSend = due.filter((recipient) => !recipient.suppressed);
     if (!toSend.length) return results;
 
     if (email.mode === 'test') {
@@ -101,18 +101,21 @@ export class EmailDelivery {
   private async sendLive(email: ClaimedEmail, addresses: string[]): Promise<Map<string, SmtpOutcome>> {
     const everyone = (outcome: SmtpOutcome) => new Map(addresses.map((address) => [address, outcome]));
     let identity;
+    let privateKey;
     try {
       identity = await this.identities.get(email.fromDomain);
+      // A key that does not parse is a fault to retry, never a reason to send the message unsigned.
+      if (identity) privateKey = parsedPrivateKey(identity.dkim);
     } catch (error) {
       return everyone({ kind: 'temporary', code: null, reply: `4.3.0 could not load the DKIM key of ${email.fromDomain}: ${(error as Error).message}` });
     }
-    if (!identity) return everyone({ kind: 'temporary', code: null, reply: `4.7.0 ${email.fromDomain} is not a domain of this Mailroom` });
+    if (!identity || !privateKey) return everyone({ kind: 'temporary', code: null, reply: `4.7.0 ${email.fromDomain} is not a domain of this Mailroom` });
 
     // Open pixel and rewritten links under the domain's tracking host, as the domain and the email ask.
     const raw = await buildMessage(applyTracking(email, identity, this.trackingTokens), {
       domainName: email.fromDomain,
       keySelector: identity.dkim.selector,
-      privateKey: identity.dkim.privateKeyPem,
+      privateKey,
     });
     const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses, raw);
     this.logger.debug({ emailId: email.id, recipients: addresses.length, outcomes: [...outcomes.values()].map((outcome) => outcome.kind) }, 'delivery attempt');

@@ -1,4 +1,6 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import {
   EmailBatchPayload,
   EmailBatchResponse,
@@ -7,13 +9,13 @@ import {
   IdempotencyInput,
   RequestContext,
 } from '@mailroom/contracts';
-import { appendEvents } from '@mailroom/outbox';
 import { parseEmailInput, ParsedEmail } from './email-input.parser';
 import { toListItem, toResponse } from './email.mapper';
-import { EmailsRepository } from './emails.repository';
+import { EmailWriter } from './email-writer';
 import { IdempotencyStore } from './idempotency.store';
-import { buildNewEmail, NewEmail } from './new-email.builder';
+import { NewEmail } from './new-email.builder';
 import { SenderPolicy } from './sender-policy';
+import { SingleSendCommitter } from './single-send.committer';
 
 /** Sends are accepted for asynchronous delivery: 202 Accepted, also when replayed. */
 export const SEND_STATUS_CODE = 202;
@@ -22,15 +24,19 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 /**
  * Accepts emails: checks every rule, then commits the emails, their
  * recipients, their outbox events and the idempotency answer in one
- * transaction, before the API answers. The delivery worker takes over from
- * the committed rows.
+ * transaction, before the API answers. Without a key that is a single
+ * statement, which single sends share with their neighbours
+ * (SingleSendCommitter). The delivery worker takes over from the committed
+ * rows.
  */
 @Injectable()
 export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
   private purgeTimer?: NodeJS.Timeout;
 
   constructor(
-    private readonly repository: EmailsRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly writer: EmailWriter,
+    private readonly singleSends: SingleSendCommitter,
     private readonly idempotency: IdempotencyStore,
     private readonly policy: SenderPolicy,
   ) {}
@@ -41,7 +47,9 @@ export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
     const now = new Date();
     const parsed = parseEmailInput(input, '', now);
     await this.policy.assertMaySendFrom(ctx, [{ domain: parsed.from.domain, field: 'from' }]);
-    return this.store(ctx, [parsed], now, idempotency, ([created]) => toResponse(created.email, created.recipients));
+    const respond = (created: NewEmail) => toResponse(created.email, created.recipients);
+    if (!idempotency) return respond(await this.singleSends.commit({ ctx, parsed, now }));
+    return this.store(ctx, [parsed], now, idempotency, ([created]) => respond(created));
   }
 
   /** All or nothing: the first invalid email fails the whole batch, naming `emails[i].field`. */
@@ -76,25 +84,18 @@ export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
     idempotency: IdempotencyInput | undefined,
     respond: (created: NewEmail[]) => R,
   ): Promise<R> {
-    const answer = await this.repository.dataSource.transaction(async (manager) => {
+    const emails = parsed.map((email) => ({ ctx, parsed: email, now }));
+    if (!idempotency) return respond(await this.writer.writeAtomically(emails));
+    const answer = await this.dataSource.transaction(async (manager) => {
       // Blocks while a concurrent request holds the same key; false once it committed.
-      if (idempotency && !(await this.idempotency.claim(manager, ctx.keyId, idempotency))) return null;
-      const addresses = parsed.flatMap((email) => [...email.to, ...email.cc, ...email.bcc].map((address) => address.normalized));
-      const suppressed = await this.repository.suppressedAmong(manager, ctx.mode, [...new Set(addresses)]);
-      const created = parsed.map((email) => buildNewEmail(email, ctx, now, suppressed));
-      await this.repository.insert(manager, created);
-      await appendEvents(
-        manager,
-        'emails',
-        created.map((item) => item.event),
-      );
-      const response = respond(created);
-      if (idempotency) await this.idempotency.complete(manager, ctx.keyId, idempotency.key, response, SEND_STATUS_CODE);
+      if (!(await this.idempotency.claim(manager, ctx.keyId, idempotency))) return null;
+      const response = respond(await this.writer.write(manager, emails));
+      await this.idempotency.complete(manager, ctx.keyId, idempotency.key, response, SEND_STATUS_CODE);
       return { response };
     });
     if (answer) return answer.response;
     // Lost the race for the key: the winner has committed, so its answer (or a 409) is there now.
-    const replayed = await this.idempotency.replay<R>(ctx.keyId, idempotency!);
+    const replayed = await this.idempotency.replay<R>(ctx.keyId, idempotency);
     if (!replayed) throw new Error('Idempotency key claimed but no stored answer found');
     return replayed;
   }

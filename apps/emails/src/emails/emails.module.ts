@@ -5,12 +5,16 @@ import { natsClientOptions } from '@mailroom/runtime';
 import { EmailQueryService } from './email-query.service';
 import { EmailScheduleService } from './email-schedule.service';
 import { EmailSendingService } from './email-sending.service';
+import { EmailWriter } from './email-writer';
 import { DomainUsageController } from '../domain-usage/domain-usage.controller';
+import { EmailCountsCompactor } from './email-counts.compactor';
+import { EmailCountsRepository } from './email-counts.repository';
 import { EmailsController } from './emails.controller';
 import { EmailsRepository } from './emails.repository';
 import { IdempotencyStore } from './idempotency.store';
 import { EMAILS_NATS_CLIENT, SenderIdentityClient } from './sender-identity.client';
 import { SenderPolicy } from './sender-policy';
+import { SingleSendCommitter } from './single-send.committer';
 
 /** The sending and reading API of emails (the delivery worker lives in ../delivery). */
 @Module({})
@@ -20,7 +24,7 @@ export class EmailsModule {
       module: EmailsModule,
       imports: [ClientsModule.register([{ name: EMAILS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
       controllers: [EmailsController, DomainUsageController],
-      providers: [EmailsRepository, IdempotencyStore, SenderIdentityClient, SenderPolicy, EmailSendingService, EmailScheduleService, EmailQueryService],
+      providers: [EmailsRepository, EmailCountsRepository, EmailCountsCompactor, IdempotencyStore, SenderIdentityClient, SenderPolicy, EmailWriter, SingleSendCommitter, EmailSendingService, EmailScheduleService, EmailQueryService],
       exports: [EmailsRepository, SenderIdentityClient],
     };
   }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
-import { encodeTime } from 'ulid';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { KeysetPage, keysetPage } from '@mailroom/database';
+import { encodeTime, entityRows, fitsOneStatement, insertAll, KeysetPage, keysetPage, TableRows } from '@mailroom/database';
+import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
+import { EmailCountsRepository } from './email-counts.repository';
 import { NewEmail } from './new-email.builder';
 
 const LIST_COLUMNS = ['e.id', 'e.fromAddress', 'e.to', 'e.subject', 'e.status', 'e.createdAt'];
@@ -15,12 +16,24 @@ const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
 
 @Injectable()
 export class EmailsRepository {
-  constructor(@InjectDataSource() readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() readonly dataSource: DataSource,
+    private readonly counts: EmailCountsRepository,
+  ) {}
 
+  /**
+   * The emails, their recipients and their outbox events: one statement
+   * when they fit, else one per table, atomic within the caller's transaction.
+   */
   async insert(manager: EntityManager, emails: NewEmail[]): Promise<void> {
-    await manager.createQueryBuilder().insert().into(EmailEntity).values(emails.map((item) => item.email)).execute();
-    const recipients = emails.flatMap((item) => item.recipients);
-    if (recipients.length) await manager.createQueryBuilder().insert().into(RecipientEntity).values(recipients).execute();
+    await insertAll(manager, this.rowsOf(manager, emails));
+  }
+
+  /** The same without a caller's transaction: one statement is atomic by itself, else it takes a transaction. */
+  async insertAtomically(emails: NewEmail[]): Promise<void> {
+    const inserts = this.rowsOf(this.dataSource.manager, emails);
+    if (fitsOneStatement(inserts)) await insertAll(this.dataSource.manager, inserts);
+    else await this.dataSource.transaction((manager) => insertAll(manager, inserts));
   }
 
   /** The addresses among `addresses` on the mode's suppression list. */
@@ -56,7 +69,8 @@ export class EmailsRepository {
   /**
    * Newest first. Every filter has an index: (mode, id) and (mode, status, id)
    * b-trees, GIN on to_addresses and tags; the date range becomes an id range
-   * because ids start with their creation time.
+   * because ids start with their creation time. totalCount comes from the
+   * count tables whenever they can answer the filter.
    */
   list(ctx: RequestContext, filters: EmailListFilters, params: ListParams): Promise<KeysetPage<EmailEntity>> {
     const query = this.visible(this.dataSource.createQueryBuilder(EmailEntity, 'e'), ctx).select(LIST_COLUMNS);
@@ -73,7 +87,8 @@ export class EmailsRepository {
         .andWhere('e.id < :toId', { toId: idFloor(Math.floor(Date.parse(filters.toDate)) + 1) })
         .andWhere('e.created_at < :toDate', { toDate: filters.toDate });
     }
-    return keysetPage(query, 'e.id', params);
+    const count = EmailCountsRepository.canCount(filters) ? () => this.counts.count(ctx, filters) : undefined;
+    return keysetPage(query, 'e.id', params, count);
   }
 
   /** Emails from the domain still on their way: queued (including being delivered) or scheduled, in any mode. */
@@ -83,6 +98,23 @@ export class EmailsRepository {
       [domain],
     );
     return row.count;
+  }
+
+  /** Parents first: recipients reference their email. */
+  private rowsOf(manager: EntityManager, emails: NewEmail[]): TableRows[] {
+    return [
+      entityRows(
+        manager,
+        EmailEntity,
+        emails.map((item) => item.email),
+      ),
+      entityRows(
+        manager,
+        RecipientEntity,
+        emails.flatMap((item) => item.recipients),
+      ),
+      outboxRows('emails', emails.map((item) => item.event)),
+    ];
   }
 
   private visible(query: SelectQueryBuilder<EmailEntity>, ctx: RequestContext): SelectQueryBuilder<EmailEntity> {

@@ -1,6 +1,6 @@
 import type { Mode, RequestContext } from '@mailroom/contracts';
 import type { NewEvent } from '@mailroom/outbox';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity, RecipientKind } from '../database/entities/recipient.entity';
 import { emailEvent } from './email-events';

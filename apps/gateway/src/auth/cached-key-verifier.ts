@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { MailroomConfig } from '@mailroom/config';
 import { KeysEvents, VerifiedApiKey } from '@mailroom/contracts';
 import type { ApiKeyVerifier } from '@mailroom/auth';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
 import { connect, Events, JSONCodec, NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
 
@@ -37,7 +37,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect({ servers: this.config.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
     const codec = JSONCodec<{ data?: { keyId?: string } }>();
     this.connection.subscribe(KeysEvents.changed, {
       callback: (error, message) => {

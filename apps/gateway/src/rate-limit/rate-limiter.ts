@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
 import { randomUUID } from 'node:crypto';
 import { connect, JSONCodec, NatsConnection } from 'nats';
 import { TokenBuckets } from './token-bucket';
@@ -34,7 +34,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect({ servers: this.config.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
     this.connection.subscribe(RATE_LIMIT_SUBJECT, {
       callback: (error, message) => {
         if (error) return;

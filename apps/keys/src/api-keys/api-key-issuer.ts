@@ -1,6 +1,6 @@
 import type { ApiKeyCreatedResponse, Mode } from '@mailroom/contracts';
 import { generateApiKey, hashApiKey, keyHint } from '@mailroom/auth';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 import { ApiKeyEntity } from '../database/entities/api-key.entity';
 import { toResponse } from './api-key.mapper';
 

@@ -9,7 +9,7 @@ import {
   WEBHOOK_TEST_EVENT,
 } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
 import { DeliveryWorker } from '../dispatch/delivery-worker';
 import { WebhooksService } from '../webhooks/webhooks.service';

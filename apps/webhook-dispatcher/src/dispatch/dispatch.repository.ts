@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { afterFailure, afterSuccess, DisablePolicy, WebhookHealth } from './status-transitions';
 

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { ensureEventStream } from '@mailroom/outbox';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
+import { natsConnectionOptions } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveryWorker } from './delivery-worker';
 import { DispatchRepository } from './dispatch.repository';
@@ -38,7 +39,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.connection = await connect({ servers: this.settings.natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.connection = await connect(natsConnectionOptions(this.settings.natsUrl));
     const manager = await this.connection.jetstreamManager();
     await ensureEventStream(manager);
     await manager.consumers

@@ -14,7 +14,7 @@ import {
   WebhookUpdatePayload,
 } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 import { WebhookEntity } from '../database/entities/webhook.entity';
 import { afterManualStatus } from '../dispatch/status-transitions';
 import { webhookUrlProblem } from '../ssrf/url-policy';

@@ -2,7 +2,7 @@ import type { EventEnvelope, Mode } from '@mailroom/contracts';
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { ensureEventStream } from '@mailroom/outbox';
 import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
-import { ulid } from 'ulid';
+import { ulid } from '@mailroom/database';
 
 /** Publishes envelopes onto the event stream exactly as the services' outbox relays do. */
 export class EventPublisher {

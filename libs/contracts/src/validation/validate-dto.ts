@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import { findNulCharacter } from './find-nul-character';
 
 /** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
@@ -25,6 +26,8 @@ export function validateDto<T extends object>(cls: new () => T, plain: unknown, 
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     throw new DomainError(ErrorCode.ValidationError, `${what}: must be a JSON object`);
   }
+  const withNul = findNulCharacter(plain);
+  if (withNul !== null) throw new DomainError(ErrorCode.ValidationError, `${withNul}: must not contain the NUL character (U+0000)`);
   const instance = plainToInstance(cls, plain, { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   const problem = describeValidationErrors(errors);

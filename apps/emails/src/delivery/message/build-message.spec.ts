@@ -52,7 +52,7 @@ describe(buildMessage.name, () => {
     const raw = await buildMessage(email(), {
       domainName: 'acme.test',
       keySelector: 'mr1',
-      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      privateKey,
     });
     const records: Record<string, string[][]> = {
       'mr1._domainkey.acme.test': [[`v=DKIM1; k=rsa; p=${p}`]],

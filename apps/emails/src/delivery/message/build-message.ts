@@ -1,6 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
-import DKIM from 'nodemailer/lib/dkim';
-import type { Readable } from 'node:stream';
+import { dkimSign } from './dkim-signature';
 import { DkimSigningKey, OutgoingEmail } from './outgoing-email';
 
 /**
@@ -10,15 +9,6 @@ import { DkimSigningKey, OutgoingEmail } from './outgoing-email';
  * one-click unsubscribe link cannot be swapped (RFC 8058 §4).
  */
 export const DKIM_SIGNED_HEADERS = 'From:To:Subject:Date:Message-ID:MIME-Version:Content-Type:Reply-To:Cc:List-Unsubscribe:List-Unsubscribe-Post';
-
-function toBuffer(stream: Readable): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
-}
 
 /**
  * The RFC 5322 message of an email: html + text as multipart/alternative,
@@ -54,16 +44,9 @@ export async function composeMessage(email: OutgoingEmail, date = new Date()): P
   return node.build();
 }
 
-/** Signs a message with rsa-sha256, relaxed/relaxed canonicalization (nodemailer's only mode). */
-export async function signMessage(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
-  const dkim = new DKIM({
-    domainName: key.domainName,
-    keySelector: key.keySelector,
-    privateKey: key.privateKey,
-    headerFieldNames: DKIM_SIGNED_HEADERS,
-    hashAlgo: 'sha256',
-  });
-  return toBuffer(dkim.sign(message));
+/** Signs a message with rsa-sha256, relaxed/relaxed canonicalization, d= the from domain. */
+export function signMessage(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
+  return dkimSign(message, { ...key, headerFieldNames: DKIM_SIGNED_HEADERS });
 }
 
 /** The message as it goes on the wire: composed, then signed when there is a key (test mode has none). */

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { StoredAttachment } from '../../database/entities/email.entity';
 
 /** What the worker needs of an email row to build and address its message. */
@@ -24,5 +25,6 @@ export interface OutgoingEmail {
 export interface DkimSigningKey {
   domainName: string;
   keySelector: string;
-  privateKey: string;
+  /** Parsed once per domain (parsed-private-key): a PEM string would be parsed again for every message. */
+  privateKey: KeyObject;
 }

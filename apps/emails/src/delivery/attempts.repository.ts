@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { appendEvents, NewEvent } from '@mailroom/outbox';
+import { DataSource } from 'typeorm';
+import type { ClaimedEmail, RecipientUpdate } from './delivery.repository';
+import { RecipientStatus } from './status-summary';
+
+/** What one attempt at one email did: its recipients' new states, new suppressions and the events to publish. */
+export interface AttemptRecord {
+  email: ClaimedEmail;
+  updates: RecipientUpdate[];
+  suppressions: Array<{ address: string; reason: 'bounce' | 'complaint'; details: string }>;
+  events: NewEvent[];
+  /** The email's status and next attempt from the states of all its recipients, the ones not attempted included. */
+  summarize: (recipients: Array<{ status: RecipientStatus; nextAttemptAt: Date | null }>) => { status: string; nextAttemptAt: Date | null; delivered: boolean };
+}
+
+/**
+ * Writes attempts in batches: one transaction and a fixed handful of
+ * statements for any number of emails, where one email at a time cost a
+ * transaction of seven statements each.
+ */
+@Injectable()
+export class AttemptsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Records the attempts of `owner` in one transaction: recipients, new
+   * suppressions, each email's summary status and next attempt, the release of
+   * its lease, and the events. Fenced on the lease: an email another worker
+   * took over (this one stalled past its lease) is left alone — that worker's
+   * attempt counts instead. Returns the ids of the emails recorded.
+   */
+  async recordAttempts(owner: string, records: AttemptRecord[]): Promise<Set<string>> {
+    if (!records.length) return new Set();
+    return this.dataSource.transaction(async (manager) => {
+      // Rows are locked in id order, so two workers recording overlapping emails cannot deadlock.
+      const locked: Array<{ id: string }> = await manager.query(
+        `SELECT id FROM emails.emails WHERE id = ANY($1::text[]) AND lease_owner = $2 ORDER BY id FOR UPDATE`,
+        [records.map((record) => record.email.id), owner],
+      );
+      const held = new Set(locked.map((row) => row.id));
+      const written = records.filter((record) => held.has(record.email.id));
+      if (!written.length) return held;
+
+      const updates = written.flatMap((record) => record.updates.map((update) => ({ email_id: record.email.id, ...recipientColumns(update) })));
+      if (updates.length) {
+        await manager.query(
+          `UPDATE emails.recipients r
+              SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
+             FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
+            WHERE r.email_id = u.email_id AND r.address = u.address`,
+          [JSON.stringify(updates)],
+        );
+      }
+      const suppressions = written.flatMap((record) =>
+        record.suppressions.map((suppression) => ({ mode: record.email.mode, address: suppression.address, reason: suppression.reason, details: suppression.details.slice(0, 1000) })),
+      );
+      if (suppressions.length) {
+        await manager.query(
+          `INSERT INTO emails.suppressions (mode, address, reason, details)
+           SELECT mode, address, reason, details FROM jsonb_to_recordset($1::jsonb) AS s(mode text, address text, reason text, details text)
+           ON CONFLICT (mode, address) DO NOTHING`,
+          [JSON.stringify(suppressions)],
+        );
+      }
+      const recipients: Array<{ email_id: string; status: RecipientStatus; next_attempt_at: Date | null }> = await manager.query(
+        `SELECT email_id, status, next_attempt_at FROM emails.recipients WHERE email_id = ANY($1::text[])`,
+        [written.map((record) => record.email.id)],
+      );
+      const byEmail = new Map<string, Array<{ status: RecipientStatus; nextAttemptAt: Date | null }>>();
+      for (const row of recipients) {
+        const list = byEmail.get(row.email_id) ?? [];
+        list.push({ status: row.status, nextAttemptAt: row.next_attempt_at });
+        byEmail.set(row.email_id, list);
+      }
+      const summaries = written.map((record) => {
+        const summary = record.summarize(byEmail.get(record.email.id) ?? []);
+        return { id: record.email.id, status: summary.status, next_attempt_at: summary.nextAttemptAt, delivered: summary.delivered, attempted: record.updates.length ? 1 : 0 };
+      });
+      await manager.query(
+        `UPDATE emails.emails e
+            SET status = s.status, next_attempt_at = s.next_attempt_at, attempts = e.attempts + s.attempted, lease_owner = NULL, lease_expires_at = NULL,
+                delivered_at = CASE WHEN s.delivered THEN COALESCE(e.delivered_at, now()) ELSE e.delivered_at END, updated_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS s(id text, status text, next_attempt_at timestamptz, delivered boolean, attempted int)
+          WHERE e.id = s.id`,
+        [JSON.stringify(summaries)],
+      );
+      await appendEvents(
+        manager,
+        'emails',
+        written.flatMap((record) => record.events),
+      );
+      return held;
+    });
+  }
+}
+
+function recipientColumns(update: RecipientUpdate) {
+  return {
+    address: update.address,
+    status: update.status,
+    attempts: update.attempts,
+    smtp_code: update.smtpCode,
+    smtp_reply: update.smtpReply,
+    next_attempt_at: update.nextAttemptAt,
+  };
+}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { encodeTime } from '@mailroom/database';
+import type { EmailListFilters, RequestContext } from '@mailroom/contracts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** [start, end) in epoch ms; an infinite end is an open side. */
+type Span = [number, number];
+
+/**
+ * How a created_at range splits over the count tables: whole UTC days from
+ * email_counts, whole hours at their edges from email_counts_hourly, and the
+ * sub-hour rest (at most an hour at each end) counted in emails itself.
+ * `buckets` is the span the count tables (and pending deltas) cover.
+ */
+export interface CountPlan {
+  days: Span | null;
+  hours: Span[];
+  rows: Span[];
+  buckets: Span | null;
+}
+
+const floorTo = (ms: number, step: number) => (Number.isFinite(ms) ? Math.floor(ms / step) * step : ms);
+const ceilTo = (ms: number, step: number) => (Number.isFinite(ms) ? Math.ceil(ms / step) * step : ms);
+
+export function planCount(from: number, to: number): CountPlan {
+  const firstHour = ceilTo(from, HOUR_MS);
+  const lastHour = floorTo(to, HOUR_MS);
+  if (firstHour >= lastHour) return { days: null, hours: [], rows: from < to ? [[from, to]] : [], buckets: null };
+  const rows = [[from, firstHour], [lastHour, to]].filter(([start, end]) => start < end) as Span[];
+  const firstDay = ceilTo(firstHour, DAY_MS);
+  const lastDay = floorTo(lastHour, DAY_MS);
+  if (firstDay >= lastDay) return { days: null, hours: [[firstHour, lastHour]], rows, buckets: [firstHour, lastHour] };
+  const hours = [[firstHour, firstDay], [lastDay, lastHour]].filter(([start, end]) => start < end) as Span[];
+  return { days: [firstDay, lastDay], hours, rows, buckets: [firstHour, lastHour] };
+}
+
+/** The smallest id an email created at `ms` can have: ULIDs start with their time. */
+const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
+
+const timestamp = (ms: number) => (ms === -Infinity ? '-infinity' : ms === Infinity ? 'infinity' : new Date(ms).toISOString());
+const day = (ms: number) => (ms === -Infinity ? '-infinity' : ms === Infinity ? 'infinity' : new Date(ms).toISOString().slice(0, 10));
+
+/** Reads totalCount of GET /v1/emails from the count tables instead of counting rows. */
+@Injectable()
+export class EmailCountsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Buckets hold single tags and pairs, not recipients: ALL of three or more tags, or a `to`, needs a row count. */
+  static canCount(filters: EmailListFilters): boolean {
+    return !filters.to && new Set(filters.tags).size <= 2;
+  }
+
+  /**
+   * Exact at any moment: the buckets, plus the deltas not yet folded into
+   * them, plus the sub-hour edges counted in emails, all in one snapshot.
+   */
+  async count(ctx: RequestContext, filters: EmailListFilters): Promise<number> {
+    const from = filters.fromDate ? Date.parse(filters.fromDate) : -Infinity;
+    const to = filters.toDate ? Date.parse(filters.toDate) : Infinity;
+    const plan = planCount(from, to);
+    const tags = [...new Set(filters.tags)].sort();
+    const restricted = ctx.domainRestrictions.length ? ctx.domainRestrictions : null;
+    // The bucket key of the tag filter: '' for none, else the tag or the sorted pair (see the migration).
+    const params: unknown[] = [ctx.mode, tags.join(' '), filters.status ?? null, restricted];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const keyFilter = `mode = $1::text AND tag = $2::text AND ($3::text IS NULL OR status = $3) AND ($4::text[] IS NULL OR domain = ANY($4))`;
+
+    const parts: string[] = [];
+    if (plan.days) {
+      const [start, end] = plan.days;
+      parts.push(`SELECT count FROM emails.email_counts
+        WHERE ${keyFilter} AND day >= ${param(day(start))}::date AND day < ${param(day(end))}::date`);
+    }
+    for (const [start, end] of plan.hours) {
+      parts.push(`SELECT count FROM emails.email_counts_hourly
+        WHERE ${keyFilter} AND hour >= ${param(timestamp(start))}::timestamptz AND hour < ${param(timestamp(end))}::timestamptz`);
+    }
+    if (plan.buckets) {
+      const [start, end] = plan.buckets;
+      parts.push(`SELECT delta FROM emails.email_count_deltas
+        WHERE ${keyFilter} AND hour >= ${param(timestamp(start))}::timestamptz AND hour < ${param(timestamp(end))}::timestamptz`);
+    }
+    const tagsParam = plan.rows.length ? param(tags) : '';
+    for (const [start, end] of plan.rows) {
+      // The id range keeps this on the (mode, id) or (mode, status, id) index: at most an hour of rows.
+      parts.push(`SELECT count(*) FROM emails.emails
+        WHERE mode = $1 AND ($3::text IS NULL OR status = $3) AND ($4::text[] IS NULL OR from_domain = ANY($4))
+          AND tags @> ${tagsParam}::text[]
+          AND id >= ${param(idFloor(start))} AND id < ${param(idFloor(end + 1))}
+          AND created_at >= ${param(timestamp(start))}::timestamptz AND created_at < ${param(timestamp(end))}::timestamptz`);
+    }
+    if (!parts.length) return 0;
+    const [row] = await this.dataSource.query(
+      `SELECT coalesce(sum(n), 0)::bigint AS count FROM (${parts.map((part) => `(${part})`).join(' UNION ALL ')}) AS counted(n)`,
+      params,
+    );
+    return Number(row.count);
+  }
+
+  /**
+   * Moves every pending delta into the hourly and daily buckets in one
+   * transaction. The advisory lock keeps replicas from folding at once (their
+   * upserts would only wait on each other); false when another holds it.
+   */
+  async foldDeltas(lockKey: number): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const [lock] = await manager.query('SELECT pg_try_advisory_xact_lock($1) AS held', [lockKey]);
+      if (!lock.held) return false;
+      await manager.query(`
+        WITH moved AS (
+          DELETE FROM emails.email_count_deltas RETURNING mode, hour, status, domain, tag, delta
+        ), hourly AS (
+          INSERT INTO emails.email_counts_hourly AS c (mode, hour, status, domain, tag, count)
+          SELECT mode, hour, status, domain, tag, sum(delta) FROM moved GROUP BY 1, 2, 3, 4, 5
+          ON CONFLICT (mode, tag, hour, status, domain) DO UPDATE SET count = c.count + EXCLUDED.count
+        )
+        INSERT INTO emails.email_counts AS c (mode, day, status, domain, tag, count)
+        SELECT mode, (hour AT TIME ZONE 'UTC')::date, status, domain, tag, sum(delta) FROM moved GROUP BY 1, 2, 3, 4, 5
+        ON CONFLICT (mode, tag, day, status, domain) DO UPDATE SET count = c.count + EXCLUDED.count`);
+      return true;
+    });
+  }
+}
