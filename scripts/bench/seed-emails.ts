@@ -49,12 +49,14 @@ const INSERT_CHUNK = `
 
 /**
  * What the analytics projector would have counted for those emails, in the
- * hour each was created: delivery outcomes, suppressions, opens and clicks.
+ * hour each was created: delivery outcomes, suppressions, opens and clicks,
+ * per domain and in the all-domains ('*') row.
  */
 const ANALYTICS_COUNTERS = `
   INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
-  SELECT e.mode, date_trunc('hour', e.created_at, 'UTC'), e.from_domain, t.tag, m.metric, sum(m.value)
+  SELECT e.mode, date_trunc('hour', e.created_at, 'UTC'), d.domain, t.tag, m.metric, sum(m.value)
     FROM emails.emails e
+    CROSS JOIN LATERAL (VALUES (e.from_domain), ('*')) AS d(domain)
     CROSS JOIN LATERAL (SELECT DISTINCT unnest(array_prepend('', e.tags))) AS t(tag)
     CROSS JOIN LATERAL (VALUES ('sent', (e.status IN ('sent', 'delivered'))::int), ('delivered', (e.status = 'delivered')::int),
                                ('bounced', (e.status = 'bounced')::int), ('failed', (e.status = 'failed')::int),

@@ -65,7 +65,7 @@ describe('GET /v1/emails totalCount', () => {
   const pendingDeltas = async () => (await db.query('SELECT count(*)::int AS n FROM emails.email_count_deltas')).rows[0].n;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'error' } });
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0' } });
     db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
     keys.push({ name: 'test', client: stack.api.withKey((await stack.issueKey({ mode: 'test' })).key), mode: 'test', domains: null });

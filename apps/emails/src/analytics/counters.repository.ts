@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
 
+/** The domain of the rows that sum every domain (see migration 1763800000293). */
+const ALL_DOMAINS = '*';
+
 export interface CounterIncrement {
   eventId: string;
   mode: Mode;
@@ -31,12 +34,14 @@ export class CountersRepository {
       if (!inserted.length || !increment.metrics.length) return inserted.length > 0;
       // '' is the all-emails row; each tag gets its own row so a tag filter needs no scan.
       const tags = ['', ...new Set(increment.tags)];
+      // Likewise '*' is the all-domains row, so a query without a domain reads one row, not one per domain.
+      const domains = [increment.domain, ALL_DOMAINS];
       await manager.query(
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
-         SELECT $1, date_trunc('hour', $2::timestamptz), $3, tag, metric, 1
-           FROM unnest($4::text[]) AS tag CROSS JOIN unnest($5::text[]) AS metric
+         SELECT $1, date_trunc('hour', $2::timestamptz), domain, tag, metric, 1
+           FROM unnest($3::text[]) AS domain CROSS JOIN unnest($4::text[]) AS tag CROSS JOIN unnest($5::text[]) AS metric
          ON CONFLICT (mode, tag, bucket, domain, metric) DO UPDATE SET value = emails.analytics_counters.value + 1`,
-        [increment.mode, increment.at, increment.domain, tags, increment.metrics],
+        [increment.mode, increment.at, domains, tags, increment.metrics],
       );
       return true;
     });
@@ -47,9 +52,9 @@ export class CountersRepository {
       `SELECT date_trunc($4, bucket) AS bucket, metric, sum(value)::bigint AS value
          FROM emails.analytics_counters
         WHERE mode = $1 AND bucket >= date_trunc('hour', $2::timestamptz) AND bucket < $3
-          AND tag = ANY($5::text[]) AND ($6::text[] IS NULL OR domain = ANY($6::text[]))
+          AND tag = ANY($5::text[]) AND domain = ANY($6::text[])
         GROUP BY 1, 2 ORDER BY 1`,
-      [mode, from, to, interval, tags.length ? tags : [''], domains],
+      [mode, from, to, interval, tags.length ? tags : [''], domains ?? [ALL_DOMAINS]],
     );
   }
 }

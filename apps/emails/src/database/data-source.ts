@@ -5,9 +5,10 @@ import { CreateEmailsTables1763800000210 } from './migrations/1763800000210-crea
 import { CreateAnalyticsCounters1763800000290 } from './migrations/1763800000290-create-analytics-counters';
 import { AddComplainedAt1763800000291 } from './migrations/1763800000291-add-complained-at';
 import { CreateEmailCounts1763800000292 } from './migrations/1763800000292-create-email-counts';
+import { AddAnalyticsAllDomainsRows1763800000293 } from './migrations/1763800000293-add-analytics-all-domains-rows';
 
 export const EMAILS_SCHEMA: ServiceSchema = {
   schema: 'emails',
   entities: [EmailEntity, RecipientEntity, SuppressionEntity, IdempotencyKeyEntity],
-  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291, CreateEmailCounts1763800000292],
+  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291, CreateEmailCounts1763800000292, AddAnalyticsAllDomainsRows1763800000293],
 };

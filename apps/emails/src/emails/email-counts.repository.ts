@@ -64,10 +64,13 @@ export class EmailCountsRepository {
     const plan = planCount(from, to);
     const tags = [...new Set(filters.tags)].sort();
     const restricted = ctx.domainRestrictions.length ? ctx.domainRestrictions : null;
-    // The bucket key of the tag filter: '' for none, else the tag or the sorted pair (see the migration).
-    const params: unknown[] = [ctx.mode, tags.join(' '), filters.status ?? null, restricted];
+    // $1–$3 appear in every part; other parameters only when their part does (an unused one has no type).
+    const params: unknown[] = [ctx.mode, filters.status ?? null, restricted];
     const param = (value: unknown) => `$${params.push(value)}`;
-    const keyFilter = `mode = $1::text AND tag = $2::text AND ($3::text IS NULL OR status = $3) AND ($4::text[] IS NULL OR domain = ANY($4))`;
+    const scope = `mode = $1::text AND ($2::text IS NULL OR status = $2) AND ($3::text[] IS NULL OR domain = ANY($3))`;
+    // The bucket key of the tag filter: '' for none, else the tag or the sorted pair (see the migration).
+    const tagKey = plan.buckets ? param(tags.join(' ')) : '';
+    const keyFilter = `${scope} AND tag = ${tagKey}::text`;
 
     const parts: string[] = [];
     if (plan.days) {
@@ -88,7 +91,7 @@ export class EmailCountsRepository {
     for (const [start, end] of plan.rows) {
       // The id range keeps this on the (mode, id) or (mode, status, id) index: at most an hour of rows.
       parts.push(`SELECT count(*) FROM emails.emails
-        WHERE mode = $1 AND ($3::text IS NULL OR status = $3) AND ($4::text[] IS NULL OR from_domain = ANY($4))
+        WHERE mode = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text[] IS NULL OR from_domain = ANY($3))
           AND tags @> ${tagsParam}::text[]
           AND id >= ${param(idFloor(start))} AND id < ${param(idFloor(end + 1))}
           AND created_at >= ${param(timestamp(start))}::timestamptz AND created_at < ${param(timestamp(end))}::timestamptz`);
