@@ -21,6 +21,8 @@ describe(AttemptRecorder.name, () => {
       return new Set(records.map((record) => record.email.id));
     });
     const first = recorder.record('w1', attempt('email_1'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     const later = ['email_2', 'email_3', 'email_4'].map((id) => recorder.record('w1', attempt(id)));
     release();
     await expect(Promise.all([first, ...later])).resolves.toEqual([true, true, true, true]);

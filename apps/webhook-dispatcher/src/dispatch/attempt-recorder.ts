@@ -1,26 +1,24 @@
 import { Injectable } from '@nestjs/common';
+import { GroupCommitter } from '@mailroom/database';
 import { WebhookSettings } from '../webhook-settings';
 import { AttemptRecord, DispatchRepository } from './dispatch.repository';
 
-const MAX_BATCH = 200;
-
-interface Pending {
-  record: AttemptRecord;
-  resolve(recorded: boolean): void;
-  reject(error: Error): void;
-}
-
 /**
  * Group commit for attempt results: attempts that finish while a batch is
- * being written go into the next one, so a busy dispatcher commits once per
- * batch instead of once per delivery, and an idle one still writes at once.
- * A delivery keeps its lease until its attempt is written; a batch that fails
- * is written again one attempt at a time, so one bad row cannot fail the rest.
+ * being written go into the next one (one write at a time), so a busy
+ * dispatcher commits once per batch instead of once per delivery, and an idle
+ * one still writes at once. A delivery keeps its lease until its attempt is
+ * written; a batch that fails is written again one attempt at a time, so one
+ * bad row cannot fail the rest, and writing again is safe because every write
+ * is fenced on the lease.
  */
 @Injectable()
 export class AttemptRecorder {
-  private readonly queue: Pending[] = [];
-  private flushing?: Promise<void>;
+  private readonly committer = new GroupCommitter<AttemptRecord, boolean>((records) => this.write(records), {
+    maxBatch: 200,
+    maxInFlight: 1,
+    retryAlone: () => true,
+  });
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -29,30 +27,11 @@ export class AttemptRecorder {
 
   /** Resolves true once written, false when another dispatcher took the delivery over (nothing written). */
   record(record: AttemptRecord): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ record, resolve, reject });
-      if (!this.flushing) this.flushing = this.flush();
-    });
+    return this.committer.submit(record);
   }
 
-  private async flush(): Promise<void> {
-    try {
-      while (this.queue.length) await this.write(this.queue.splice(0, MAX_BATCH));
-    } finally {
-      this.flushing = undefined;
-    }
-  }
-
-  private async write(batch: Pending[]): Promise<void> {
-    try {
-      const recorded = await this.repository.recordAttempts(
-        batch.map((item) => item.record),
-        this.settings.disablePolicy,
-      );
-      for (const item of batch) item.resolve(recorded.has(item.record.delivery.id));
-    } catch (error) {
-      if (batch.length === 1) batch[0].reject(error as Error);
-      else for (const item of batch) await this.write([item]);
-    }
+  private async write(records: AttemptRecord[]): Promise<boolean[]> {
+    const recorded = await this.repository.recordAttempts(records, this.settings.disablePolicy);
+    return records.map((record) => recorded.has(record.delivery.id));
   }
 }
