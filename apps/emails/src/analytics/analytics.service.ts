@@ -51,10 +51,12 @@ export class AnalyticsService {
     for (let start = truncate(from, params.interval); start < to.getTime(); start += step) series.set(start, zero());
     const totals = zero();
     for (const row of rows) {
-      const value = Number(row.value);
-      const point = series.get(new Date(row.bucket).getTime());
-      if (point) point[row.metric] += value;
-      totals[row.metric] += value;
+      const point = series.get(Number(row.start));
+      for (const metric of ANALYTICS_METRICS) {
+        const value = Number(row[metric] ?? 0);
+        if (point) point[metric] += value;
+        totals[metric] += value;
+      }
     }
     return {
       object: 'analytics',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AnalyticsMetric, Mode } from '@mailroom/contracts';
+import { ANALYTICS_METRICS, AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
 
 /** The domain of the rows that sum every domain (see migration 1763800000293). */
@@ -14,11 +14,11 @@ export interface CounterIncrement {
   metrics: AnalyticsMetric[];
 }
 
-export interface CounterRow {
-  bucket: Date;
-  metric: AnalyticsMetric;
-  value: string;
-}
+/** One point of the series: its start (epoch ms) and each metric's sum, as bigint text. */
+export type CounterRow = { start: string } & Record<AnalyticsMetric, string | null>;
+
+/** One column per metric, so a point is one row: a 2,000-point series reads 2,000 rows, not 2,000 × 12. */
+const METRIC_COLUMNS = ANALYTICS_METRICS.map((metric) => `sum(value) FILTER (WHERE metric = '${metric}')::bigint AS "${metric}"`).join(', ');
 
 @Injectable()
 export class CountersRepository {
@@ -49,11 +49,11 @@ export class CountersRepository {
 
   async series(mode: Mode, from: Date, to: Date, interval: 'hour' | 'day', domains: string[] | null, tags: string[]): Promise<CounterRow[]> {
     return this.dataSource.query(
-      `SELECT date_trunc($4, bucket) AS bucket, metric, sum(value)::bigint AS value
+      `SELECT (extract(epoch FROM date_trunc($4, bucket)) * 1000)::bigint AS start, ${METRIC_COLUMNS}
          FROM emails.analytics_counters
         WHERE mode = $1 AND bucket >= date_trunc('hour', $2::timestamptz) AND bucket < $3
           AND tag = ANY($5::text[]) AND domain = ANY($6::text[])
-        GROUP BY 1, 2 ORDER BY 1`,
+        GROUP BY 1 ORDER BY 1`,
       [mode, from, to, interval, tags.length ? tags : [''], domains ?? [ALL_DOMAINS]],
     );
   }
