@@ -25,10 +25,15 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * The caller's request id travels in a NATS header so logs can be joined.
  */
 export class RpcClient<M extends RpcMap<M>> {
+  /**
+   * @param tooLarge builds the error for a request larger than the server's
+   * max_payload; without it, nats.js's own error surfaces (as a 500).
+   */
   constructor(
     private readonly client: ClientProxy,
     private readonly timeoutMs: number,
     private readonly serviceName: string,
+    private readonly tooLarge?: (bytes: number, maxPayload: number) => Error,
   ) {}
 
   async request<S extends keyof M & string>(subject: S, payload: M[S]['payload'], timeoutMs = this.timeoutMs): Promise<M[S]['reply']> {
@@ -36,9 +41,11 @@ export class RpcClient<M extends RpcMap<M>> {
     // Nest's ClientProxy subscribes a fresh inbox per request; a shared muxed inbox halves the NATS
     // traffic per call. The wire format stays Nest's ({pattern, data, id} → {response, err}).
     const connection: NatsConnection = await this.client.connect();
+    // Encoded once here, so that the size check and the publish share the bytes.
+    const body = Buffer.from(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() }));
+    this.assertFits(connection, body.length, stopTimer);
     let message;
     try {
-      const body = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
       message = await inboxFor(connection).request(subject, body, timeoutMs, requestHeaders(payload));
     } catch (error) {
       if (error instanceof NoReplyError) {
@@ -55,6 +62,18 @@ export class RpcClient<M extends RpcMap<M>> {
     }
     stopTimer({ outcome: 'ok' });
     return packet.response as M[S]['reply'];
+  }
+
+  /** Room left for the NATS headers (request id) around the body. */
+  private static readonly HEADER_BYTES = 4096;
+
+  private assertFits(connection: NatsConnection, bodyBytes: number, stopTimer: (labels: { outcome: string }) => void): void {
+    const maxPayload = this.tooLarge && connection.info?.max_payload;
+    if (!maxPayload) return;
+    const bytes = bodyBytes + RpcClient.HEADER_BYTES;
+    if (bytes <= maxPayload) return;
+    stopTimer({ outcome: 'error' });
+    throw this.tooLarge!(bytes, maxPayload);
   }
 
   emit(subject: string, payload: unknown): void {

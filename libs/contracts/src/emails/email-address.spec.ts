@@ -1,3 +1,4 @@
+import addressparser from 'nodemailer/lib/addressparser';
 import { parseEmailAddress } from './email-address';
 
 describe(parseEmailAddress.name, () => {
@@ -17,4 +18,22 @@ describe(parseEmailAddress.name, () => {
       expect(parseEmailAddress(raw)).toBeNull();
     },
   );
+});
+
+describe(`${parseEmailAddress.name} on its shortcuts for the common shapes`, () => {
+  it.each(['hi@acme.com', "o'hara+x@acme.com", 'Mixed.Case@Sub.Acme.com', 'a{b}|c~d@acme.io'])('reads %s as the full parser does', (raw) => {
+    expect(parseEmailAddress(raw)).toEqual({ ...parseEmailAddress(`<${raw}>`), raw });
+  });
+
+  it.each([
+    'Acme Billing <Billing@Acme.com>',
+    'Bench <bench@bench.test>',
+  ])('reads %s as the full parser does', (raw) => {
+    const [{ name, address }] = addressparser(raw) as Array<{ name: string; address: string }>;
+    expect(parseEmailAddress(raw)).toMatchObject({ raw, name, address });
+  });
+
+  it.each(['Acme <a..b@acme.com>', 'Acme <a@b>', 'Acme <a@acme.com>, b@acme.com'])('still rejects %j', (raw) => {
+    expect(parseEmailAddress(raw)).toBeNull();
+  });
 });

@@ -17,6 +17,9 @@ export interface ParsedAddress {
 const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
+/** A display name of letters and digits separated by single spaces, then `<addr>`. */
+const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
+
 export function isStrictEmailAddress(address: string): boolean {
   if (address.length > 254) return false;
   const at = address.lastIndexOf('@');
@@ -38,10 +41,20 @@ export function isStrictEmailAddress(address: string): boolean {
 export function parseEmailAddress(value: string): ParsedAddress | null {
   const raw = value.trim();
   if (!raw || /[\r\n]/.test(raw)) return null;
+  // The common shapes, `addr` and `Plain Name <addr>`, hold none of the
+  // parser's operators (quotes, commas, comments, groups), so it would hand
+  // back the same name and address; skipping it saves most of the cost.
+  if (isStrictEmailAddress(raw)) return toParsed(raw, '', raw);
+  const named = PLAIN_NAMED_ADDRESS.exec(raw);
+  if (named && isStrictEmailAddress(named[2])) return toParsed(raw, named[1], named[2]);
   const parsed = addressparser(raw);
   if (parsed.length !== 1) return null;
   const entry = parsed[0] as { name: string; address?: string; group?: unknown };
   if (entry.group || !entry.address || !isStrictEmailAddress(entry.address)) return null;
-  const normalized = entry.address.toLowerCase();
-  return { raw, name: entry.name, address: entry.address, normalized, domain: normalized.slice(normalized.lastIndexOf('@') + 1) };
+  return toParsed(raw, entry.name, entry.address);
+}
+
+function toParsed(raw: string, name: string, address: string): ParsedAddress {
+  const normalized = address.toLowerCase();
+  return { raw, name, address, normalized, domain: normalized.slice(normalized.lastIndexOf('@') + 1) };
 }
