@@ -27,6 +27,14 @@ const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(
  * The stack as production runs it: each app its own process from the compiled
  * build, a fresh database on the local Postgres and a private nats-server.
  */
+async function answers200(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
 export async function startBenchStack(apps: BenchApp[], env: Record<string, string> = {}): Promise<BenchStack> {
   const name = `mailroom_bench_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: ADMIN_URL });
@@ -67,7 +75,9 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
     children.push(child);
   }
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(() => portOpen('127.0.0.1', port), 30000, 'the gateway did not start');
+  // Every app's readiness, not just the gateway's port: a request that beats the keys
+  // service's NATS subscription would be answered 503 and spoil the run.
+  for (const index of apps.keys()) await waitFor(() => answers200(`http://127.0.0.1:${port + 100 + index}/health/ready`), 30000, `${apps[index]} did not become ready`);
   const root = await issueKeyDirectly(databaseUrl, { name: 'bench', mode: 'live', permissions: ['*'], domainRestrictions: [], ipRestrictions: [], expiresAt: null });
 
   return {

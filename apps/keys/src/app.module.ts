@@ -3,6 +3,7 @@ import { ClientsModule, Transport } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { MailroomConfig } from '@mailroom/config';
 import { healthController, MailroomConfigModule, natsClientOptions, serviceDatabaseModule } from '@mailroom/runtime';
+import { ApiKeyReadCache } from './api-keys/api-key-read-cache';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApiKeysService, KEYS_EVENTS_CLIENT } from './api-keys/api-keys.service';
@@ -21,7 +22,7 @@ export class KeysAppModule {
         ClientsModule.register([{ name: KEYS_EVENTS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }]),
       ],
       controllers: [ApiKeysController, healthController('keys')],
-      providers: [ApiKeysRepository, ApiKeysService],
+      providers: [ApiKeysRepository, ApiKeysService, ApiKeyReadCache],
     };
   }
 }

@@ -11,3 +11,5 @@ export * from './readiness';
 export * from './database.module';
 export * from './draining-nats-server';
 export * from './shutdown';
+export * from './change-aware-cache';
+export * from './key-changes';

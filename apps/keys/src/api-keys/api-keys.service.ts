@@ -16,6 +16,7 @@ import { DomainError } from '@mailroom/errors';
 import { hashesEqual } from '@mailroom/auth';
 import { issueApiKey } from './api-key-issuer';
 import { toResponse, toVerified } from './api-key.mapper';
+import { ApiKeyReadCache } from './api-key-read-cache';
 import { ApiKeysRepository } from './api-keys.repository';
 import { assertWithinCaller, inheritFromCaller } from './grant-rules';
 
@@ -28,6 +29,7 @@ const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 export class ApiKeysService {
   constructor(
     private readonly repository: ApiKeysRepository,
+    private readonly readCache: ApiKeyReadCache,
     @Inject(KEYS_EVENTS_CLIENT) private readonly events: ClientProxy,
   ) {}
 
@@ -44,7 +46,8 @@ export class ApiKeysService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<ApiKeyResponse> {
-    return toResponse(await this.find(ctx, id));
+    // find() throws for a key that does not exist, so only answers found are cached.
+    return (await this.readCache.get(ctx.mode, id, async () => toResponse(await this.find(ctx, id))))!;
   }
 
   async update({ ctx, caller, id, input }: ApiKeyUpdatePayload): Promise<ApiKeyResponse> {
@@ -74,7 +77,9 @@ export class ApiKeysService {
   }
 
   async markUsed(keyIds: string[], usedAt: string): Promise<void> {
-    if (keyIds.length) await this.repository.markUsed(keyIds, new Date(usedAt));
+    if (!keyIds.length) return;
+    await this.repository.markUsed(keyIds, new Date(usedAt));
+    for (const keyId of keyIds) this.readCache.evict(keyId);
   }
 
   private async find(ctx: RequestContext, id: string) {
@@ -85,6 +90,7 @@ export class ApiKeysService {
 
   /** Every gateway replica evicts the key from its cache, so a change takes effect at once. */
   private announceChange(keyId: string): void {
+    this.readCache.evict(keyId);
     this.events.emit(KeysEvents.changed, { keyId }).subscribe({ error: () => undefined });
   }
 }
