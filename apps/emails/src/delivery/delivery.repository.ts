@@ -170,16 +170,22 @@ export class DeliveryRepository {
    * time has come (a deferred one waits for its own next_attempt_at), each
    * with whether its address is now on the suppression list of the email's
    * mode — for every email of a claim in one round trip.
+   *
+   * The explicit `r.email_id = ANY($1)` and the EXISTS keep the plan an index
+   * lookup per claimed email even when the planner's statistics are stale: on
+   * a young, fast-growing table the join form alone was planned as a seq scan
+   * plus an external sort (110 ms at 150k recipients instead of 0.4 ms).
    */
   async dueRecipients(emails: ClaimedEmail[]): Promise<Map<string, DueRecipient[]>> {
     const due = new Map<string, DueRecipient[]>(emails.map((email) => [email.id, []]));
     if (!emails.length) return due;
     const rows: Array<DueRecipient & { email_id: string }> = await this.dataSource.query(
-      `SELECT r.email_id, r.address, r.kind, r.status, r.attempts, s.address IS NOT NULL AS suppressed
+      `SELECT r.email_id, r.address, r.kind, r.status, r.attempts,
+              EXISTS (SELECT 1 FROM emails.suppressions s WHERE s.mode = e.mode AND s.address = r.address) AS suppressed
          FROM emails.recipients r
          JOIN unnest($1::text[], $2::text[]) AS e(id, mode) ON e.id = r.email_id
-         LEFT JOIN emails.suppressions s ON s.mode = e.mode AND s.address = r.address
-        WHERE r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '50 milliseconds')
+        WHERE r.email_id = ANY($1::text[])
+          AND r.status IN ('queued', 'deferred') AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '50 milliseconds')
         ORDER BY r.email_id, r.address`,
       [emails.map((email) => email.id), emails.map((email) => email.mode)],
     );
