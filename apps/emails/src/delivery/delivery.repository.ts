@@ -107,6 +107,12 @@ export class DeliveryRepository {
    */
   async claimDue(owner: string, leaseMs: number, limit: number, onClaim: (manager: EntityManager, claimed: ClaimedEmail[]) => Promise<void>): Promise<ClaimedEmail[]> {
     return this.dataSource.transaction(async (manager) => {
+      // The one good plan walks emails_due_idx in order and stops after `limit`
+      // unleased rows. While the queue grows faster than autovacuum analyzes,
+      // the planner believes it holds a few dozen rows and instead fetches and
+      // sorts every due row: 30 ms a claim at a 15k backlog. These settings end
+      // with the transaction.
+      await manager.query('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off');
       const result: [EmailRow[], number] = await manager.query(
         `WITH due AS (
            SELECT id, status AS previous_status FROM emails.emails
