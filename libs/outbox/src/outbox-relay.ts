@@ -18,13 +18,18 @@ interface OutboxRow {
 
 const BATCH_SIZE = 200;
 const MAX_BACKOFF_MS = 5000;
+/** Published events are deleted once a minute, at most this many per statement. */
+const PURGE_EVERY_MS = 60_000;
+const PURGE_BATCH_SIZE = 5000;
 
 /**
  * Publishes a service's outbox to JetStream. Rows are claimed with FOR UPDATE
  * SKIP LOCKED, so replicas share the work; a row is marked published only
  * after JetStream acknowledged it, so nothing is lost while NATS is down
  * (rows wait, the relay backs off), and the Nats-Msg-Id drops the duplicate
- * a crash between ack and commit would cause.
+ * a crash between ack and commit would cause. Published rows are kept for
+ * OUTBOX_RETENTION, then deleted, so the table holds a day of events rather
+ * than every event ever sent.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,6 +39,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private lastPurge = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -74,9 +80,41 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     });
   }
 
+  /**
+   * Deletes events published longer than OUTBOX_RETENTION ago, in statements
+   * of bounded size so no single one holds locks or WAL for long. Unpublished
+   * rows are never touched. The loop calls it once a minute; tests may too.
+   */
+  async purgePublished(): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const deleted: [unknown[], number] = await this.dataSource.query(
+        `DELETE FROM ${this.schema}.outbox WHERE seq IN (
+           SELECT seq FROM ${this.schema}.outbox
+            WHERE published_at < now() - make_interval(secs => $1::double precision / 1000)
+            ORDER BY seq LIMIT ${PURGE_BATCH_SIZE})`,
+        [this.config.OUTBOX_RETENTION],
+      );
+      // TypeORM answers a DELETE on Postgres with [rows, affected count].
+      purged += deleted[1];
+      if (deleted[1] < PURGE_BATCH_SIZE) return purged;
+    }
+  }
+
+  private async purgeWhenDue(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    try {
+      await this.purgePublished();
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'deleting published outbox events failed; the next purge retries');
+    }
+  }
+
   private async run(): Promise<void> {
     let backoff = this.config.OUTBOX_POLL_MS;
     while (this.running) {
+      await this.purgeWhenDue();
       try {
         const published = await this.publishPending();
         backoff = this.config.OUTBOX_POLL_MS;

@@ -81,4 +81,21 @@ describe(OutboxRelay.name, () => {
     });
     expect(await streamMessages()).toBe(before + 5);
   });
+
+  it('deletes published events older than OUTBOX_RETENTION and keeps the rest', async () => {
+    const events = await append(4);
+    await eventually(async () => {
+      const [{ left }] = await dataSource.query(`SELECT count(*)::int AS left FROM ${SCHEMA}.outbox WHERE published_at IS NULL`);
+      return left === 0;
+    });
+    const [old, recent, ...rest] = events.map((event) => event.id);
+    // Published two days ago (past the default 24h) vs. just now; and one that never went out.
+    await dataSource.query(`UPDATE ${SCHEMA}.outbox SET published_at = now() - interval '2 days' WHERE id = ANY($1::text[])`, [[old, ...rest]]);
+    await dataSource.query(`UPDATE ${SCHEMA}.outbox SET published_at = NULL, created_at = now() - interval '3 days' WHERE id = $1`, [rest[0]]);
+
+    expect(await relay.purgePublished()).toBeGreaterThanOrEqual(2);
+
+    const kept: Array<{ id: string }> = await dataSource.query(`SELECT id FROM ${SCHEMA}.outbox WHERE id = ANY($1::text[])`, [events.map((event) => event.id)]);
+    expect(kept.map((row) => row.id).sort()).toEqual([recent, rest[0]].sort());
+  });
 });
