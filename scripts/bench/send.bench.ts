@@ -1,6 +1,7 @@
 import { startBenchStack } from './bench-stack';
 import { load, report } from './load';
 
+const TARGET_RATE = 2000;
 const EMAIL = { from: 'Bench <bench@bench.test>', to: 'delivered@example.com', subject: 'Benchmark', text: 'Hello from the benchmark.', html: '<p>Hello</p>' };
 
 /**
@@ -19,8 +20,14 @@ export async function sendBench(): Promise<void> {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const single = { url: `${stack.baseUrl}/v1/emails`, method: 'POST' as const, headers, body: JSON.stringify(EMAIL) };
     await load({ ...single, duration: 5 });
+    // Capacity: 50 connections each sending as soon as its last answer came. A closed loop
+    // cannot also show the latency at the target rate (by Little's law 50 connections at
+    // 2,000 req/s are 25 ms each on average), so the second run offers exactly the target
+    // rate and measures p99 there; it meets the target only if it kept that rate up.
     const sent = await load({ ...single, duration: 20 });
-    report('send POST /v1/emails', sent, '>= 2000 emails/s, p99 <= 25 ms', sent.requestsPerSecond >= 2000 && sent.p99 <= 25);
+    report('send POST /v1/emails (capacity, 50 connections)', sent, '>= 2000 emails/s', sent.requestsPerSecond >= 2000);
+    const paced = await load({ ...single, duration: 20, connections: 200, overallRate: TARGET_RATE });
+    report(`send POST /v1/emails (offered ${TARGET_RATE} req/s)`, paced, `${TARGET_RATE} emails/s kept up, p99 <= 25 ms`, paced.requestsPerSecond >= TARGET_RATE * 0.99 && paced.p99 <= 25);
 
     const batchBody = JSON.stringify({ emails: Array.from({ length: 100 }, () => EMAIL) });
     const batch = await load({ url: `${stack.baseUrl}/v1/emails/batch`, method: 'POST', headers, body: batchBody, duration: 20, connections: 10 });
