@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, nanos, NatsConnection } from 'nats';
+import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 
@@ -13,6 +13,12 @@ export interface EventConsumerOptions {
   /** Throwing redelivers the message later; handlers must be idempotent (delivery is at least once). */
   handle(event: EventEnvelope): Promise<void>;
   ackWaitMs?: number;
+  /**
+   * How many events may be in the handler at once (default 1: one after
+   * another, in stream order). More lets a handler batch its writes; only for
+   * handlers that do not care about order.
+   */
+  concurrency?: number;
 }
 
 export interface RunningConsumer {
@@ -45,19 +51,29 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
     return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100 });
   };
 
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  /** Acks only after the handler succeeded; never rejects. */
+  const handleOne = async (message: JsMsg): Promise<void> => {
+    try {
+      await options.handle(JSON.parse(message.string()) as EventEnvelope);
+      message.ack();
+    } catch (error) {
+      logger.warn({ err: (error as Error).message, subject: message.subject }, 'event handler failed; redelivering later');
+      message.nak(1000);
+    }
+  };
+
   const loop = (async () => {
     while (running) {
       try {
         messages = await setUp();
+        const inFlight = new Set<Promise<void>>();
         for await (const message of messages) {
-          try {
-            await options.handle(JSON.parse(message.string()) as EventEnvelope);
-            message.ack();
-          } catch (error) {
-            logger.warn({ err: (error as Error).message, subject: message.subject }, 'event handler failed; redelivering later');
-            message.nak(1000);
-          }
+          const handled = handleOne(message).finally(() => inFlight.delete(handled));
+          inFlight.add(handled);
+          if (inFlight.size >= concurrency) await Promise.race(inFlight);
         }
+        await Promise.all(inFlight);
       } catch (error) {
         if (running) logger.warn({ err: (error as Error).message }, 'event consumer interrupted; reconnecting');
       }

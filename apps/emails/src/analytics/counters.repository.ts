@@ -24,26 +24,33 @@ const METRIC_COLUMNS = ANALYTICS_METRICS.map((metric) => `sum(value) FILTER (WHE
 export class CountersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Applies an event once: a redelivered event id changes nothing. */
-  async apply(increment: CounterIncrement): Promise<boolean> {
+  /**
+   * Applies events once each, in one transaction: an event id seen before
+   * (a redelivery, or the same event twice in the batch) changes nothing.
+   * Answers, per increment, whether it was applied now.
+   */
+  async applyMany(increments: CounterIncrement[]): Promise<boolean[]> {
     return this.dataSource.transaction(async (manager) => {
-      const inserted = await manager.query(
-        'INSERT INTO emails.analytics_applied_events (event_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING event_id',
-        [increment.eventId],
+      const inserted: Array<{ event_id: string }> = await manager.query(
+        'INSERT INTO emails.analytics_applied_events (event_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING RETURNING event_id',
+        [increments.map((increment) => increment.eventId)],
       );
-      if (!inserted.length || !increment.metrics.length) return inserted.length > 0;
-      // '' is the all-emails row; each tag gets its own row so a tag filter needs no scan.
-      const tags = ['', ...new Set(increment.tags)];
-      // Likewise '*' is the all-domains row, so a query without a domain reads one row, not one per domain.
-      const domains = [increment.domain, ALL_DOMAINS];
+      const fresh = new Set(inserted.map((row) => row.event_id));
+      const applied = increments.map((increment) => fresh.delete(increment.eventId));
+      const rows = counterRows(increments.filter((_, index) => applied[index]));
+      if (!rows.mode.length) return applied;
+      // Sorted and summed per row before the upsert: no row is touched twice in one statement, and
+      // concurrent batches (other replicas) lock shared rows in the same order, so they cannot deadlock.
       await manager.query(
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
-         SELECT $1, date_trunc('hour', $2::timestamptz), domain, tag, metric, 1
-           FROM unnest($3::text[]) AS domain CROSS JOIN unnest($4::text[]) AS tag CROSS JOIN unnest($5::text[]) AS metric
-         ON CONFLICT (mode, tag, bucket, domain, metric) DO UPDATE SET value = emails.analytics_counters.value + 1`,
-        [increment.mode, increment.at, domains, tags, increment.metrics],
+         SELECT mode, date_trunc('hour', at), domain, tag, metric, count(*)
+           FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[]) AS c(mode, at, domain, tag, metric)
+          GROUP BY 1, 2, 3, 4, 5
+          ORDER BY 1, 4, 2, 3, 5
+         ON CONFLICT (mode, tag, bucket, domain, metric) DO UPDATE SET value = emails.analytics_counters.value + EXCLUDED.value`,
+        [rows.mode, rows.at, rows.domain, rows.tag, rows.metric],
       );
-      return true;
+      return applied;
     });
   }
 
@@ -57,4 +64,27 @@ export class CountersRepository {
       [mode, from, to, interval, tags.length ? tags : [''], domains ?? [ALL_DOMAINS]],
     );
   }
+}
+
+/**
+ * The counter rows an event adds one to, as parallel columns: '' is the
+ * all-emails row and each tag has its own, so a tag filter needs no scan;
+ * likewise '*' sums every domain, so a query without a domain reads one row.
+ */
+function counterRows(increments: CounterIncrement[]) {
+  const rows = { mode: [] as string[], at: [] as Date[], domain: [] as string[], tag: [] as string[], metric: [] as string[] };
+  for (const increment of increments) {
+    for (const domain of [increment.domain, ALL_DOMAINS]) {
+      for (const tag of ['', ...new Set(increment.tags)]) {
+        for (const metric of increment.metrics) {
+          rows.mode.push(increment.mode);
+          rows.at.push(increment.at);
+          rows.domain.push(domain);
+          rows.tag.push(tag);
+          rows.metric.push(metric);
+        }
+      }
+    }
+  }
+  return rows;
 }

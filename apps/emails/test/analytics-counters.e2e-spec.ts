@@ -1,0 +1,80 @@
+import { DataSource } from 'typeorm';
+import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
+import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { CounterIncrement, CountersRepository } from '../src/analytics/counters.repository';
+import { EMAILS_SCHEMA } from '../src/database/data-source';
+
+/**
+ * The projector counts events in batches; these tests hold the batch write
+ * to "each event id once", against real Postgres, including batches that
+ * run at the same time and touch the same counter rows.
+ */
+describe('CountersRepository.applyMany', () => {
+  let databaseUrl: string;
+  let dataSource: DataSource;
+  let counters: CountersRepository;
+  const at = new Date('2026-11-20T10:17:00Z');
+  let serial = 0;
+
+  const increment = (overrides: Partial<CounterIncrement> = {}): CounterIncrement => ({
+    eventId: `evt_test_${serial++}`,
+    mode: 'live',
+    at,
+    domain: 'a.test',
+    tags: ['welcome'],
+    metrics: ['sent', 'delivered'],
+    ...overrides,
+  });
+
+  const value = async (domain: string, tag: string, metric: string): Promise<number> => {
+    const rows: Array<{ value: string }> = await dataSource.query(
+      `SELECT value FROM emails.analytics_counters WHERE mode = 'live' AND bucket = '2026-11-20T10:00:00Z' AND domain = $1 AND tag = $2 AND metric = $3`,
+      [domain, tag, metric],
+    );
+    return rows.length ? Number(rows[0].value) : 0;
+  };
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 8)).initialize();
+    counters = new CountersRepository(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  beforeEach(async () => {
+    await dataSource.query('TRUNCATE emails.analytics_counters, emails.analytics_applied_events');
+  });
+
+  it('counts each event id once, within a batch and across batches', async () => {
+    const first = increment();
+    const second = increment({ tags: ['welcome', 'promo', 'welcome'] });
+    expect(await counters.applyMany([first, second, { ...first }])).toEqual([true, true, false]);
+    expect(await counters.applyMany([{ ...second }, increment({ metrics: ['sent'] })])).toEqual([false, true]);
+
+    expect(await value('a.test', '', 'sent')).toBe(3);
+    expect(await value('a.test', '', 'delivered')).toBe(2);
+    expect(await value('*', '', 'sent')).toBe(3);
+    expect(await value('a.test', 'welcome', 'sent')).toBe(3);
+    expect(await value('a.test', 'promo', 'delivered')).toBe(1);
+    expect(await value('*', 'promo', 'sent')).toBe(1);
+  });
+
+  it('sums batches that run at once and share counter rows', async () => {
+    const domains = ['a.test', 'b.test', 'c.test'];
+    const batches = Array.from({ length: 6 }, (_, batch) =>
+      Array.from({ length: 40 }, (_, index) => increment({ domain: domains[(batch + index) % 3], tags: index % 2 ? ['x', 'y'] : ['y'] })),
+    );
+    const results = await Promise.all(batches.map((batch) => counters.applyMany(batch)));
+
+    expect(results.flat().every(Boolean)).toBe(true);
+    expect(await value('*', '', 'sent')).toBe(240);
+    expect(await value('*', 'x', 'delivered')).toBe(120);
+    expect(await value('*', 'y', 'delivered')).toBe(240);
+    expect((await value('a.test', '', 'sent')) + (await value('b.test', '', 'sent')) + (await value('c.test', '', 'sent'))).toBe(240);
+  });
+});
