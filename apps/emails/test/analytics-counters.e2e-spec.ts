@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
 import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { encodeTime } from '@mailroom/database';
+import { APPLIED_EVENTS_RETENTION_MS } from '../src/analytics/analytics-projector';
 import { CounterIncrement, CountersRepository } from '../src/analytics/counters.repository';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 
@@ -76,5 +78,27 @@ describe('CountersRepository.applyMany', () => {
     expect(await value('*', 'x', 'delivered')).toBe(120);
     expect(await value('*', 'y', 'delivered')).toBe(240);
     expect((await value('a.test', '', 'sent')) + (await value('b.test', '', 'sent')) + (await value('c.test', '', 'sent'))).toBe(240);
+  });
+
+  it('forgets applied-event ids only once they are older than the retention', async () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    const idAt = (ms: number, suffix: string) => `evt_${encodeTime(ms)}${suffix}`;
+    const rows = [
+      { id: idAt(Date.now() - 10 * DAY, 'OLD'), appliedDaysAgo: 10 },
+      { id: idAt(Date.now() - 2 * DAY, 'RECENT'), appliedDaysAgo: 2 },
+      // Another publisher's id sorting below ours, applied recently: its age, not its name, decides.
+      { id: 'abc-foreign-recent', appliedDaysAgo: 1 },
+      { id: 'abc-foreign-old', appliedDaysAgo: 10 },
+    ];
+    for (const row of rows) {
+      await dataSource.query(`INSERT INTO emails.analytics_applied_events (event_id, applied_at) VALUES ($1, now() - make_interval(days => $2))`, [row.id, row.appliedDaysAgo]);
+    }
+
+    expect(await counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS)).toBe(2);
+
+    const kept: Array<{ event_id: string }> = await dataSource.query('SELECT event_id FROM emails.analytics_applied_events ORDER BY event_id');
+    expect(kept.map((row) => row.event_id)).toEqual(['abc-foreign-recent', rows[1].id]);
+    // An id still kept still makes its redelivery count for nothing.
+    expect(await counters.applyMany([increment({ eventId: rows[1].id })])).toEqual([false]);
   });
 });

@@ -2,6 +2,9 @@ import { EVENT_STREAM, EVENT_STREAM_SUBJECTS } from '@mailroom/contracts';
 import { DiscardPolicy, JetStreamManager, RetentionPolicy, StorageType } from 'nats';
 
 const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
+const MAX_AGE_DAYS = 7;
+/** How long the stream keeps an event, so how late a consumer can see one redelivered or replayed. */
+export const EVENT_STREAM_MAX_AGE_MS = MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
 
 /**
  * Creates the event stream if it does not exist. File storage survives a NATS
@@ -19,7 +22,7 @@ export async function ensureEventStream(manager: JetStreamManager): Promise<void
         storage: StorageType.File,
         retention: RetentionPolicy.Limits,
         discard: DiscardPolicy.Old,
-        max_age: 7 * DAY_NS,
+        max_age: MAX_AGE_DAYS * DAY_NS,
         duplicate_window: 2 * 60 * 1_000_000_000,
       })
       .catch(async (error) => {

@@ -1,11 +1,15 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
-import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
+import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 import { domainOf, metricsOf } from './event-metrics';
+
+/** A day past the stream's own retention: no event older than that can be delivered again. */
+export const APPLIED_EVENTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Keeps the analytics counters as events happen: a durable consumer of every
@@ -16,10 +20,13 @@ import { domainOf, metricsOf } from './event-metrics';
  * counted in one transaction: one event per transaction cost four statements
  * each (40% of all the statements the emails service ran under a send load).
  * Counting commutes, so the order events are applied in does not matter.
+ * Once an hour it forgets the ids of events too old to be delivered again.
  */
 @Injectable()
 export class AnalyticsProjector implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(AnalyticsProjector.name);
   private consumer?: RunningConsumer;
+  private purgeTimer?: NodeJS.Timeout;
   private readonly batches = new GroupCommitter<CounterIncrement, boolean>((increments) => this.counters.applyMany(increments), { maxBatch: 500, maxInFlight: 1 });
 
   constructor(
@@ -35,10 +42,20 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       handle: (event) => this.apply(event),
       concurrency: 200,
     });
+    this.purgeTimer = setInterval(() => void this.purgeAppliedEvents(), PURGE_EVERY_MS).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.purgeTimer);
     await this.consumer?.stop();
+  }
+
+  private async purgeAppliedEvents(): Promise<void> {
+    try {
+      await this.counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'forgetting old applied-event ids failed; the next hour retries');
+    }
   }
 
   async apply(event: EventEnvelope): Promise<void> {
