@@ -59,7 +59,11 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       message.ack();
     } catch (error) {
       logger.warn({ err: (error as Error).message, subject: message.subject }, 'event handler failed; redelivering later');
-      message.nak(1000);
+      try {
+        message.nak(1000);
+      } catch {
+        // The connection is gone: JetStream redelivers the message once its ack wait runs out.
+      }
     }
   };
 
