@@ -23,10 +23,6 @@ const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0
 /** e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile every app process under load. */
 const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
-/**
- * The stack as production runs it: each app its own process from the compiled
- * build, a fresh database on the local Postgres and a private nats-server.
- */
 async function answers200(url: string): Promise<boolean> {
   try {
     return (await fetch(url)).status === 200;
@@ -35,6 +31,10 @@ async function answers200(url: string): Promise<boolean> {
   }
 }
 
+/**
+ * The stack as production runs it: each app its own process from the compiled
+ * build, a fresh database on the local Postgres and a private nats-server.
+ */
 export async function startBenchStack(apps: BenchApp[], env: Record<string, string> = {}): Promise<BenchStack> {
   const name = `mailroom_bench_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: ADMIN_URL });

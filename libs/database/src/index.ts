@@ -6,3 +6,4 @@ export * from './entity-rows';
 export * from './group-commit';
 export * from './transaction-outcome';
 export * from './ulid';
+export * from './delete-in-batches';

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { deleteInBatches } from '@mailroom/database';
 import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
@@ -18,9 +19,8 @@ interface OutboxRow {
 
 const BATCH_SIZE = 200;
 const MAX_BACKOFF_MS = 5000;
-/** Published events are deleted once a minute, at most this many per statement. */
+/** Published events past OUTBOX_RETENTION are deleted once a minute. */
 const PURGE_EVERY_MS = 60_000;
-const PURGE_BATCH_SIZE = 5000;
 
 /**
  * Publishes a service's outbox to JetStream. Rows are claimed with FOR UPDATE
@@ -39,7 +39,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
-  private lastPurge = 0;
+  private purgeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -50,10 +50,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     this.running = true;
     this.loop = this.run();
+    this.purgeTimer = setInterval(() => void this.purgeQuietly(), PURGE_EVERY_MS).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
+    clearInterval(this.purgeTimer);
     this.wake?.();
     await this.loop;
     await this.connection?.drain().catch(() => undefined);
@@ -81,29 +83,21 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /**
-   * Deletes events published longer than OUTBOX_RETENTION ago, in statements
-   * of bounded size so no single one holds locks or WAL for long. Unpublished
-   * rows are never touched. The loop calls it once a minute; tests may too.
+   * Deletes events published longer than OUTBOX_RETENTION ago, in bounded
+   * statements. Unpublished rows are never touched. A timer calls it once a
+   * minute, beside the publish loop so a large purge never delays publishing;
+   * tests may call it too.
    */
-  async purgePublished(): Promise<number> {
-    let purged = 0;
-    for (;;) {
-      const deleted: [unknown[], number] = await this.dataSource.query(
-        `DELETE FROM ${this.schema}.outbox WHERE seq IN (
-           SELECT seq FROM ${this.schema}.outbox
-            WHERE published_at < now() - make_interval(secs => $1::double precision / 1000)
-            ORDER BY seq LIMIT ${PURGE_BATCH_SIZE})`,
-        [this.config.OUTBOX_RETENTION],
-      );
-      // TypeORM answers a DELETE on Postgres with [rows, affected count].
-      purged += deleted[1];
-      if (deleted[1] < PURGE_BATCH_SIZE) return purged;
-    }
+  purgePublished(): Promise<number> {
+    return deleteInBatches(this.dataSource, {
+      table: `${this.schema}.outbox`,
+      keyColumn: 'seq',
+      where: 'published_at < now() - make_interval(secs => $1::double precision / 1000)',
+      parameters: [this.config.OUTBOX_RETENTION],
+    });
   }
 
-  private async purgeWhenDue(): Promise<void> {
-    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
-    this.lastPurge = Date.now();
+  private async purgeQuietly(): Promise<void> {
     try {
       await this.purgePublished();
     } catch (error) {
@@ -114,7 +108,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async run(): Promise<void> {
     let backoff = this.config.OUTBOX_POLL_MS;
     while (this.running) {
-      await this.purgeWhenDue();
       try {
         const published = await this.publishPending();
         backoff = this.config.OUTBOX_POLL_MS;

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ANALYTICS_METRICS, AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
-import { encodeTime } from '@mailroom/database';
-
-/** Applied-event ids are deleted at most this many per statement. */
-const PURGE_BATCH_SIZE = 5000;
+import { deleteInBatches, encodeTime } from '@mailroom/database';
 
 /** The domain of the rows that sum every domain (see migration 1763800000293). */
 const ALL_DOMAINS = '*';
@@ -65,22 +62,14 @@ export class CountersRepository {
    * so the primary key bounds the scan; applied_at guards any id from another
    * publisher that happens to sort low.
    */
-  async purgeAppliedEvents(retentionMs: number): Promise<number> {
+  purgeAppliedEvents(retentionMs: number): Promise<number> {
     const cutoff = Date.now() - retentionMs;
-    const floor = `evt_${encodeTime(Math.max(0, cutoff))}`;
-    let purged = 0;
-    for (;;) {
-      const deleted: [unknown[], number] = await this.dataSource.query(
-        `DELETE FROM emails.analytics_applied_events WHERE event_id IN (
-           SELECT event_id FROM emails.analytics_applied_events
-            WHERE event_id < $1 AND applied_at < to_timestamp($2::double precision / 1000)
-            LIMIT ${PURGE_BATCH_SIZE})`,
-        [floor, cutoff],
-      );
-      // TypeORM answers a DELETE on Postgres with [rows, affected count].
-      purged += deleted[1];
-      if (deleted[1] < PURGE_BATCH_SIZE) return purged;
-    }
+    return deleteInBatches(this.dataSource, {
+      table: 'emails.analytics_applied_events',
+      keyColumn: 'event_id',
+      where: 'event_id < $1 AND applied_at < to_timestamp($2::double precision / 1000)',
+      parameters: [`evt_${encodeTime(Math.max(0, cutoff))}`, cutoff],
+    });
   }
 
   async series(mode: Mode, from: Date, to: Date, interval: 'hour' | 'day', domains: string[] | null, tags: string[]): Promise<CounterRow[]> {
