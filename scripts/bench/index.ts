@@ -2,6 +2,7 @@ import '../register-paths';
 import { analyticsBench } from './analytics.bench';
 import { authBench } from './auth.bench';
 import { listBench } from './list.bench';
+import { calibrateMachine } from './machine-calibration';
 import { sendBench } from './send.bench';
 import { smtpBench } from './smtp.bench';
 import { webhooksBench } from './webhooks.bench';
@@ -20,6 +21,7 @@ async function main(name: string | undefined): Promise<void> {
   const bench = name && BENCHES[name];
   if (!bench) throw new Error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}>`);
   process.stdout.write(`mailroom bench ${name} — ${new Date().toISOString()}, ${require('node:os').cpus().length} cores\n`);
+  process.stdout.write(`${await calibrateMachine()}\n`);
   await bench();
 }
 

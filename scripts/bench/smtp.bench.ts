@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { authenticate } from 'mailauth';
 import { Client } from 'pg';
 import { BenchStack, startBenchStack } from './bench-stack';
 import { SmtpSink } from './smtp-sink';
+import { CpuSample, cpuPerUnit, stackCpu } from './stack-cpu';
 
 const TARGET_PER_SECOND = 1000;
 const MEASURE_SECONDS = Number(process.env.BENCH_SMTP_SECONDS ?? 60);
@@ -53,7 +53,7 @@ export async function smtpBench(): Promise<void> {
     let arrived = 0;
     const stopAt = Date.now() + (WARM_UP_SECONDS + MEASURE_SECONDS) * 1000;
     const measureFrom = Date.now() + WARM_UP_SECONDS * 1000;
-    let cpuAtStart: Map<string, number> | undefined;
+    let cpuAtStart: CpuSample | undefined;
     const cpuMark = setTimeout(() => void stackCpu(stack).then((cpu) => (cpuAtStart = cpu)), measureFrom - Date.now());
     const watcher = setInterval(() => void sink.stats().then((stats) => (arrived = stats.distinct)), 50);
     await Promise.all(
@@ -83,7 +83,7 @@ export async function smtpBench(): Promise<void> {
         `load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} — target >= ${TARGET_PER_SECOND} msg/s for ${MEASURE_SECONDS} s, ` +
         `none lost or doubled, all signed: ${met ? 'MET' : 'NOT MET'}\n`,
     );
-    if (cpuAtStart) process.stdout.write(`${cpuPerMessage(cpuAtStart, cpuAtEnd, window.perSecond * window.seconds)}\n`);
+    if (cpuAtStart) process.stdout.write(`${cpuPerUnit(cpuAtStart, cpuAtEnd, window.perSecond * window.seconds, 'message')}\n`);
   } finally {
     await stack.stop();
     await sink.stop();
@@ -186,46 +186,6 @@ async function countBadSignatures(samples: Buffer[], key: { selector: string; pu
     if (!result.dkim.results.some((signature: { status: { result: string }; signingDomain: string }) => signature.status.result === 'pass' && signature.signingDomain === DOMAIN)) bad += 1;
   }
   return bad;
-}
-
-/**
- * CPU seconds used so far by each part of the stack: the app processes and
- * nats-server (this process's children), the Postgres backends of the bench
- * database, and this process (senders and sink). On a shared machine the
- * throughput says how much CPU the stack got; CPU per message says what a
- * message costs, so what two idle cores could carry.
- */
-async function stackCpu(stack: BenchStack): Promise<Map<string, number>> {
-  const db = new Client({ connectionString: stack.databaseUrl });
-  await db.connect();
-  const { rows } = await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
-  await db.end();
-  const backends = new Set(rows.map((row: { pid: number }) => String(row.pid)));
-  const cpu = new Map<string, number>();
-  const add = (part: string, seconds: number) => cpu.set(part, (cpu.get(part) ?? 0) + seconds);
-  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      // Fields after the parenthesised command: state is field 3, ppid 4, utime 14, stime 15 (in clock ticks, 100 per second).
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
-      if (backends.has(pid)) add('postgres', seconds);
-      else if (fields[1] === String(process.pid)) add(/apps\/([^/]+)\//.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'nats', seconds);
-    } catch {
-      // The process ended between listing and reading.
-    }
-  }
-  const own = process.cpuUsage();
-  add('bench+sink', (own.user + own.system) / 1e6);
-  return cpu;
-}
-
-function cpuPerMessage(start: Map<string, number>, end: Map<string, number>, messages: number): string {
-  const parts = [...end].map(([part, seconds]) => [part, ((seconds - (start.get(part) ?? 0)) * 1000) / Math.max(1, messages)] as const);
-  const stackMs = parts.filter(([part]) => part !== 'bench+sink').reduce((sum, [, ms]) => sum + ms, 0);
-  return (
-    `  CPU per message: ${parts.map(([part, ms]) => `${part} ${ms.toFixed(2)} ms`).join(', ')}; ` +
-    `stack ${stackMs.toFixed(2)} ms → at most ${Math.round(2000 / stackMs)} msg/s on 2 idle cores`
-  );
 }
 
 function sleep(ms: number): Promise<void> {

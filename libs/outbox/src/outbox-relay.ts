@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { deleteInBatches } from '@mailroom/database';
-import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
+import { connect, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
+import { StreamPublisher } from './stream-publisher';
 
 export const OUTBOX_SCHEMA = Symbol('OutboxSchema');
 
@@ -35,7 +36,7 @@ const PURGE_EVERY_MS = 60_000;
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private connection?: NatsConnection;
-  private jetstream?: JetStreamClient;
+  private publisher?: StreamPublisher;
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
@@ -63,7 +64,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Publishes what is pending now; the loop calls it, and tests may too. */
   async publishPending(): Promise<number> {
-    const jetstream = await this.ensureJetStream();
+    const publisher = await this.ensurePublisher();
     return this.dataSource.transaction(async (manager) => {
       const rows: OutboxRow[] = await manager.query(
         `SELECT seq, id, type, mode, data, created_at FROM ${this.schema}.outbox
@@ -72,9 +73,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       if (!rows.length) return 0;
       const acks = rows.map((row) => {
         const envelope = { id: row.id, type: row.type, createdAt: new Date(row.created_at).toISOString(), mode: row.mode, data: row.data };
-        const messageHeaders = headers();
-        messageHeaders.set('Mailroom-Mode', row.mode);
-        return jetstream.publish(row.type, JSON.stringify(envelope), { msgID: row.id, headers: messageHeaders });
+        return publisher.publish(row.type, JSON.stringify(envelope), row.id, { 'Mailroom-Mode': row.mode });
       });
       await Promise.all(acks);
       await manager.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((row) => row.seq)]);
@@ -126,11 +125,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async ensureJetStream(): Promise<JetStreamClient> {
-    if (this.jetstream && this.connection && !this.connection.isClosed()) return this.jetstream;
+  private async ensurePublisher(): Promise<StreamPublisher> {
+    if (this.publisher && this.connection && !this.connection.isClosed()) return this.publisher;
+    this.publisher?.close();
     this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
     await ensureEventStream(await this.connection.jetstreamManager());
-    this.jetstream = this.connection.jetstream();
-    return this.jetstream;
+    this.publisher = new StreamPublisher(this.connection);
+    return this.publisher;
   }
 }

@@ -13,3 +13,4 @@ export * from './draining-nats-server';
 export * from './shutdown';
 export * from './change-aware-cache';
 export * from './key-changes';
+export * from './reply-inbox';
