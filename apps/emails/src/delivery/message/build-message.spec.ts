@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { authenticate } from 'mailauth';
-import { buildMessage, composeMessage } from './build-message';
+import { buildMessage, compileMessage, composeMessage, messageBytes } from './build-message';
 import { OutgoingEmail } from './outgoing-email';
 
 const PIXEL = 'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
@@ -71,5 +71,26 @@ describe(buildMessage.name, () => {
     expect(signed).toEqual(expect.arrayContaining(['from', 'to', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'reply-to', 'cc']));
     expect(raw.toString()).toMatch(/c=relaxed\/relaxed/);
     expect(raw.toString()).toMatch(/a=rsa-sha256/);
+  });
+
+  describe('written straight from the MIME tree', () => {
+    const BARE_CR_OR_LF = /\r(?!\n)|(?<!\r)\n/;
+    const cases: Array<[string, Partial<OutgoingEmail>]> = [
+      ['both bodies, an attachment and an inline image', {}],
+      ['bodies with bare line feeds and carriage returns', { text: 'one\ntwo\rthree\r\n', html: '<p>one</p>\n<p>two</p>' }],
+      ['non-ASCII and long lines (quoted-printable)', { text: `Grüße ${'long '.repeat(40)}\nend`, html: `<p>${'x'.repeat(300)}</p>` }],
+      ['one text body and nothing else', { html: null, text: 'only text', attachments: [] }],
+    ];
+
+    it.each(cases)('%s: the bytes nodemailer build() gives with CRLF newlines, with no bare CR or LF', async (_name, overrides) => {
+      const node = compileMessage(email(overrides), new Date('2030-01-02T03:04:05Z'));
+      const written = await messageBytes(node);
+      // The same tree through nodemailer's own path: its newline stream, then its final-newline stream.
+      (node as unknown as { newline: string }).newline = 'win';
+      const built = await node.build();
+      expect(written.toString('latin1')).toBe(built.toString('latin1'));
+      expect(written.toString('latin1')).not.toMatch(BARE_CR_OR_LF);
+      expect(written.subarray(-2).toString()).toBe('\r\n');
+    });
   });
 });
