@@ -24,6 +24,7 @@ export function outboxRows(schema: string, events: readonly NewEvent[], createdA
   return {
     table: `${schema}.outbox`,
     columns: ['id', 'type', 'mode', 'data', 'created_at'],
+    types: ['text', 'text', 'text', 'jsonb', 'timestamptz'],
     rows: envelopes.map((envelope) => [envelope.id, envelope.type, envelope.mode, JSON.stringify(envelope.data), createdAt]),
     envelopes,
   };
@@ -36,7 +37,7 @@ export function outboxRows(schema: string, events: readonly NewEvent[], createdA
  */
 export async function appendEvents(manager: EntityManager, schema: string, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (!events.length) return [];
-  const { table, columns, rows, envelopes } = outboxRows(schema, events);
-  await insertRows(manager, table, columns, rows);
+  const { envelopes, ...rows } = outboxRows(schema, events);
+  await insertRows(manager, rows);
   return envelopes;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { encodeTime, entityRows, fitsOneStatement, insertAll, KeysetPage, keysetPage, TableRows } from '@mailroom/database';
+import { encodeTime, entityRows, insertAll, KeysetPage, keysetPage, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
@@ -21,19 +21,14 @@ export class EmailsRepository {
     private readonly counts: EmailCountsRepository,
   ) {}
 
-  /**
-   * The emails, their recipients and their outbox events: one statement
-   * when they fit, else one per table, atomic within the caller's transaction.
-   */
+  /** The emails, their recipients and their outbox events, in one statement, within the caller's transaction. */
   async insert(manager: EntityManager, emails: NewEmail[]): Promise<void> {
     await insertAll(manager, this.rowsOf(manager, emails));
   }
 
-  /** The same without a caller's transaction: one statement is atomic by itself, else it takes a transaction. */
+  /** The same without a caller's transaction: one statement is atomic by itself. */
   async insertAtomically(emails: NewEmail[]): Promise<void> {
-    const inserts = this.rowsOf(this.dataSource.manager, emails);
-    if (fitsOneStatement(inserts)) await insertAll(this.dataSource.manager, inserts);
-    else await this.dataSource.transaction((manager) => insertAll(manager, inserts));
+    await insertAll(this.dataSource.manager, this.rowsOf(this.dataSource.manager, emails));
   }
 
   /** The addresses among `addresses` on the mode's suppression list. */
