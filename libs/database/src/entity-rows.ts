@@ -7,6 +7,8 @@ interface InsertShape {
   columns: EntityMetadata['columns'];
   names: string[];
   types: string[];
+  /** JSON columns: insertAll writes the value itself as JSON, so the driver must not turn it into JSON text first. */
+  isJson: boolean[];
 }
 
 const shapes = new WeakMap<EntityMetadata, InsertShape>();
@@ -23,9 +25,10 @@ export function entityRows<E extends ObjectLiteral>(manager: EntityManager, targ
   const driver = manager.connection.driver;
   const shape = shapeOf(manager.connection.getMetadata(target), driver);
   const rows = entities.map((entity) =>
-    shape.columns.map((column) => {
+    shape.columns.map((column, index) => {
       const value = column.getEntityValue(entity);
-      return value === undefined ? COLUMN_DEFAULT : driver.preparePersistentValue(value, column);
+      if (value === undefined) return COLUMN_DEFAULT;
+      return shape.isJson[index] ? value : driver.preparePersistentValue(value, column);
     }),
   );
   return { table: shape.table, columns: shape.names, types: shape.types, rows };
@@ -36,11 +39,16 @@ function shapeOf(metadata: EntityMetadata, driver: Driver): InsertShape {
   if (!shape) {
     const columns = metadata.columns.filter((column) => column.isInsert && !column.isVirtual && !column.isGenerated);
     const table = metadata.schema ? `"${metadata.schema}"."${metadata.tableName}"` : `"${metadata.tableName}"`;
+    const types = columns.map((column) => `${driver.normalizeType(column)}${column.isArray ? '[]' : ''}`);
+    const isJson = types.map((type) => type === 'json' || type === 'jsonb');
+    const transformed = columns.find((column, index) => isJson[index] && column.transformer);
+    if (transformed) throw new Error(`entityRows: the JSON column ${table}.${transformed.databaseName} has a transformer, which insertAll does not apply`);
     shape = {
       table,
       columns,
       names: columns.map((column) => column.databaseName),
-      types: columns.map((column) => `${driver.normalizeType(column)}${column.isArray ? '[]' : ''}`),
+      types,
+      isJson,
     };
     shapes.set(metadata, shape);
   }

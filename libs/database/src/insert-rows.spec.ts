@@ -29,10 +29,10 @@ describe(insertRows.name, () => {
     ]);
   });
 
-  it('puts JSON columns in as JSON, and everything else as JSON values', async () => {
+  it('writes every value as JSON: JSON columns as the value itself, timestamps as ISO strings', async () => {
     const runner = recordingRunner();
     const at = new Date('2030-01-02T03:04:05.678Z');
-    await insertRows(runner, { table: 't', columns: ['data', 'tags', 'at', 'n'], types: ['jsonb', 'text[]', 'timestamptz', 'int'], rows: [['{"a":1}', ['x'], at, null]] });
+    await insertRows(runner, { table: 't', columns: ['data', 'tags', 'at', 'n'], types: ['jsonb', 'text[]', 'timestamptz', 'int'], rows: [[{ a: 1 }, ['x'], at, null]] });
     expect(JSON.parse(runner.statements[0].parameters[0] as string)).toEqual([{ data: { a: 1 }, tags: ['x'], at: '2030-01-02T03:04:05.678Z', n: null }]);
   });
 

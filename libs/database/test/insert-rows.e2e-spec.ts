@@ -29,7 +29,7 @@ describe('insertAll against Postgres', () => {
         columns: ['id', 'tags', 'data', 'at', 'n', 'flag', 'note'],
         types: ['text', 'text[]', 'jsonb', 'timestamptz', 'int', 'boolean', 'text'],
         rows: [
-          ['p1', ['a', 'b,c', '{d}'], JSON.stringify({ nested: { list: [1, 'two'] }, text: awkward }), at, 7, false, awkward],
+          ['p1', ['a', 'b,c', '{d}'], { nested: { list: [1, 'two'] }, text: awkward }, at, 7, false, awkward],
           ['p2', [], null, at, null, COLUMN_DEFAULT, COLUMN_DEFAULT],
         ],
       },

@@ -25,7 +25,7 @@ export function outboxRows(schema: string, events: readonly NewEvent[], createdA
     table: `${schema}.outbox`,
     columns: ['id', 'type', 'mode', 'data', 'created_at'],
     types: ['text', 'text', 'text', 'jsonb', 'timestamptz'],
-    rows: envelopes.map((envelope) => [envelope.id, envelope.type, envelope.mode, JSON.stringify(envelope.data), createdAt]),
+    rows: envelopes.map((envelope) => [envelope.id, envelope.type, envelope.mode, envelope.data, createdAt]),
     envelopes,
   };
 }
