@@ -32,8 +32,7 @@ export class StreamPublisher {
     messageHeaders.set('Nats-Msg-Id', messageId);
     for (const [name, value] of Object.entries(extraHeaders)) messageHeaders.set(name, value);
     const reply = await this.inbox.request(subject, data, ACK_TIMEOUT_MS, messageHeaders);
-    if (!reply.data.length) throw new Error(`no stream acknowledged ${subject}`);
-    const ack = JSON.parse(Buffer.from(reply.data).toString('utf8')) as PubAck;
+    const ack: PubAck = reply.data.length ? JSON.parse(Buffer.from(reply.data).toString('utf8')) : {};
     if (ack.error) throw new Error(`the stream refused ${subject}: ${ack.error.description ?? `error ${ack.error.code}`}`);
     if (!ack.stream) throw new Error(`no stream acknowledged ${subject}`);
   }

@@ -1,4 +1,5 @@
 import { createInbox, Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
+import { LoopTurnQueue } from './loop-turn-queue';
 
 export type ReplyFailure = 'timeout' | 'no_responders';
 
@@ -16,13 +17,6 @@ interface PendingReply {
   subject: string;
 }
 
-interface QueuedRequest {
-  token: string;
-  subject: string;
-  data: string | Uint8Array;
-  headers?: MsgHdrs;
-}
-
 /**
  * Request-reply over one wildcard inbox per connection. nats.js's own
  * request() does the same muxing, but builds two Error objects per call (an
@@ -35,7 +29,8 @@ export class ReplyInbox {
   private readonly pending = new Map<string, PendingReply>();
   private readonly subscription: Subscription;
   private sequence = 0;
-  private queued: QueuedRequest[] = [];
+  /** Requests are published after the turn's I/O phase, so the requests of one turn share a socket write. */
+  private readonly publishes = new LoopTurnQueue();
 
   constructor(private readonly connection: NatsConnection) {
     this.subscription = connection.subscribe(`${this.prefix}*`, { callback: (error, message) => error || this.settle(message) });
@@ -46,32 +41,21 @@ export class ReplyInbox {
     return new Promise<Msg>((resolve, reject) => {
       const timer = setTimeout(() => this.fail(token, 'timeout'), timeoutMs);
       this.pending.set(token, { resolve, reject, timer, subject });
-      if (this.queued.push({ token, subject, data, headers }) === 1) setImmediate(() => this.publishQueued());
+      this.publishes.push(() => this.publish(token, subject, data, headers));
     });
   }
 
   close(): void {
-    this.queued = [];
+    this.publishes.clear();
     this.subscription.unsubscribe();
     for (const token of [...this.pending.keys()]) this.fail(token, 'no_responders');
   }
 
-  /**
-   * nats.js writes to the socket once per microtask checkpoint, and each HTTP
-   * request is handled in its own event-loop callback, so publishing at once
-   * costs a write syscall per request. Publishing after the I/O phase sends
-   * the requests of that loop turn in one write, for no more delay than the
-   * turn itself.
-   */
-  private publishQueued(): void {
-    const queued = this.queued;
-    this.queued = [];
-    for (const { token, subject, data, headers } of queued) {
-      try {
-        this.connection.publish(subject, data, { reply: this.prefix + token, headers });
-      } catch (error) {
-        this.take(token)?.reject(error as Error);
-      }
+  private publish(token: string, subject: string, data: string | Uint8Array, headers?: MsgHdrs): void {
+    try {
+      this.connection.publish(subject, data, { reply: this.prefix + token, headers });
+    } catch (error) {
+      this.take(token)?.reject(error as Error);
     }
   }
 

@@ -66,7 +66,7 @@ export class MxTransport implements DeliveryTransport {
     let last: RecipientOutcomes | undefined;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        const transporter = this.pool.get(`${host.name}|${address}:${this.settings.port}`, () => ({
+        const smtpPool = this.pool.get(`${host.name}|${address}:${this.settings.port}`, () => ({
           host: address,
           port: this.settings.port,
           secure: false,
@@ -80,7 +80,7 @@ export class MxTransport implements DeliveryTransport {
           maxMessages: Infinity,
           maxRequeues: 1,
         }));
-        last = await sendRaw(transporter, { from, to }, raw);
+        last = await sendRaw(smtpPool, { from, to }, raw);
         // Only an unreachable host (no reply code at all) sends us on to the next one.
         if ([...last.values()].some((outcome: SmtpOutcome) => outcome.code !== null)) return last;
       }

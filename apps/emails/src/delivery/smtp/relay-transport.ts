@@ -43,8 +43,8 @@ export class RelayTransport implements DeliveryTransport {
   constructor(private readonly settings: RelaySettings) {}
 
   deliver(envelopeFrom: string, recipients: string[], raw: Buffer) {
-    const transporter = this.pool.get('relay', () => relayOptions(this.settings));
-    return sendRaw(transporter, { from: envelopeFrom, to: recipients }, raw);
+    const smtpPool = this.pool.get('relay', () => relayOptions(this.settings));
+    return sendRaw(smtpPool, { from: envelopeFrom, to: recipients }, raw);
   }
 
   close(): void {

@@ -56,7 +56,8 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
  * The mail as an SMTP pool reads it: its envelope, and a stream of the
  * message's bytes. nodemailer's Mailer builds the same object from
  * sendMail({raw}), but streams the bytes through a MIME tree and four piped
- * streams, at about a third of a delivery's CPU; the pool itself (sessions,
+ * streams (0.72–0.80 ms of CPU per send on a loopback sink, against 0.24 ms
+ * this way); the pool itself (sessions,
  * PIPELINING, dot-stuffing, requeueing a message a reused session dropped
  * before its first byte) is untouched. The message-id is only for nodemailer's
  * logs, which Mailroom leaves off.
