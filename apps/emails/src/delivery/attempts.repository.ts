@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { planOnIndexes } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource } from 'typeorm';
 import type { ClaimedEmail, RecipientUpdate } from './delivery.repository';
@@ -33,6 +34,8 @@ export class AttemptsRepository {
   async recordAttempts(owner: string, records: AttemptRecord[]): Promise<Set<string>> {
     if (!records.length) return new Set();
     return this.dataSource.transaction(async (manager) => {
+      // Every statement below finds its rows by key; `= ANY` bounds the recipients read for the same reason.
+      await planOnIndexes(manager);
       // Rows are locked in id order, so two workers recording overlapping emails cannot deadlock.
       const locked: Array<{ id: string }> = await manager.query(
         `SELECT id FROM emails.emails WHERE id = ANY($1::text[]) AND lease_owner = $2 ORDER BY id FOR UPDATE`,
@@ -48,8 +51,8 @@ export class AttemptsRepository {
           `UPDATE emails.recipients r
               SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
              FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
-            WHERE r.email_id = u.email_id AND r.address = u.address`,
-          [JSON.stringify(updates)],
+            WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[])`,
+          [JSON.stringify(updates), written.map((record) => record.email.id)],
         );
       }
       const suppressions = written.flatMap((record) =>
