@@ -39,6 +39,23 @@ describe(insertRows.name, () => {
     expect(runner.statements[0].sql).toContain('"n" int');
   });
 
+  it('writes each row its own instant, where rows share a timestamp or follow one another, and an invalid Date as NULL', async () => {
+    const runner = recordingRunner();
+    const first = new Date('2030-01-02T03:04:05.678Z');
+    const second = new Date('2031-05-06T07:08:09.010Z');
+    await insertRows(runner, {
+      table: 't',
+      columns: ['created', 'updated'],
+      types: ['timestamptz', 'timestamptz'],
+      rows: [[first, first], [first, second], [second, new Date(Number.NaN)]],
+    });
+    expect(JSON.parse(runner.statements[0].parameters[0] as string)).toEqual([
+      { created: '2030-01-02T03:04:05.678Z', updated: '2030-01-02T03:04:05.678Z' },
+      { created: '2030-01-02T03:04:05.678Z', updated: '2031-05-06T07:08:09.010Z' },
+      { created: '2031-05-06T07:08:09.010Z' },
+    ]);
+  });
+
   it('leaves COLUMN_DEFAULT columns out, in a statement of their own for rows that differ', async () => {
     const runner = recordingRunner();
     await insertRows(runner, { table: 't', columns: ['a', 'b'], types: ['int', 'text'], rows: [[1, COLUMN_DEFAULT], [2, 'two'], [3, COLUMN_DEFAULT]] });
