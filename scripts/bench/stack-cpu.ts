@@ -1,34 +1,44 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { Client } from 'pg';
 import type { BenchStack } from './bench-stack';
 
-/** CPU seconds used so far by each part of the stack, keyed by part name. */
-export type CpuSample = Map<string, number>;
+/** CPU seconds used so far by each part of the stack, keyed by part name, and by the whole machine, at a moment. */
+export interface CpuSample {
+  parts: Map<string, number>;
+  /** Busy CPU seconds of the whole machine: every process and the kernel. */
+  machine: number;
+  /** When the sample was taken (ms, monotonic). */
+  at: number;
+}
 
 /** This process: the load generator, and the SMTP sink where a bench runs one. */
 const BENCH_PART = 'bench';
 
 /**
  * CPU seconds used so far by each part of the stack: the app processes and
- * nats-server (this process's children), the Postgres backends of the bench
- * database, and this process. On a shared machine the throughput says how
- * much CPU the stack got; CPU per unit of work says what the work costs, so
- * what two idle cores could carry, and it moves far less between machines.
+ * nats-server (this process's children), every Postgres process (the
+ * backends, and the WAL writer, checkpointer and autovacuum workers that the
+ * load keeps busy), and this process; plus the whole machine's busy time
+ * from /proc/stat. On a shared machine the throughput says how much CPU the
+ * stack got; CPU per unit of work says what the work costs, so what two idle
+ * cores could carry, and it moves far less between machines.
  */
 export async function stackCpu(stack: BenchStack): Promise<CpuSample> {
   const db = new Client({ connectionString: stack.databaseUrl });
   await db.connect();
-  const { rows } = await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+  // Postgres's own processes share its binary name; the backend answering this query is left out.
+  const { rows } = await db.query(`SELECT pg_backend_pid() AS pid`);
   await db.end();
-  const backends = new Set(rows.map((row: { pid: number }) => String(row.pid)));
-  const cpu: CpuSample = new Map();
-  const add = (part: string, seconds: number) => cpu.set(part, (cpu.get(part) ?? 0) + seconds);
+  const sampler = String(rows[0].pid);
+  const parts = new Map<string, number>();
+  const add = (part: string, seconds: number) => parts.set(part, (parts.get(part) ?? 0) + seconds);
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
       // Fields after the parenthesised command: state is field 3, ppid 4, utime 14, stime 15 (in clock ticks, 100 per second).
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
       const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
-      if (backends.has(pid)) add('postgres', seconds);
+      if (pid !== sampler && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') add('postgres', seconds);
       else if (fields[1] === String(process.pid)) add(/apps\/([^/]+)\//.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'nats', seconds);
     } catch {
       // The process ended between listing and reading.
@@ -36,19 +46,34 @@ export async function stackCpu(stack: BenchStack): Promise<CpuSample> {
   }
   const own = process.cpuUsage();
   add(BENCH_PART, (own.user + own.system) / 1e6);
-  return cpu;
+  return { parts, machine: machineBusySeconds(), at: performance.now() };
+}
+
+/** Busy CPU seconds of the whole machine since boot: every state of the `cpu` line but idle and iowait (in clock ticks). */
+function machineBusySeconds(): number {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return (user + nice + system + irq + softirq + steal) / 100;
 }
 
 /**
  * One report line: CPU milliseconds per unit (message, request, email) for
  * each part between two samples, and what the stack without the bench's own
- * process could carry on two idle cores at that cost.
+ * process could carry on two idle cores at that cost. The machine's busy
+ * time beyond the parts (the kernel's network work, other daemons) is shown
+ * as `unattributed`, with how busy the machine was: a stack that leaves
+ * cores idle is waiting on something, not short of CPU.
  */
 export function cpuPerUnit(start: CpuSample, end: CpuSample, units: number, unit: string): string {
-  const parts = [...end].map(([part, seconds]) => [part, ((seconds - (start.get(part) ?? 0)) * 1000) / Math.max(1, units)] as const);
+  const perUnit = (seconds: number) => (seconds * 1000) / Math.max(1, units);
+  const parts = [...end.parts].map(([part, seconds]) => [part, perUnit(seconds - (start.parts.get(part) ?? 0))] as const);
   const stackMs = parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, ms]) => sum + ms, 0);
+  const countedMs = parts.reduce((sum, [, ms]) => sum + ms, 0);
+  const machineSeconds = end.machine - start.machine;
+  const busyPercent = Math.round((100 * machineSeconds * 1000) / ((end.at - start.at) * cpus().length));
   return (
-    `  CPU per ${unit}: ${parts.map(([part, ms]) => `${part} ${ms.toFixed(2)} ms`).join(', ')}; ` +
+    `  CPU per ${unit}: ${parts.map(([part, ms]) => `${part} ${ms.toFixed(2)} ms`).join(', ')}, ` +
+    `unattributed ${Math.max(0, perUnit(machineSeconds) - countedMs).toFixed(2)} ms (machine ${busyPercent} % busy); ` +
     `stack ${stackMs.toFixed(2)} ms → at most ${Math.round(2000 / stackMs)} ${unit}s/s on 2 idle cores`
   );
 }
