@@ -34,7 +34,8 @@ export class AttemptsRepository {
   async recordAttempts(owner: string, records: AttemptRecord[]): Promise<Set<string>> {
     if (!records.length) return new Set();
     return this.dataSource.transaction(async (manager) => {
-      // Every statement below finds its rows by key; `= ANY` bounds the recipients read for the same reason.
+      // Every statement below finds its rows by key. The recipients update also names its emails with
+      // `= ANY`, so whatever join the planner picks reads only their recipients.
       await planOnIndexes(manager);
       // Rows are locked in id order, so two workers recording overlapping emails cannot deadlock.
       const locked: Array<{ id: string }> = await manager.query(
