@@ -2,6 +2,7 @@ export * from './service-data-source';
 export * from './run-migrations';
 export * from './keyset-page';
 export * from './insert-rows';
+export * from './recordset-json';
 export * from './entity-rows';
 export * from './group-commit';
 export * from './transaction-outcome';

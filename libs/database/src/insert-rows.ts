@@ -1,3 +1,5 @@
+import { rowsetJson } from './recordset-json';
+
 /** Anything that runs parameterized SQL: an EntityManager, a QueryRunner, a DataSource. */
 export interface SqlRunner {
   query(sql: string, parameters?: unknown[]): Promise<unknown>;
@@ -31,7 +33,7 @@ export async function insertRows(runner: SqlRunner, rows: TableRows): Promise<vo
  * even outside a transaction. Foreign keys between them hold, because their
  * checks run at the end of the statement.
  *
- * Each table's rows travel as one JSON parameter, unpacked by
+ * Each table's rows travel as one JSON parameter (rowsetJson), unpacked by
  * jsonb_to_recordset. A multi-row VALUES list with a parameter per value
  * made Postgres parse and plan thousands of parameters per statement (a
  * batch of 100 emails is 2,500 for the emails alone): measured on the emails
@@ -72,67 +74,9 @@ function insertStatements(insert: TableRows, parameters: unknown[]): string[] {
     }
     const names = given.map((index) => quoteIdentifier(columns[index]));
     const record = given.map((index) => `${quoteIdentifier(columns[index])} ${types[index]}`);
-    parameters.push(recordsJson(groupRows, given, columns));
+    parameters.push(rowsetJson(groupRows, columns, given));
     return `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM jsonb_to_recordset($${parameters.length}::jsonb) AS r(${record.join(', ')})`;
   });
-}
-
-/**
- * The rows as a JSON array of records keyed by column, in one native
- * JSON.stringify (a call per value cost the emails service about 2 % of its
- * CPU under load). A NULL is left out of its record: jsonb_to_recordset
- * gives a missing key NULL, and an explicit `null` cost Postgres more than
- * the rest of the field together (a batch of 100 new emails, 8 NULL columns
- * each, unpacked in 1.9 ms instead of 3.6 ms). JSON escapes what Postgres's
- * text cannot hold differently from the driver: a lone UTF-16 surrogate
- * becomes U+FFFD here, as the driver's UTF-8 encoding makes it, instead of
- * an escape that jsonb refuses.
- */
-function recordsJson(rows: readonly (readonly unknown[])[], given: number[], columns: readonly string[]): string {
-  const timestamps = new TimestampText();
-  const records = rows.map((row) => {
-    const record: Record<string, unknown> = {};
-    for (const index of given) {
-      const value = row[index] instanceof Date ? timestamps.of(row[index] as Date) : row[index];
-      if (value !== null) record[columns[index]] = value;
-    }
-    return record;
-  });
-  return withoutLoneSurrogates(JSON.stringify(records));
-}
-
-/**
- * A Date as JSON.stringify writes it (ISO 8601, null when invalid), written
- * once per instant: the rows of one insert share their timestamps (created,
- * updated and due at the same `now`), and leaving each Date to toJSON made
- * stringifying the rows of a batch of emails 2.4 times slower (measured
- * apart from the rest of insertAll).
- */
-class TimestampText {
-  private time = NaN;
-  private text: string | null = null;
-
-  of(date: Date): string | null {
-    const time = date.getTime();
-    if (Number.isNaN(time)) return null;
-    if (time !== this.time) {
-      this.time = time;
-      this.text = date.toISOString();
-    }
-    return this.text;
-  }
-}
-
-/**
- * JSON.stringify writes a lone surrogate as a \uD8xx–\uDFxx escape, and a
- * pair as the character itself, so in JSON it made (JSON columns included)
- * every such escape is a lone surrogate. An escaped backslash before a `u`
- * is text, not an escape: the even run of backslashes in front is kept.
- */
-const SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g;
-
-function withoutLoneSurrogates(json: string): string {
-  return json.includes('\\u') ? json.replace(SURROGATE_ESCAPE, '$1\uFFFD') : json;
 }
 
 function quoteIdentifier(name: string): string {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { planOnIndexes } from '@mailroom/database';
+import { planOnIndexes, recordsetJson } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource } from 'typeorm';
 import type { ClaimedEmail, RecipientUpdate } from './delivery.repository';
@@ -53,7 +53,7 @@ export class AttemptsRepository {
               SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
              FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
             WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[])`,
-          [JSON.stringify(updates), written.map((record) => record.email.id)],
+          [recordsetJson(updates), written.map((record) => record.email.id)],
         );
       }
       const suppressions = written.flatMap((record) =>
@@ -64,7 +64,7 @@ export class AttemptsRepository {
           `INSERT INTO emails.suppressions (mode, address, reason, details)
            SELECT mode, address, reason, details FROM jsonb_to_recordset($1::jsonb) AS s(mode text, address text, reason text, details text)
            ON CONFLICT (mode, address) DO NOTHING`,
-          [JSON.stringify(suppressions)],
+          [recordsetJson(suppressions)],
         );
       }
       const recipients: Array<{ email_id: string; status: RecipientStatus; next_attempt_at: Date | null }> = await manager.query(
@@ -87,7 +87,7 @@ export class AttemptsRepository {
                 delivered_at = CASE WHEN s.delivered THEN COALESCE(e.delivered_at, now()) ELSE e.delivered_at END, updated_at = now()
            FROM jsonb_to_recordset($1::jsonb) AS s(id text, status text, next_attempt_at timestamptz, delivered boolean, attempted int)
           WHERE e.id = s.id`,
-        [JSON.stringify(summaries)],
+        [recordsetJson(summaries)],
       );
       await appendEvents(
         manager,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { ulid } from '@mailroom/database';
+import { recordsetJson, ulid } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { afterFailure, afterSuccess, DisablePolicy, WebhookHealth } from './status-transitions';
 
@@ -71,7 +71,7 @@ export class DispatchRepository {
          JOIN webhooks.webhooks w ON w.mode = i.mode AND w.status <> 'disabled' AND (w.events @> ARRAY[i.type] OR w.events @> ARRAY['*'])
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id`,
-      [JSON.stringify(events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, payload: event }))), ulid().slice(0, 20), firstDelayMs, attemptLimit],
+      [recordsetJson(events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, payload: event }))), ulid().slice(0, 20), firstDelayMs, attemptLimit],
     );
     return rows.length;
   }
@@ -214,7 +214,7 @@ export class DispatchRepository {
          INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, started_at, response_code, duration_ms, error)
          SELECT r.id, r.attempt, r.started_at, r.response_code, r.duration_ms, r.error FROM r JOIN updated USING (id)
          RETURNING delivery_id`,
-          [JSON.stringify(states)],
+          [recordsetJson(states)],
         ),
       );
       const recorded = new Set(updated.map((row) => row.delivery_id));
