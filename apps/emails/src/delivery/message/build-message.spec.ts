@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { authenticate } from 'mailauth';
-import { buildMessage, compileMessage, composeMessage, messageBytes } from './build-message';
+import { buildMessage, compileMessage, composeMessage } from './build-message';
+import { mimeBytes } from './mime-bytes';
 import { OutgoingEmail } from './outgoing-email';
 
 const PIXEL = 'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
@@ -32,7 +33,7 @@ function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
 
 describe(buildMessage.name, () => {
   it('composes the alternative bodies, the attachment, the inline image and the fixed headers', async () => {
-    const raw = (await composeMessage(email(), new Date('2030-01-02T03:04:05Z'))).toString();
+    const raw = composeMessage(email(), new Date('2030-01-02T03:04:05Z')).toString();
     expect(raw).toMatch(/^Message-ID: <email_01TEST@acme\.test>\r$/m);
     expect(raw).toMatch(/^Date: Wed, 02 Jan 2030 03:04:05 \+0000\r$/m);
     expect(raw).toMatch(/^From: Acme <hi@acme\.test>\r$/m);
@@ -72,25 +73,49 @@ describe(buildMessage.name, () => {
     expect(raw.toString()).toMatch(/c=relaxed\/relaxed/);
     expect(raw.toString()).toMatch(/a=rsa-sha256/);
   });
+});
 
-  describe('written straight from the MIME tree', () => {
-    const BARE_CR_OR_LF = /\r(?!\n)|(?<!\r)\n/;
-    const cases: Array<[string, Partial<OutgoingEmail>]> = [
-      ['both bodies, an attachment and an inline image', {}],
-      ['bodies with bare line feeds and carriage returns', { text: 'one\ntwo\rthree\r\n', html: '<p>one</p>\n<p>two</p>' }],
-      ['non-ASCII and long lines (quoted-printable)', { text: `Grüße ${'long '.repeat(40)}\nend`, html: `<p>${'x'.repeat(300)}</p>` }],
-      ['one text body and nothing else', { html: null, text: 'only text', attachments: [] }],
-    ];
+describe(mimeBytes.name, () => {
+  const BARE_CR_OR_LF = /\r(?!\n)|(?<!\r)\n/;
+  // Past the encoders' 64 KiB slice, so a body is encoded in more than one slice.
+  const LARGE = 70 * 1024;
+  const cases: Array<[string, Partial<OutgoingEmail>]> = [
+    ['both bodies, an attachment and an inline image', {}],
+    ['bodies with bare line feeds and carriage returns', { text: 'one\ntwo\rthree\r\n', html: '<p>one</p>\n<p>two</p>' }],
+    ['non-ASCII and long lines (quoted-printable)', { text: `Grüße ${'long '.repeat(40)}\nend`, html: `<p>${'x'.repeat(300)}</p>` }],
+    ['mostly non-ASCII text (base64)', { text: 'Привет, мир! '.repeat(30), html: '<p>日本語のテキスト</p>'.repeat(20) }],
+    ['trailing whitespace on lines and at the end', { text: 'tab\t\r\nspace \r\nend  ', html: '<p>x</p> \r\n' }],
+    ['one text body and nothing else', { html: null, text: 'only text', attachments: [] }],
+    ['one html body and nothing else', { html: '<p>only html</p>', text: null, attachments: [] }],
+    [
+      'large bodies and a large binary attachment',
+      {
+        text: `${'é'.repeat(LARGE)} \r\n${'a '.repeat(LARGE)}`,
+        html: `<p>${'word '.repeat(LARGE / 2)}</p>`,
+        attachments: [{ filename: 'data.bin', content: Buffer.from(Array.from({ length: LARGE + 1 }, (_, index) => (index * 7) % 256)).toString('base64') }],
+      },
+    ],
+    [
+      'a text attachment with bare line breaks and non-ASCII (quoted-printable, binary)',
+      { attachments: [{ filename: 'notes.csv', content: Buffer.from('a;b\nc;d\rç;é\r\n').toString('base64'), contentType: 'application/csv' }] },
+    ],
+  ];
 
-    it.each(cases)('%s: the bytes nodemailer build() gives with CRLF newlines, with no bare CR or LF', async (_name, overrides) => {
-      const node = compileMessage(email(overrides), new Date('2030-01-02T03:04:05Z'));
-      const written = await messageBytes(node);
-      // The same tree through nodemailer's own path: its newline stream, then its final-newline stream.
-      (node as unknown as { newline: string }).newline = 'win';
-      const built = await node.build();
-      expect(written.toString('latin1')).toBe(built.toString('latin1'));
-      expect(written.toString('latin1')).not.toMatch(BARE_CR_OR_LF);
-      expect(written.subarray(-2).toString()).toBe('\r\n');
-    });
+  it.each(cases)('%s: the bytes nodemailer build() gives with CRLF newlines, with no bare CR or LF', async (_name, overrides) => {
+    const node = compileMessage(email(overrides), new Date('2030-01-02T03:04:05Z'));
+    const written = mimeBytes(node);
+    // The same tree through nodemailer's own path: its newline stream, then its final-newline stream.
+    (node as unknown as { newline: string }).newline = 'win';
+    const built = await node.build();
+    expect(written.toString('latin1')).toBe(built.toString('latin1'));
+    expect(written.toString('latin1')).not.toMatch(BARE_CR_OR_LF);
+    expect(written.subarray(-2).toString()).toBe('\r\n');
+  });
+
+  it('refuses a part whose content would have to be streamed', () => {
+    const node = compileMessage(email({ attachments: [] }));
+    const textPart = node.childNodes[0];
+    textPart.setContent({ path: '/etc/hostname' });
+    expect(() => mimeBytes(node)).toThrow(/not a string or a Buffer/);
   });
 });
