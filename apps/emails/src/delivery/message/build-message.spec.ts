@@ -86,6 +86,7 @@ describe(mimeBytes.name, () => {
     ['mostly non-ASCII text (base64)', { text: 'Привет, мир! '.repeat(30), html: '<p>日本語のテキスト</p>'.repeat(20) }],
     ['trailing whitespace on lines and at the end', { text: 'tab\t\r\nspace \r\nend  ', html: '<p>x</p> \r\n' }],
     ['one text body and nothing else', { html: null, text: 'only text', attachments: [] }],
+    ['an internationalized address, left as UTF-8 in the header', { to: ['Jörg <jörg@exämple.test>'], cc: [] }],
     ['one html body and nothing else', { html: '<p>only html</p>', text: null, attachments: [] }],
     [
       'large bodies and a large binary attachment',

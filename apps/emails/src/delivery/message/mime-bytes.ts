@@ -35,7 +35,8 @@ const CRLF = Buffer.from('\r\n');
 function writeNode(node: MimeNode, chunks: Buffer[]): void {
   // Read before the headers are built, as stream() does: building them records it as a header.
   const transferEncoding = node.getTransferEncoding();
-  chunks.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`, 'latin1'));
+  // UTF-8, as a Writable encodes the string stream() writes: an internationalized address stays unencoded in the header.
+  chunks.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`, 'utf8'));
   if (node.content) chunks.push(...encodedContent(node, transferEncoding));
   if (!node.multipart) return;
   node.childNodes.forEach((child, index) => {
