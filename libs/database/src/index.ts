@@ -9,3 +9,4 @@ export * from './transaction-outcome';
 export * from './ulid';
 export * from './delete-in-batches';
 export * from './plan-on-indexes';
+export * from './one-snapshot';

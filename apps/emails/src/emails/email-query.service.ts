@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EmailList, EmailListPayload, EmailResponse, RequestContext } from '@mailroom/contracts';
+import { inOneSnapshot } from '@mailroom/database';
 import { DomainError } from '@mailroom/errors';
 import { toListItem, toResponse } from './email.mapper';
 import { EmailsRepository } from './emails.repository';
@@ -14,9 +15,12 @@ export class EmailQueryService {
   }
 
   /** An email of another mode, or from a domain outside the key's restrictions, does not exist for this caller. */
-  async get(ctx: RequestContext, id: string): Promise<EmailResponse> {
-    const email = await this.repository.findVisible(ctx, id);
-    if (!email) throw DomainError.notFound('email', id);
-    return toResponse(email, await this.repository.recipientsOf(id));
+  get(ctx: RequestContext, id: string): Promise<EmailResponse> {
+    // One snapshot, so the email's status and its recipients' outcomes always agree.
+    return inOneSnapshot(this.repository.dataSource, async (manager) => {
+      const email = await this.repository.findVisible(ctx, id, manager);
+      if (!email) throw DomainError.notFound('email', id);
+      return toResponse(email, await this.repository.recipientsOf(id, manager));
+    });
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import type { DeliveryStatus, ListParams } from '@mailroom/contracts';
-import { KeysetPage, keysetPage } from '@mailroom/database';
+import { inOneSnapshot, KeysetPage, keysetPage } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
@@ -15,10 +15,18 @@ export class DeliveriesRepository {
     @InjectRepository(DeliveryAttemptEntity) private readonly attempts: Repository<DeliveryAttemptEntity>,
   ) {}
 
-  list(webhookId: string, params: ListParams, status?: DeliveryStatus): Promise<KeysetPage<DeliveryEntity>> {
-    const query = this.deliveries.createQueryBuilder('d').where('d.webhook_id = :webhookId', { webhookId });
-    if (status) query.andWhere('d.status = :status', { status });
-    return keysetPage(query, 'd.id', params);
+  /** A page of a webhook's deliveries and their attempt logs, in one snapshot so each status agrees with its log. */
+  pageWithAttempts(
+    webhookId: string,
+    params: ListParams,
+    status?: DeliveryStatus,
+  ): Promise<{ page: KeysetPage<DeliveryEntity>; attempts: Map<string, DeliveryAttemptEntity[]> }> {
+    return inOneSnapshot(this.deliveries.manager.connection, async (manager) => {
+      const query = manager.createQueryBuilder(DeliveryEntity, 'd').where('d.webhook_id = :webhookId', { webhookId });
+      if (status) query.andWhere('d.status = :status', { status });
+      const page = await keysetPage(query, 'd.id', params);
+      return { page, attempts: await this.attemptsOf(page.rows.map((row) => row.id), manager) };
+    });
   }
 
   find(webhookId: string, id: string): Promise<DeliveryEntity | null> {
@@ -26,10 +34,10 @@ export class DeliveriesRepository {
   }
 
   /** Attempt logs of several deliveries, oldest attempt first, by delivery id. */
-  async attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptEntity[]>> {
+  async attemptsOf(deliveryIds: string[], manager: EntityManager = this.attempts.manager): Promise<Map<string, DeliveryAttemptEntity[]>> {
     const byDelivery = new Map<string, DeliveryAttemptEntity[]>(deliveryIds.map((id) => [id, []]));
     if (!deliveryIds.length) return byDelivery;
-    const rows = await this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC', id: 'ASC' } });
+    const rows = await manager.find(DeliveryAttemptEntity, { where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC', id: 'ASC' } });
     for (const row of rows) byDelivery.get(row.deliveryId)?.push(row);
     return byDelivery;
   }

@@ -26,8 +26,7 @@ export class DeliveriesService {
 
   async list({ ctx, webhookId, params, status }: DeliveryListPayload): Promise<DeliveryList> {
     await this.webhooks.find(ctx, webhookId);
-    const page = await this.repository.list(webhookId, params, status);
-    const attempts = await this.repository.attemptsOf(page.rows.map((row) => row.id));
+    const { page, attempts } = await this.repository.pageWithAttempts(webhookId, params, status);
     return {
       object: 'list',
       data: page.rows.map((row) => toResponse(row, attempts.get(row.id) ?? [])),
