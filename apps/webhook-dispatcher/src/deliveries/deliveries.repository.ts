@@ -33,8 +33,17 @@ export class DeliveriesRepository {
     return this.deliveries.findOneBy({ id, webhookId });
   }
 
+  /** A delivery and its attempt log, in one snapshot, as pageWithAttempts reads a page. */
+  findWithAttempts(id: string): Promise<{ delivery: DeliveryEntity; attempts: DeliveryAttemptEntity[] } | null> {
+    return inOneSnapshot(this.deliveries.manager.connection, async (manager) => {
+      const delivery = await manager.findOneBy(DeliveryEntity, { id });
+      if (!delivery) return null;
+      return { delivery, attempts: (await this.attemptsOf([id], manager)).get(id) ?? [] };
+    });
+  }
+
   /** Attempt logs of several deliveries, oldest attempt first, by delivery id. */
-  async attemptsOf(deliveryIds: string[], manager: EntityManager = this.attempts.manager): Promise<Map<string, DeliveryAttemptEntity[]>> {
+  private async attemptsOf(deliveryIds: string[], manager: EntityManager): Promise<Map<string, DeliveryAttemptEntity[]>> {
     const byDelivery = new Map<string, DeliveryAttemptEntity[]>(deliveryIds.map((id) => [id, []]));
     if (!deliveryIds.length) return byDelivery;
     const rows = await manager.find(DeliveryAttemptEntity, { where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC', id: 'ASC' } });
@@ -49,9 +58,9 @@ export class DeliveriesRepository {
   /**
    * Makes a delivery due now. A finished one (succeeded or failed) gets
    * exactly one more attempt; one still retrying keeps its remaining retries.
-   * A delivery leased by a dispatcher right now is left alone (null).
+   * A delivery leased by a dispatcher right now is left alone (false).
    */
-  async retryNow(id: string): Promise<DeliveryEntity | null> {
+  async retryNow(id: string): Promise<boolean> {
     const rows = returningRows<{ id: string }>(
       await this.deliveries.query(
       `UPDATE webhooks.deliveries
@@ -63,6 +72,6 @@ export class DeliveriesRepository {
       [id],
       ),
     );
-    return rows.length ? this.deliveries.findOneBy({ id }) : null;
+    return rows.length > 0;
   }
 }

@@ -39,10 +39,13 @@ export class DeliveriesService {
     await this.assertDeliverable(ctx, webhookId);
     const existing = await this.repository.find(webhookId, deliveryId);
     if (!existing) throw DomainError.notFound('delivery', deliveryId);
-    const due = await this.repository.retryNow(deliveryId);
-    if (!due) throw DomainError.conflict('This delivery is being attempted right now; try again when the attempt has finished.');
+    if (!(await this.repository.retryNow(deliveryId))) {
+      throw DomainError.conflict('This delivery is being attempted right now; try again when the attempt has finished.');
+    }
     this.worker.wake();
-    return this.withAttempts(due);
+    const due = await this.repository.findWithAttempts(deliveryId);
+    if (!due) throw DomainError.notFound('delivery', deliveryId);
+    return toResponse(due.delivery, due.attempts);
   }
 
   /** Sends a `webhook.test` event to this one endpoint, once (no retries). */
@@ -83,10 +86,5 @@ export class DeliveriesService {
     const webhook = await this.webhooks.find(ctx, webhookId);
     if (webhook.status === 'disabled') throw DomainError.conflict('This webhook is disabled; set its status to active first.');
     return webhook;
-  }
-
-  private async withAttempts(entity: DeliveryEntity): Promise<DeliveryResponse> {
-    const attempts = await this.repository.attemptsOf([entity.id]);
-    return toResponse(entity, attempts.get(entity.id) ?? []);
   }
 }
