@@ -16,6 +16,7 @@ describe('CountersRepository.applyMany', () => {
   let dataSource: DataSource;
   let counters: CountersRepository;
   const at = new Date('2026-11-20T10:17:00Z');
+  const DAY = 24 * 60 * 60 * 1000;
   let serial = 0;
 
   const increment = (overrides: Partial<CounterIncrement> = {}): CounterIncrement => ({
@@ -81,7 +82,6 @@ describe('CountersRepository.applyMany', () => {
   });
 
   it('forgets applied-event ids only once they are older than the retention', async () => {
-    const DAY = 24 * 60 * 60 * 1000;
     const idAt = (ms: number, suffix: string) => `evt_${encodeTime(ms)}${suffix}`;
     const rows = [
       { id: idAt(Date.now() - 10 * DAY, 'OLD'), appliedDaysAgo: 10 },
@@ -100,5 +100,30 @@ describe('CountersRepository.applyMany', () => {
     expect(kept.map((row) => row.event_id)).toEqual(['abc-foreign-recent', rows[1].id]);
     // An id still kept still makes its redelivery count for nothing.
     expect(await counters.applyMany([increment({ eventId: rows[1].id })])).toEqual([false]);
+  });
+
+  it('buckets and series are UTC hours and days when the server keeps another time zone', async () => {
+    // A server set up in India (+05:30): its own hours begin at half past the UTC hour, and its days at 18:30 UTC.
+    const elsewhere = await new DataSource({ ...serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 1), extra: { max: 1, options: '-c TimeZone=Asia/Kolkata' } }).initialize();
+    try {
+      expect((await elsewhere.query('SHOW TimeZone'))[0].TimeZone).toBe('Asia/Kolkata');
+      const counted = new CountersRepository(elsewhere);
+      const lateEvening = new Date('2026-11-20T22:40:00Z');
+      await counted.applyMany([increment(), increment({ at: lateEvening, metrics: ['sent'] })]);
+
+      const buckets: Array<{ bucket: Date }> = await elsewhere.query(`SELECT DISTINCT bucket FROM emails.analytics_counters ORDER BY bucket`);
+      expect(buckets.map((row) => row.bucket.toISOString())).toEqual(['2026-11-20T10:00:00.000Z', '2026-11-20T22:00:00.000Z']);
+
+      const day = Date.parse('2026-11-20T00:00:00Z');
+      const daily = await counted.series('live', new Date(day), new Date(day + 2 * DAY), 'day', null, []);
+      expect(daily.map((row) => [Number(row.start), Number(row.sent)])).toEqual([[day, 2]]);
+      const hourly = await counted.series('live', new Date('2026-11-20T10:30:00Z'), new Date('2026-11-20T23:00:00Z'), 'hour', ['a.test'], ['welcome']);
+      expect(hourly.map((row) => [new Date(Number(row.start)).toISOString(), Number(row.sent), Number(row.delivered)]).sort()).toEqual([
+        ['2026-11-20T10:00:00.000Z', 1, 1],
+        ['2026-11-20T22:00:00.000Z', 1, 0],
+      ]);
+    } finally {
+      await elsewhere.destroy();
+    }
   });
 });

@@ -5,8 +5,13 @@ import { CountersRepository } from './counters.repository';
 
 const HOUR_MS = 3_600_000;
 
-function zero(): AnalyticsCounts {
-  return Object.fromEntries(ANALYTICS_METRICS.map((metric) => [metric, 0])) as AnalyticsCounts;
+type SeriesPoint = AnalyticsCounts & { start: string };
+
+/** Every metric at 0, after `start` when there is one: a series has up to 2,000 of these, so no Object.fromEntries. */
+function zeroed<T extends object>(base: T): T & AnalyticsCounts {
+  const counts = base as T & AnalyticsCounts;
+  for (const metric of ANALYTICS_METRICS) counts[metric] = 0;
+  return counts;
 }
 
 function ratio(part: number, whole: number): number {
@@ -23,10 +28,11 @@ export function ratesOf(counts: AnalyticsCounts): AnalyticsRates {
   };
 }
 
+const stepMs = (interval: 'hour' | 'day') => (interval === 'hour' ? HOUR_MS : 24 * HOUR_MS);
+
 /** Start of the UTC hour or day containing `date`. */
 function truncate(date: Date, interval: 'hour' | 'day'): number {
-  const step = interval === 'hour' ? HOUR_MS : 24 * HOUR_MS;
-  return Math.floor(date.getTime() / step) * step;
+  return Math.floor(date.getTime() / stepMs(interval)) * stepMs(interval);
 }
 
 @Injectable()
@@ -37,7 +43,8 @@ export class AnalyticsService {
     const from = new Date(params.fromDate);
     const to = new Date(params.toDate);
     if (from >= to) throw DomainError.validation('from_date', 'must be before to_date');
-    const buckets = (to.getTime() - from.getTime()) / (params.interval === 'hour' ? HOUR_MS : 24 * HOUR_MS);
+    const step = stepMs(params.interval);
+    const buckets = (to.getTime() - from.getTime()) / step;
     if (buckets > 2000) throw DomainError.validation('interval', `this range has ${Math.ceil(buckets)} ${params.interval}s; ask for at most 2000 points`);
     const restricted = ctx.domainRestrictions;
     if (params.domain && restricted.length && !restricted.includes(params.domain)) {
@@ -46,12 +53,14 @@ export class AnalyticsService {
     const domains = params.domain ? [params.domain] : restricted.length ? restricted : null;
     const rows = await this.counters.series(ctx.mode, from, to, params.interval, domains, params.tags ?? []);
 
-    const series = new Map<number, AnalyticsCounts>();
-    const step = params.interval === 'hour' ? HOUR_MS : 24 * HOUR_MS;
-    for (let start = truncate(from, params.interval); start < to.getTime(); start += step) series.set(start, zero());
-    const totals = zero();
+    // One point per interval, in order; a row lands on its point by arithmetic, not a lookup.
+    const first = truncate(from, params.interval);
+    const series: SeriesPoint[] = [];
+    for (let start = first; start < to.getTime(); start += step) series.push(zeroed({ start: new Date(start).toISOString() }));
+    const totals = zeroed({});
     for (const row of rows) {
-      const point = series.get(Number(row.start));
+      // undefined for a start off the grid (a fraction or out of range): such a row still counts in the totals.
+      const point = series[(Number(row.start) - first) / step] as SeriesPoint | undefined;
       for (const metric of ANALYTICS_METRICS) {
         const value = Number(row[metric] ?? 0);
         if (point) point[metric] += value;
@@ -64,7 +73,7 @@ export class AnalyticsService {
       toDate: to.toISOString(),
       interval: params.interval,
       totals: { ...totals, ...ratesOf(totals) },
-      series: [...series.entries()].map(([start, counts]) => ({ start: new Date(start).toISOString(), ...counts })),
+      series,
     };
   }
 }

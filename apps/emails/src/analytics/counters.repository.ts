@@ -44,7 +44,7 @@ export class CountersRepository {
       // concurrent batches (other replicas) lock shared rows in the same order, so they cannot deadlock.
       await manager.query(
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
-         SELECT mode, date_trunc('hour', at), domain, tag, metric, count(*)
+         SELECT mode, date_trunc('hour', at, 'UTC'), domain, tag, metric, count(*)
            FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[]) AS c(mode, at, domain, tag, metric)
           GROUP BY 1, 2, 3, 4, 5
           ORDER BY 1, 4, 2, 3, 5
@@ -73,13 +73,17 @@ export class CountersRepository {
   }
 
   async series(mode: Mode, from: Date, to: Date, interval: 'hour' | 'day', domains: string[] | null, tags: string[]): Promise<CounterRow[]> {
+    // Grouped before the start is computed, so the numeric epoch is worked out once per point, not once per
+    // counter row; buckets are whole UTC hours already, so an hourly series groups on the column itself.
+    // Hours and days are UTC's whatever the server's TimeZone, as the series the service builds around them.
+    const point = interval === 'hour' ? 'bucket' : `date_trunc('day', bucket, 'UTC')`;
     return this.dataSource.query(
-      `SELECT (extract(epoch FROM date_trunc($4, bucket)) * 1000)::bigint AS start, ${METRIC_COLUMNS}
+      `SELECT (extract(epoch FROM ${point}) * 1000)::bigint AS start, ${METRIC_COLUMNS}
          FROM emails.analytics_counters
-        WHERE mode = $1 AND bucket >= date_trunc('hour', $2::timestamptz) AND bucket < $3
-          AND tag = ANY($5::text[]) AND domain = ANY($6::text[])
-        GROUP BY 1 ORDER BY 1`,
-      [mode, from, to, interval, tags.length ? tags : [''], domains ?? [ALL_DOMAINS]],
+        WHERE mode = $1 AND bucket >= date_trunc('hour', $2::timestamptz, 'UTC') AND bucket < $3
+          AND tag = ANY($4::text[]) AND domain = ANY($5::text[])
+        GROUP BY ${point}`,
+      [mode, from, to, tags.length ? tags : [''], domains ?? [ALL_DOMAINS]],
     );
   }
 }

@@ -1,0 +1,48 @@
+import { ANALYTICS_METRICS } from '@mailroom/contracts';
+import { AnalyticsService } from './analytics.service';
+import { CounterRow, CountersRepository } from './counters.repository';
+
+const HOUR = 3_600_000;
+
+function row(start: number, counts: Partial<Record<string, number>>): CounterRow {
+  const entry = { start: String(start) } as CounterRow;
+  for (const metric of ANALYTICS_METRICS) entry[metric] = counts[metric] === undefined ? null : String(counts[metric]);
+  return entry;
+}
+
+function serviceAnswering(rows: CounterRow[]) {
+  return new AnalyticsService({ series: async () => rows } as unknown as CountersRepository);
+}
+
+describe(AnalyticsService.name, () => {
+  const from = Date.parse('2026-11-20T10:30:00Z');
+  const query = (service: AnalyticsService, interval: 'hour' | 'day', to: number) =>
+    service.query({
+      ctx: { mode: 'live', domainRestrictions: [] } as never,
+      params: { fromDate: new Date(from).toISOString(), toDate: new Date(to).toISOString(), interval } as never,
+    });
+
+  it('has one zeroed point per interval from the start of the first, with each row on its own point', async () => {
+    const first = Date.parse('2026-11-20T10:00:00Z');
+    const answer = await query(serviceAnswering([row(first + 2 * HOUR, { sent: 3, delivered: 2 }), row(first, { bounced: 1 })]), 'hour', from + 3 * HOUR);
+    expect(answer.series.map((point) => point.start)).toEqual([0, 1, 2, 3].map((hours) => new Date(first + hours * HOUR).toISOString()));
+    expect(answer.series[2]).toEqual({ start: new Date(first + 2 * HOUR).toISOString(), ...zeros(), sent: 3, delivered: 2 });
+    expect(answer.series[0]).toEqual({ start: new Date(first).toISOString(), ...zeros(), bounced: 1 });
+    expect(answer.series[1]).toEqual({ start: new Date(first + HOUR).toISOString(), ...zeros() });
+    expect(answer.totals).toMatchObject({ sent: 3, delivered: 2, bounced: 1, deliveryRate: 0.6667, bounceRate: 0.3333 });
+  });
+
+  it('counts a row that falls off the grid in the totals only', async () => {
+    const day = Date.parse('2026-11-20T00:00:00Z');
+    const answer = await query(serviceAnswering([row(day, { sent: 1 }), row(day + 5 * HOUR, { sent: 4 })]), 'day', from + 30 * HOUR);
+    expect(answer.series.map((point) => [point.start, point.sent])).toEqual([
+      [new Date(day).toISOString(), 1],
+      [new Date(day + 24 * HOUR).toISOString(), 0],
+    ]);
+    expect(answer.totals.sent).toBe(5);
+  });
+});
+
+function zeros() {
+  return Object.fromEntries(ANALYTICS_METRICS.map((metric) => [metric, 0]));
+}
