@@ -203,6 +203,9 @@ describe('webhook delivery', () => {
       await eventually(() => receiver.requests.length === 1);
       expect(receiver.bodies()[0]).toMatchObject({ type: 'webhook.test', id: sent.body.eventId });
       expect(other.requests).toHaveLength(0);
+      // The attempt is recorded, and its lease let go, just after the receiver answered; a retry before then is
+      // refused as a delivery being attempted right now (409), which is what a client waits out.
+      await eventually(async () => (await fixtures.deliveries(webhook.id))[0]?.status === 'succeeded');
 
       const retried = await stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/${sent.body.id}/retry`);
       expect(retried.status).toBe(202);
