@@ -10,10 +10,7 @@ import { DeliveryEntity } from '../database/entities/delivery.entity';
 /** The delivery log as the API sees it; the dispatch loop has its own queries. */
 @Injectable()
 export class DeliveriesRepository {
-  constructor(
-    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
-    @InjectRepository(DeliveryAttemptEntity) private readonly attempts: Repository<DeliveryAttemptEntity>,
-  ) {}
+  constructor(@InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>) {}
 
   /** A page of a webhook's deliveries and their attempt logs, in one snapshot so each status agrees with its log. */
   pageWithAttempts(
