@@ -57,10 +57,9 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
  * message's bytes. nodemailer's Mailer builds the same object from
  * sendMail({raw}), but streams the bytes through a MIME tree and four piped
  * streams (0.72–0.80 ms of CPU per send on a loopback sink, against 0.24 ms
- * this way); the pool itself (sessions,
- * PIPELINING, dot-stuffing, requeueing a message a reused session dropped
- * before its first byte) is untouched. The message-id is only for nodemailer's
- * logs, which Mailroom leaves off.
+ * this way); the pool itself (sessions, PIPELINING, dot-stuffing, requeueing
+ * a message a reused session dropped before its first byte) is untouched. The
+ * message-id is only for nodemailer's logs, which Mailroom leaves off.
  */
 function rawMail(envelope: Envelope, raw: Buffer): Parameters<SMTPPool['send']>[0] {
   const mail = {
