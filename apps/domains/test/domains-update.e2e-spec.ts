@@ -54,7 +54,7 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
 
   it.each([
     ['a string for a switch', { openTracking: 'no' }, /^openTracking: must be true or false$/],
-    ['null for a switch', { clickTracking: null }, /^clickTracking: must be true or false$/],
+    ['null for a switch', { clickTracking: null }, /^clickTracking: must not be null$/],
     ['a tracking domain that is no hostname', { trackingDomain: 'not a host!' }, /^trackingDomain: must be a valid domain name/],
     ['an IP literal as tracking domain', { trackingDomain: '192.0.2.10' }, /^trackingDomain: must be a domain name, not an IP address$/],
     ['a number as tracking domain', { trackingDomain: 7 }, /^trackingDomain: /],

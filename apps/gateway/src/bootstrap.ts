@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply } from 'fastify';
 import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
@@ -15,7 +16,10 @@ import { recordRegisteredRoutes } from './openapi/registered-routes';
  * answer has the `{ error: { code, message } }` shape.
  */
 export async function bootstrapGateway(config: MailroomConfig): Promise<NestFastifyApplication> {
+  const logger = new Logger('Gateway');
   const adapter = new FastifyAdapter({
+    // Paths Fastify cannot route (bad percent-encoding, an overlong segment) never reach Nest's filter.
+    frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => sendHttpError(reply, error, logger),
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Tracking tokens carry the original link, so path parameters can be long.
     routerOptions: { maxParamLength: 4096 },
@@ -25,7 +29,6 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule.forRoot(config), adapter, {
     logger: new PinoLogger('gateway', config.LOG_LEVEL),
   });
-  const logger = new Logger('Gateway');
   const fastify = app.getHttpAdapter().getInstance();
   // Before listen(): Nest registers the routes then, and the OpenAPI test compares the document with them.
   recordRegisteredRoutes(fastify);

@@ -27,6 +27,14 @@ describe('error answers', () => {
       expectError(await stack.api.request(method, path), 404, 'not_found');
     });
 
+    it.each([
+      ['bad percent-encoding', '/v1/api-keys/%ff'],
+      ['a truncated UTF-8 sequence', '/v1/api-keys/%E0%A4%A'],
+      ['a segment longer than any route takes', `/v1/api-keys/${'k'.repeat(5000)}`],
+    ])('for a path Fastify cannot route (%s), in the same error shape', async (_what, path) => {
+      expectError(await stack.api.get(path), 404, 'not_found');
+    });
+
     it('for an unknown id, naming it', async () => {
       const response = await stack.api.get('/v1/api-keys/key_01ARZ3NDEKTSV4RRFFQ69G5FAV');
       expectError(response, 404, 'not_found');

@@ -51,6 +51,11 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
       [{ ipRestrictions: ['1.2.3'] }, 'ipRestrictions'],
       [{ expiresAt: '2001-01-01T00:00:00Z' }, 'expiresAt'],
       [{ mode: 'test' }, 'mode'],
+      // null clears only expiresAt; for a field that cannot be cleared it is an error, not a silent no-op.
+      [{ name: null }, 'name'],
+      [{ permissions: null }, 'permissions'],
+      [{ domainRestrictions: null }, 'domainRestrictions'],
+      [{ ipRestrictions: null }, 'ipRestrictions'],
     ] as const) {
       const response = await stack.api.patch(`/v1/api-keys/${key.id}`, body);
       expect(response.status).toBe(422);

@@ -50,6 +50,12 @@ describe('webhooks management API', () => {
     expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' })).body).toMatchObject({ status: 'active', failureCount: 0 });
     expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'failing' })).status).toBe(422);
     expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { events: ['x'] })).body.error.message).toMatch(/^events\[0\]/);
+    // Only description can be cleared; null for the others is refused rather than silently ignored.
+    for (const field of ['url', 'events', 'status']) {
+      const refused = await stack.api.patch(`/v1/webhooks/${webhook.id}`, { [field]: null });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.message).toMatch(new RegExp(`^${field}: `));
+    }
   });
 
   it('lists newest first with limit, cursors, status filter and totalCount', async () => {

@@ -2,7 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { DomainError } from './domain-error';
 import { ErrorCode } from './error-code';
 
-/** Fastify's own error codes for bodies it could not accept. */
+/** Fastify's own error codes for bodies and paths it could not accept. */
 const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: ErrorCode.UnsupportedMediaType,
@@ -14,6 +14,9 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message: string }> = {
     message: 'The body is empty although Content-Type is application/json.',
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: ErrorCode.InvalidJson, message: 'Content-Length does not match the body.' },
+  // A path that cannot be routed names no resource: 404, as for an unknown route.
+  FST_ERR_BAD_URL: { code: ErrorCode.NotFound, message: 'No route matches this path: it is not valid percent-encoded UTF-8.' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: ErrorCode.NotFound, message: 'No route matches this path: a path segment is too long.' },
 };
 
 const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {

@@ -3,14 +3,20 @@ import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { findNulCharacter } from './find-nul-character';
 
+/** class-validator's default messages begin with the property name, which the path already gives. */
+function withoutPropertyName(message: string, property: string): string {
+  return message.startsWith(`${property} `) ? message.slice(property.length + 1) : message;
+}
+
 /** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
   for (const error of errors) {
     const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
     if (error.constraints) {
-      const messages = Object.values(error.constraints);
-      const unknown = error.constraints.whitelistValidation;
-      return unknown ? `${path}: is not a known field` : `${path}: ${messages[0]}`;
+      if (error.constraints.whitelistValidation) return `${path}: is not a known field`;
+      // A field that takes no null fails every rule at once; the first rule's complaint would mislead.
+      if (error.value === null) return `${path}: must not be null`;
+      return `${path}: ${withoutPropertyName(Object.values(error.constraints)[0], error.property)}`;
     }
     const nested = describeValidationErrors(error.children ?? [], path);
     if (nested) return nested;

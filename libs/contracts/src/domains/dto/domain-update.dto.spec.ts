@@ -20,7 +20,7 @@ describe(DomainUpdateDto.name, () => {
 
   it('names the field that is wrong', () => {
     expect(problemOf({ openTracking: 'yes' })).toBe('openTracking: must be true or false');
-    expect(problemOf({ clickTracking: null })).toBe('clickTracking: must be true or false');
+    expect(problemOf({ clickTracking: null })).toBe('clickTracking: must not be null');
     expect(problemOf({ trackingDomain: 'not a host' })).toMatch(/^trackingDomain: must be a valid domain name/);
     expect(problemOf({ trackingDomain: '203.0.113.7' })).toBe('trackingDomain: must be a domain name, not an IP address');
     expect(problemOf({ trackingDomain: 'links.acme.test.' })).toBe('trackingDomain: must not end with a dot');

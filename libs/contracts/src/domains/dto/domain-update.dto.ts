@@ -1,4 +1,5 @@
-import { IsBoolean, registerDecorator, ValidateIf } from 'class-validator';
+import { IsBoolean, registerDecorator } from 'class-validator';
+import { IsOmittable } from '../../validation/is-omittable';
 import { domainNameProblem } from '../domain-name';
 
 /** The fields PATCH /v1/domains/{id} takes; every one is optional, but a body must carry at least one (see domainUpdateProblem). */
@@ -22,16 +23,15 @@ function IsDomainNameOrNull() {
  * TRACKING_BASE_URL.
  */
 export class DomainUpdateDto {
-  // Not @IsOptional(): that would let null through, and null is not a switch position.
-  @ValidateIf((_, value) => value !== undefined)
+  @IsOmittable()
   @IsBoolean({ message: 'must be true or false' })
   openTracking?: boolean;
 
-  @ValidateIf((_, value) => value !== undefined)
+  @IsOmittable()
   @IsBoolean({ message: 'must be true or false' })
   clickTracking?: boolean;
 
-  @ValidateIf((_, value) => value !== undefined)
+  @IsOmittable()
   @IsDomainNameOrNull()
   trackingDomain?: string | null;
 }

@@ -1,27 +1,28 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, Length, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
 
-/** Every field optional; expiresAt: null removes the expiry. */
+/** Every field optional; expiresAt: null removes the expiry, and null is refused for the others. */
 export class ApiKeyUpdateDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 100)
   name?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(PERMISSIONS.length)
   @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
   permissions?: string[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
   @IsHostname({ each: true })
   domainRestrictions?: string[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
   @IsIpOrCidr({ each: true })

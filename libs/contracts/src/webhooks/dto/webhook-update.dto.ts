@@ -1,12 +1,13 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../../validation/is-omittable';
 
 export class WebhookUpdateDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: 'must be a string' })
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   url?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray({ message: 'must be an array of event kinds, e.g. ["email.delivered"] or ["*"]' })
   @ArrayMaxSize(50, { message: 'must list at most 50 event kinds' })
   @IsString({ each: true, message: 'must be an array of strings' })
@@ -19,7 +20,7 @@ export class WebhookUpdateDto {
   description?: string | null;
 
   /** `active` re-enables a disabled webhook and resets failureCount; `failing` is set by deliveries only. */
-  @IsOptional()
+  @IsOmittable()
   @IsIn(['active', 'disabled'], { message: 'must be active or disabled' })
   status?: 'active' | 'disabled';
 }

@@ -1,0 +1,57 @@
+import { IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsOmittable } from './is-omittable';
+import { validateDto } from './validate-dto';
+
+class ProbeItemDto {
+  @IsString()
+  label: string;
+}
+
+class ProbeDto {
+  @IsOmittable()
+  @IsString()
+  @Length(1, 10)
+  name?: string;
+
+  /** null clears it. */
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @IsString()
+  note?: string | null;
+
+  @IsOmittable()
+  @ValidateNested({ each: true })
+  @Type(() => ProbeItemDto)
+  items?: ProbeItemDto[];
+}
+
+const problemOf = (body: unknown): string | null => {
+  try {
+    validateDto(ProbeDto, body);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
+describe(validateDto.name, () => {
+  it('lets an omittable field be left out, and a nullable one be null', () => {
+    expect(problemOf({})).toBeNull();
+    expect(problemOf({ note: null })).toBeNull();
+  });
+
+  it('refuses null for an omittable field, saying so rather than quoting a length rule', () => {
+    expect(problemOf({ name: null })).toBe('name: must not be null');
+  });
+
+  it('names the field once, not twice as class-validator default messages would', () => {
+    expect(problemOf({ name: '' })).toBe('name: must be longer than or equal to 1 characters');
+    expect(problemOf({ note: 7 })).toBe('note: must be a string');
+  });
+
+  it('gives nested paths and refuses unknown fields', () => {
+    expect(problemOf({ items: [{ label: 'a' }, { label: 3 }] })).toBe('items[1].label: must be a string');
+    expect(problemOf({ nmae: 'typo' })).toBe('nmae: is not a known field');
+    expect(problemOf([])).toBe('body: must be a JSON object');
+  });
+});
