@@ -19,6 +19,16 @@ describe(webhookUrlProblem.name, () => {
     expect(webhookUrlProblem('https://localhost/', strict)).toBeNull();
   });
 
+  it('refuses port 0, which nothing can be reached on', () => {
+    expect(webhookUrlProblem('https://hooks.example.com:0/', strict)).toBe('must not use port 0');
+  });
+
+  it('names the kind of address with the right article', () => {
+    expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', strict)).toBe('must not point at an IPv4-mapped address (::ffff:7f00:1)');
+    expect(webhookUrlProblem('https://0.0.0.0/', strict)).toBe('must not point at an unspecified address (0.0.0.0)');
+    expect(webhookUrlProblem('https://10.0.0.1/', strict)).toBe('must not point at a private address (10.0.0.1)');
+  });
+
   it('refuses credentials in the URL', () => {
     expect(webhookUrlProblem('https://user:pass@hooks.example.com/', strict)).toMatch(/credentials/);
   });

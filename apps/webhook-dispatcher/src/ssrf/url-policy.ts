@@ -30,12 +30,13 @@ export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null
   if (url.username || url.password) return 'must not contain credentials; put a token in the path or query instead';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return 'must have a host';
+  if (url.port === '0') return 'must not use port 0';
   if (policy.allowPrivateNetworks) return null;
   const written = hostAsWritten(raw).replace(/^\[|\]$/g, '');
   if (!isIP(written) && looseIpv4(written) !== null) {
     return `must not write an IP address in decimal, octal or hex form ('${written}')`;
   }
   const reason = isIP(host) ? refusedAddressReason(host) : null;
-  if (reason) return `must not point at a ${reason} address (${host})`;
+  if (reason) return `must not point at ${/^[aeiou]/i.test(reason) ? 'an' : 'a'} ${reason} address (${host})`;
   return null;
 }
