@@ -63,6 +63,20 @@ describe('webhook delivery', () => {
     expect(after.lastDeliveryAt).not.toBeNull();
   });
 
+  it('drops malformed events an internal service published, and still delivers the good ones around them', async () => {
+    await fixtures.create(receiver.url());
+    await events.publishRaw('email.delivered', 'not json');
+    const stamp = new Date().toISOString();
+    await events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_bad_date', type: 'email.delivered', createdAt: 'yesterday', mode: 'live', data: {} }));
+    await events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_no_data', type: 'email.delivered', createdAt: stamp, mode: 'live' }));
+    const good = await events.publish('email.delivered');
+    await eventually(() => receiver.requests.length === 1);
+    expect(receiver.requests[0].headers['service-event-id']).toBe(good.id);
+    // Nothing is left waiting to be redelivered.
+    await eventually(async () => (await events.pendingAcks('webhook-dispatcher')) === 0);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('sends only the subscribed event kinds', async () => {
     await fixtures.create(receiver.url(), ['email.bounced', 'domain.verified']);
     const skipped = await events.publish('email.opened');

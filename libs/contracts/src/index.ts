@@ -24,6 +24,7 @@ export * from './emails';
 export * from './events/event-envelope';
 export * from './events/event-types';
 export * from './events/event-envelope.schema';
+export * from './events/parse-event-envelope';
 export * from './webhooks';
 export * from './emails/tracking';
 export * from './analytics/analytics.types';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
+import { EVENT_STREAM, EventEnvelope, parseEventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
@@ -10,7 +10,12 @@ export interface EventConsumerOptions {
   durable: string;
   /** One subject filter (nats-server 2.9 takes one per consumer), e.g. `email.>`. */
   filterSubject: string;
-  /** Throwing redelivers the message later; handlers must be idempotent (delivery is at least once). */
+  /**
+   * Gets only well-formed envelopes (parseEventEnvelope); a malformed one is
+   * logged and dropped. Throwing redelivers the message later, after a delay
+   * that grows with each attempt; handlers must be idempotent (delivery is at
+   * least once).
+   */
   handle(event: EventEnvelope): Promise<void>;
   ackWaitMs?: number;
   /**
@@ -23,6 +28,19 @@ export interface EventConsumerOptions {
 
 export interface RunningConsumer {
   stop(): Promise<void>;
+}
+
+/** 1 s after the first failure, doubling up to a minute: a database outage is not met with a storm of retries. */
+export function redeliveryDelayMs(attempt: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, Math.min(attempt - 1, 6)));
+}
+
+function settle(acknowledge: () => void): void {
+  try {
+    acknowledge();
+  } catch {
+    // The connection is gone: JetStream redelivers the message once its ack wait runs out.
+  }
 }
 
 /**
@@ -54,16 +72,20 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const concurrency = Math.max(1, options.concurrency ?? 1);
   /** Acks only after the handler succeeded; never rejects. */
   const handleOne = async (message: JsMsg): Promise<void> => {
+    const parsed = parseEventEnvelope(message.string());
+    if ('problem' in parsed) {
+      // It can never succeed: redelivering it would loop forever and hold a slot of the consumer's ack window.
+      logger.error({ subject: message.subject, seq: message.seq, problem: parsed.problem }, 'event is not a valid envelope; dropped');
+      settle(() => message.term());
+      return;
+    }
     try {
-      await options.handle(JSON.parse(message.string()) as EventEnvelope);
+      await options.handle(parsed.envelope);
       message.ack();
     } catch (error) {
-      logger.warn({ err: (error as Error).message, subject: message.subject }, 'event handler failed; redelivering later');
-      try {
-        message.nak(1000);
-      } catch {
-        // The connection is gone: JetStream redelivers the message once its ack wait runs out.
-      }
+      const attempt = message.info.redeliveryCount;
+      logger.warn({ err: (error as Error).message, subject: message.subject, eventId: parsed.envelope.id, attempt }, 'event handler failed; redelivering later');
+      settle(() => message.nak(redeliveryDelayMs(attempt)));
     }
   };
 

@@ -61,13 +61,19 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
   async apply(event: EventEnvelope): Promise<void> {
     const metrics = metricsOf(event);
     if (!metrics.length || !event.id) return;
-    await this.batches.submit({
+    const increment: CounterIncrement = {
       eventId: event.id,
-      mode: event.mode === 'test' ? 'test' : 'live',
-      at: new Date(event.createdAt ?? Date.now()),
+      mode: event.mode,
+      at: new Date(event.createdAt),
       domain: domainOf(event.data.from),
-      tags: Array.isArray(event.data.tags) ? (event.data.tags as string[]) : [],
+      tags: Array.isArray(event.data.tags) ? event.data.tags.filter((tag): tag is string => typeof tag === 'string') : [],
       metrics,
-    });
+    };
+    try {
+      await this.batches.submit(increment);
+    } catch {
+      // An event the database refuses fails its whole batch; on its own, every good event of that batch still counts.
+      await this.counters.applyMany([increment]);
+    }
   }
 }

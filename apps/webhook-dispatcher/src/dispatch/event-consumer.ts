@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { ensureEventStream } from '@mailroom/outbox';
+import { EVENT_STREAM, EventEnvelope, parseEventEnvelope } from '@mailroom/contracts';
+import { ensureEventStream, redeliveryDelayMs } from '@mailroom/outbox';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
@@ -15,7 +15,6 @@ export const DISPATCHER_CONSUMER = 'webhook-dispatcher';
  */
 const ACK_WAIT_MS = 30_000;
 const MAX_BATCH = 200;
-const NAK_DELAY_MS = 1000;
 
 /**
  * Reads the event stream through a durable pull consumer and turns each event
@@ -92,41 +91,35 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async fanOut(batch: JsMsg[]): Promise<void> {
     const valid: Array<{ message: JsMsg; envelope: EventEnvelope }> = [];
     for (const message of batch) {
-      const envelope = parseEnvelope(message);
-      if (envelope) valid.push({ message, envelope });
+      const parsed = parseEventEnvelope(message.string());
+      if ('envelope' in parsed) valid.push({ message, envelope: parsed.envelope });
       else {
-        this.logger.error({ subject: message.subject, seq: message.seq }, 'event is not a valid envelope; dropped');
+        this.logger.error({ subject: message.subject, seq: message.seq, problem: parsed.problem }, 'event is not a valid envelope; dropped');
         message.term();
       }
     }
     if (!valid.length) return;
     try {
-      const created = await this.repository.fanOut(
-        valid.map((item) => item.envelope),
-        this.settings.retrySchedule[0],
-        this.settings.retrySchedule.length,
-      );
-      for (const { message } of valid) message.ack();
-      if (created) this.worker.wake();
+      await this.fanOutTogether(valid);
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message, events: valid.length }, 'fan-out failed; the events will be redelivered');
-      for (const { message } of valid) message.nak(NAK_DELAY_MS);
+      if (valid.length === 1) return this.redeliverLater(valid, error);
+      // One event the database refuses fails the whole batch; one by one, the good ones still go out.
+      for (const item of valid) await this.fanOutTogether([item]).catch((alone) => this.redeliverLater([item], alone));
     }
   }
-}
 
-function parseEnvelope(message: JsMsg): EventEnvelope | null {
-  try {
-    const envelope = message.json<EventEnvelope>();
-    const ok =
-      typeof envelope?.id === 'string' &&
-      typeof envelope.type === 'string' &&
-      (envelope.mode === 'live' || envelope.mode === 'test') &&
-      typeof envelope.createdAt === 'string' &&
-      envelope.data !== null &&
-      typeof envelope.data === 'object';
-    return ok ? { ...envelope, type: envelope.type || message.subject } : null;
-  } catch {
-    return null;
+  private async fanOutTogether(items: Array<{ message: JsMsg; envelope: EventEnvelope }>): Promise<void> {
+    const created = await this.repository.fanOut(
+      items.map((item) => item.envelope),
+      this.settings.retrySchedule[0],
+      this.settings.retrySchedule.length,
+    );
+    for (const { message } of items) message.ack();
+    if (created) this.worker.wake();
+  }
+
+  private redeliverLater(items: Array<{ message: JsMsg }>, error: unknown): void {
+    this.logger.warn({ err: (error as Error).message, events: items.length }, 'fan-out failed; the events will be redelivered');
+    for (const { message } of items) message.nak(redeliveryDelayMs(message.info.redeliveryCount));
   }
 }

@@ -31,6 +31,11 @@ export class EventPublisher {
     return envelope;
   }
 
+  /** Publishes a payload as it is, well-formed or not, as a faulty internal service might. */
+  async publishRaw(subject: string, payload: string): Promise<void> {
+    await this.jetstream.publish(subject, payload, { msgID: `raw_${ulid()}` });
+  }
+
   /** Messages the dispatcher's durable consumer has not acked yet. */
   async pendingAcks(consumer: string): Promise<number> {
     const info = await (await this.connection.jetstreamManager()).consumers.info(EVENT_STREAM, consumer);

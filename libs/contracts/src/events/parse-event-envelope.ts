@@ -1,0 +1,46 @@
+import { findNulCharacter } from '../validation/find-nul-character';
+import type { EventEnvelope } from './event-envelope';
+
+/** Far longer than evt_<ULID>, short enough for a btree key and a Nats-Msg-Id. */
+const MAX_ID_LENGTH = 200;
+const MAX_TYPE_LENGTH = 100;
+
+export type ParsedEnvelope = { envelope: EventEnvelope } | { problem: string };
+
+/**
+ * Reads an event off the stream, which internal services publish onto too,
+ * and says what is wrong with one no consumer could ever apply: not JSON, not
+ * the envelope's shape, a createdAt that is no time, or a NUL character
+ * Postgres cannot store. Consumers drop such an event instead of redelivering
+ * it forever, and one bad event never fails a batch of good ones. A missing
+ * mode means live, as the README's schema lets a publisher leave it out.
+ */
+export function parseEventEnvelope(json: string): ParsedEnvelope {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return { problem: 'not JSON' };
+  }
+  if (!isPlainObject(value)) return { problem: 'not a JSON object' };
+  const { id, type, createdAt, mode = 'live', data } = value;
+  if (typeof id !== 'string' || !id || id.length > MAX_ID_LENGTH) return { problem: `id: must be a string of 1 to ${MAX_ID_LENGTH} characters` };
+  if (typeof type !== 'string' || !type || type.length > MAX_TYPE_LENGTH) return { problem: `type: must be a string of 1 to ${MAX_TYPE_LENGTH} characters` };
+  if (mode !== 'live' && mode !== 'test') return { problem: 'mode: must be live or test' };
+  if (typeof createdAt !== 'string' || !isTimestamp(createdAt)) return { problem: 'createdAt: must be an ISO 8601 timestamp' };
+  if (!isPlainObject(data)) return { problem: 'data: must be an object' };
+  const withNul = findNulCharacter(value);
+  if (withNul !== null) return { problem: `${withNul}: must not contain the NUL character (U+0000)` };
+  return { envelope: { id, type, createdAt, mode, data } };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A time Date and Postgres both read the same way: ISO 8601 with a date, in years 1970 to 9999. */
+function isTimestamp(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return false;
+  const time = Date.parse(value);
+  return Number.isFinite(time) && time >= 0 && time < Date.UTC(10000, 0, 1);
+}

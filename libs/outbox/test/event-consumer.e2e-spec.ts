@@ -1,0 +1,96 @@
+import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
+import { consumeEvents, ensureEventStream, RunningConsumer } from '@mailroom/outbox';
+import { eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
+import { connect, NatsConnection } from 'nats';
+
+const envelope = (n: number, overrides: Record<string, unknown> = {}) => ({
+  id: `evt_consumer_test_${n}`,
+  type: 'email.delivered',
+  createdAt: new Date().toISOString(),
+  mode: 'live',
+  data: { n },
+  ...overrides,
+});
+
+/** consumeEvents against a real JetStream: what an internal publisher's bad event does to the consumer. */
+describe(consumeEvents.name, () => {
+  let nats: PrivateNats;
+  let connection: NatsConnection;
+  let consumer: RunningConsumer | undefined;
+  let publishedCount = 0;
+
+  beforeAll(async () => {
+    nats = await startPrivateNats();
+    connection = await connect({ servers: nats.url });
+    await ensureEventStream(await connection.jetstreamManager());
+  });
+
+  afterEach(async () => {
+    await consumer?.stop();
+    consumer = undefined;
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await nats?.destroy();
+  });
+
+  async function publish(subject: string, payload: string): Promise<void> {
+    await connection.jetstream().publish(subject, payload, { msgID: `msg-${++publishedCount}` });
+  }
+
+  async function consumerState(durable: string) {
+    const info = await (await connection.jetstreamManager()).consumers.info(EVENT_STREAM, durable);
+    return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
+  }
+
+  it('drops events no handler could apply, and still hands over the good ones around them', async () => {
+    const handled: EventEnvelope[] = [];
+    const poison = [
+      'not json',
+      '[]',
+      JSON.stringify(envelope(90, { createdAt: '9999-99-99' })),
+      JSON.stringify(envelope(91, { data: null })),
+      JSON.stringify(envelope(92, { mode: 'prod' })),
+      JSON.stringify(envelope(93, { data: { tags: ['nul\u0000'] } })),
+    ];
+    await publish('email.delivered', JSON.stringify(envelope(1)));
+    for (const payload of poison) await publish('email.delivered', payload);
+    await publish('email.delivered', JSON.stringify(envelope(2, { mode: undefined })));
+
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'poison-test',
+      filterSubject: 'email.delivered',
+      handle: async (event) => void handled.push(event),
+    });
+
+    await eventually(() => handled.length === 2);
+    expect(handled.map((event) => [event.id, event.mode])).toEqual([
+      ['evt_consumer_test_1', 'live'],
+      ['evt_consumer_test_2', 'live'],
+    ]);
+    // Terminated, not left to be redelivered: nothing stays pending or waits for an ack.
+    await eventually(async () => {
+      const state = await consumerState('poison-test');
+      return state.pending === 0 && state.ackPending === 0 ? state : undefined;
+    });
+    expect((await consumerState('poison-test')).redelivered).toBe(0);
+  });
+
+  it('redelivers an event whose handler failed, until it succeeds', async () => {
+    let calls = 0;
+    await publish('email.bounced', JSON.stringify(envelope(3, { type: 'email.bounced' })));
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'retry-test',
+      filterSubject: 'email.bounced',
+      handle: async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('database unavailable');
+      },
+    });
+    await eventually(async () => calls === 2 && (await consumerState('retry-test')).ackPending === 0, 10_000);
+    expect(calls).toBe(2);
+  });
+});
