@@ -1,5 +1,5 @@
 import { authenticate } from 'mailauth';
-import { eventually } from '@mailroom/testing';
+import { eventually, startTestSmtp } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, testDnsResolver, verifiedDomain } from './support/delivery-harness';
 
 const PIXEL = 'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==';
@@ -144,6 +144,36 @@ describe('delivery in mx mode', () => {
     const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
     expect(email.recipients[0].status).toBe('delivered');
     expect(harness.smtp.messagesFor('patient@example.test')).toHaveLength(1);
+  });
+
+  it('tries the next MX host when the preferred one greets with a 4xx, or its address cannot be looked up', async () => {
+    // The preferred host listens on another loopback address with the same port, as MX hosts share port 25.
+    const busy = await startTestSmtp({ host: '127.0.0.2', port: harness.smtp.port });
+    try {
+      busy.failGreeting(421, '4.3.2 Too busy, try another host', 100);
+      harness.dns.set('backup.test', 'MX', [
+        { exchange: 'busy.backup.test', priority: 10 },
+        { exchange: 'broken.backup.test', priority: 15 },
+        { exchange: 'mx.backup.test', priority: 20 },
+      ]);
+      harness.dns.set('busy.backup.test', 'A', '127.0.0.2');
+      harness.dns.servfail('broken.backup.test');
+      harness.dns.set('mx.backup.test', 'A', '127.0.0.1');
+
+      const id = await send({ to: 'someone@backup.test' });
+      const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+      expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+      expect(harness.smtp.messagesFor('someone@backup.test')).toHaveLength(1);
+      // The preferred host was asked first and refused the session; it received nothing.
+      expect(busy.connectionCount).toBeGreaterThanOrEqual(1);
+      expect(busy.messages).toHaveLength(0);
+    } finally {
+      await busy.close();
+      harness.dns.clear('backup.test');
+      harness.dns.clear('busy.backup.test');
+      harness.dns.clear('broken.backup.test');
+      harness.dns.clear('mx.backup.test');
+    }
   });
 
   it('sends a scheduled email on time and not before', async () => {

@@ -37,6 +37,10 @@ export interface TestSmtpOptions {
   disableStartTls?: boolean;
   /** Implicit TLS from the first byte (port 465 style). */
   secure?: boolean;
+  /** The loopback address to listen on (default 127.0.0.1); a second MX host of a test can take 127.0.0.2. */
+  host?: string;
+  /** The port to listen on (default: a free one); MX hosts of one test share SMTP_MX_PORT. */
+  port?: number;
 }
 
 export interface TestSmtp {
@@ -46,6 +50,8 @@ export interface TestSmtp {
   readonly messages: ReceivedMessage[];
   /** TCP connections accepted since start (or the last clear()). */
   readonly connectionCount: number;
+  /** Greets the next `times` connections with this reply instead of 220, and closes them. */
+  failGreeting(code: number, message: string, times?: number): void;
   /** Answers the next `times` DATA commands with this reply instead of 250. */
   failNext(code: number, message: string, times?: number): void;
   /** Answers RCPT TO for this address with this reply until clear(). */
@@ -86,11 +92,13 @@ function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<TestSmtp> {
   const messages: ReceivedMessage[] = [];
   const dataFailures: ScriptedReply[] = [];
+  const greetingFailures: ScriptedReply[] = [];
+  const host = options.host ?? '127.0.0.1';
   const rejectedRecipients = new Map<string, ScriptedReply>();
   const holds: Array<{ arrived: (message: ReceivedMessage) => void; reply: Promise<ScriptedReply> }> = [];
   let connectionCount = 0;
   let server: SMTPServer | undefined;
-  let port = 0;
+  let port = options.port ?? 0;
 
   const messageOf = (session: SMTPServerSession, raw: Buffer): ReceivedMessage => ({
     mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -117,7 +125,8 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
       size: 50 * 1024 * 1024,
       onConnect: (_session, callback) => {
         connectionCount += 1;
-        callback();
+        const refusal = greetingFailures.shift();
+        callback(refusal ? smtpError(refusal) : undefined);
       },
       onAuth: (auth, _session, callback) => {
         if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) {
@@ -150,7 +159,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
     instance.on('error', () => undefined);
     await new Promise<void>((resolve, reject) => {
       instance.server.once('error', reject);
-      instance.listen(port, '127.0.0.1', () => resolve());
+      instance.listen(port, host, () => resolve());
     });
     port = (instance.server.address() as { port: number }).port;
     server = instance;
@@ -170,13 +179,16 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
   await listen();
 
   return {
-    host: '127.0.0.1',
+    host,
     get port() {
       return port;
     },
     messages,
     get connectionCount() {
       return connectionCount;
+    },
+    failGreeting(code, message, times = 1) {
+      for (let i = 0; i < times; i++) greetingFailures.push({ code, message });
     },
     failNext(code, message, times = 1) {
       for (let i = 0; i < times; i++) dataFailures.push({ code, message });
@@ -199,6 +211,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
     clear() {
       messages.length = 0;
       dataFailures.length = 0;
+      greetingFailures.length = 0;
       rejectedRecipients.clear();
       holds.length = 0;
       connectionCount = 0;

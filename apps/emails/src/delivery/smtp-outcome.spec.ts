@@ -30,8 +30,22 @@ describe('smtp outcome', () => {
       kind: 'temporary',
       code: null,
       reply: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25',
+      hostUnavailable: true,
     });
     expect(outcomeFromError({ code: 'ETIMEDOUT', message: 'Greeting never received' }).kind).toBe('temporary');
     expect(outcomeFromError({ code: 'ETLS', message: 'Error initiating TLS' }).kind).toBe('temporary');
+  });
+
+  it('marks a host that refused the session itself, so that the next MX host is tried', () => {
+    expect(outcomeFromError({ code: 'EPROTOCOL', command: 'CONN', responseCode: 421, response: '421 4.3.2 Too busy' })).toEqual({
+      kind: 'temporary',
+      code: 421,
+      reply: '421 4.3.2 Too busy',
+      hostUnavailable: true,
+    });
+    expect(outcomeFromError({ command: 'EHLO', responseCode: 451, response: '451 try later' }).hostUnavailable).toBe(true);
+    // Inside the mail transaction the host did answer for the mail: it decides.
+    expect(outcomeFromError({ command: 'DATA', responseCode: 451, response: '451 4.2.2 Mailbox full' }).hostUnavailable).toBeUndefined();
+    expect(outcomeFromError({ command: 'CONN', responseCode: 554, response: '554 No SMTP service here' }).hostUnavailable).toBeUndefined();
   });
 });

@@ -12,7 +12,16 @@ export interface SmtpOutcome {
   code: number | null;
   /** The server's reply text, or what went wrong when there was none. */
   reply: string;
+  /**
+   * The host never began a mail transaction: it could not be reached, or it
+   * refused the session itself with a 4xx greeting, EHLO/HELO or STARTTLS
+   * reply. Another MX host of the domain may take the mail (RFC 5321 §5.1).
+   */
+  hostUnavailable?: true;
 }
+
+/** nodemailer's name for the step a session failed in, before MAIL FROM. */
+const SESSION_COMMANDS = new Set(['CONN', 'EHLO', 'HELO', 'STARTTLS']);
 
 export function classifyReplyCode(code: number): OutcomeKind {
   if (code >= 200 && code < 300) return 'accepted';
@@ -34,14 +43,18 @@ export interface SmtpErrorLike {
   code?: string;
   responseCode?: number;
   response?: string;
+  /** The SMTP step that failed: CONN (connection and greeting), EHLO, MAIL FROM, RCPT TO, DATA… */
+  command?: string;
 }
 
 /** An outcome from a failed send: the server's reply when there is one, otherwise a temporary connection failure. */
 export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
     const reply = (error.response ?? `${error.responseCode}`).trim();
-    return { kind: classifyReplyCode(error.responseCode), code: error.responseCode, reply };
+    const kind = classifyReplyCode(error.responseCode);
+    const refusedSession = kind === 'temporary' && SESSION_COMMANDS.has(error.command ?? '');
+    return { kind, code: error.responseCode, reply, ...(refusedSession ? { hostUnavailable: true as const } : {}) };
   }
   const what = error.code ? `${error.code}: ` : '';
-  return { kind: 'temporary', code: null, reply: `${what}${error.message ?? 'connection failed'}`.slice(0, 1000) };
+  return { kind: 'temporary', code: null, reply: `${what}${error.message ?? 'connection failed'}`.slice(0, 1000), hostUnavailable: true };
 }

@@ -23,7 +23,8 @@ function dnsFailure(domain: string, error: NodeJS.ErrnoException): MailRoute {
  * §5.1 says: the MX records in preference order; with no MX at all the
  * domain's own A/AAAA records act as an implicit MX; a null MX (RFC 7505)
  * or a domain that does not exist bounces at once. DNS trouble (timeout,
- * SERVFAIL) is temporary, so the recipient is retried.
+ * SERVFAIL) is temporary, so the recipient is retried; for one MX host of
+ * several it only skips that host.
  */
 export class MxResolver {
   private readonly resolver: Resolver;
@@ -48,13 +49,16 @@ export class MxResolver {
       names = [domain];
     }
 
+    // All at once, in MX order. A host whose lookup failed is skipped while another resolved, as MTAs do:
+    // the mail goes to the hosts that can be found, and waits only when none can.
+    const lookups = await Promise.all(names.map((name) => this.addressesOf(name).catch((error: NodeJS.ErrnoException) => error)));
     const hosts: MailHost[] = [];
-    for (const name of names) {
-      const addresses = await this.addressesOf(name).catch((error: NodeJS.ErrnoException) => error);
-      if (addresses instanceof Error) return dnsFailure(name, addresses);
-      if (addresses.length) hosts.push({ name, addresses });
-    }
+    lookups.forEach((addresses, index) => {
+      if (!(addresses instanceof Error) && addresses.length) hosts.push({ name: names[index], addresses });
+    });
     if (hosts.length) return { kind: 'hosts', hosts };
+    const failed = lookups.findIndex((addresses) => addresses instanceof Error);
+    if (failed >= 0) return dnsFailure(names[failed], lookups[failed] as NodeJS.ErrnoException);
     const implicit = names.length === 1 && names[0] === domain;
     return implicit
       ? { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply: `550 5.1.2 ${domain} has no MX and no address record` } }

@@ -17,7 +17,8 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  * Direct (mx) mode: recipients are grouped by domain, domains that share
  * their mail hosts are grouped again, and each group gets one message over
  * one pooled connection. Hosts are tried in MX order while they cannot be
- * reached; the first host that answers decides. STARTTLS is opportunistic and
+ * reached or refuse the session with a 4xx; the first host that takes the
+ * transaction decides. STARTTLS is opportunistic and
  * certificates are not checked, as between MTAs on the public internet.
  */
 export class MxTransport implements DeliveryTransport {
@@ -81,8 +82,8 @@ export class MxTransport implements DeliveryTransport {
           maxRequeues: 1,
         }));
         last = await sendRaw(smtpPool, { from, to }, raw);
-        // Only an unreachable host (no reply code at all) sends us on to the next one.
-        if ([...last.values()].some((outcome: SmtpOutcome) => outcome.code !== null)) return last;
+        // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one.
+        if (![...last.values()].every((outcome: SmtpOutcome) => outcome.hostUnavailable)) return last;
       }
     }
     return last ?? new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
