@@ -4,3 +4,4 @@ export * from './rpc-error';
 export * from './rpc-exception.filter';
 export * from './http-error-mapping';
 export * from './http-exception.filter';
+export * from './database-unavailable';

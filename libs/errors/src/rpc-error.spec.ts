@@ -30,12 +30,16 @@ describe('RPC error mapping', () => {
 
   it('the NATS filter sends a DomainError as is and anything else as internal_error with an error id', async () => {
     const filter = new DomainErrorRpcFilter();
-    (filter as unknown as { logger: { error: () => void } }).logger = { error: () => undefined };
+    (filter as unknown as { logger: { error: () => void; warn: () => void } }).logger = { error: () => undefined, warn: () => undefined };
     const caught = (exception: unknown) => lastValueFrom(filter.catch(exception, {} as never)).then(() => undefined, (error: unknown) => error);
     expect(await caught(DomainError.forbidden('no'))).toEqual({ code: 'forbidden', message: 'no' });
     const internal = (await caught(new TypeError('secret internals'))) as { code: string; message: string };
     expect(internal.code).toBe('internal_error');
     expect(internal.message).toMatch(/error id/);
     expect(internal.message).not.toContain('secret internals');
+    const unavailable = (await caught(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }))) as { code: string; message: string };
+    expect(unavailable.code).toBe('service_unavailable');
+    expect(unavailable.message).toMatch(/database is unavailable.*error id/);
+    expect(unavailable.message).not.toContain('10.0.0.5');
   });
 });
