@@ -42,6 +42,10 @@ describe('ops port health', () => {
       }
       // Postgres is still up: only NATS is named as down.
       expect((await ops(`${stack.opsUrl('emails')}/health/ready`)).body.checks).toEqual({ nats: 'down', database: 'ok' });
+      // An API call in the meantime is a 503 to retry, not a 500.
+      const call = await stack.api.get('/v1/api-keys');
+      expect(call.status).toBe(503);
+      expect(call.body).toEqual({ error: { code: 'service_unavailable', message: expect.stringMatching(/NATS|did not answer/) } });
     } finally {
       await stack.nats.restart();
     }

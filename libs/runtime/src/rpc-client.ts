@@ -40,7 +40,7 @@ export class RpcClient<M extends RpcMap<M>> {
     const stopTimer = natsRequestDuration.startTimer({ subject });
     // Nest's ClientProxy subscribes a fresh inbox per request; a shared muxed inbox halves the NATS
     // traffic per call. The wire format stays Nest's ({pattern, data, id} → {response, err}).
-    const connection: NatsConnection = await this.client.connect();
+    const connection = await this.connection(stopTimer);
     // Encoded once here, so that the size check and the publish share the bytes.
     const body = Buffer.from(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() }));
     this.assertFits(connection, body.length, stopTimer);
@@ -53,6 +53,7 @@ export class RpcClient<M extends RpcMap<M>> {
         throw new DomainError(ErrorCode.ServiceUnavailable, `The ${this.serviceName} service did not answer in time; try again.`);
       }
       stopTimer({ outcome: 'error' });
+      if (isConnectionLoss(error)) throw busUnavailable();
       throw fromRpcError(error);
     }
     const packet = codec.decode(message.data);
@@ -62,6 +63,16 @@ export class RpcClient<M extends RpcMap<M>> {
     }
     stopTimer({ outcome: 'ok' });
     return packet.response as M[S]['reply'];
+  }
+
+  /** Nest's client rejects with a bare string while NATS is reconnecting: that is a 503 to retry, not a bug. */
+  private async connection(stopTimer: (labels: { outcome: string }) => void): Promise<NatsConnection> {
+    try {
+      return await this.client.connect();
+    } catch {
+      stopTimer({ outcome: 'error' });
+      throw busUnavailable();
+    }
   }
 
   /** Room left for the NATS headers (request id) around the body. */
@@ -79,6 +90,18 @@ export class RpcClient<M extends RpcMap<M>> {
   emit(subject: string, payload: unknown): void {
     this.client.emit(subject, payload).subscribe({ error: () => undefined });
   }
+}
+
+/** nats.js error codes for a connection that is gone or going. */
+const CONNECTION_LOSS_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'DISCONNECT', 'CONNECTION_REFUSED']);
+
+function isConnectionLoss(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CONNECTION_LOSS_CODES.has(code);
+}
+
+function busUnavailable(): DomainError {
+  return new DomainError(ErrorCode.ServiceUnavailable, 'The message bus (NATS) cannot be reached right now; try again shortly.');
 }
 
 function requestHeaders(payload: unknown): MsgHdrs | undefined {
