@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { EVENT_STREAM, EventEnvelope, parseEventEnvelope } from '@mailroom/contracts';
+import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
+import { readEnvelope, redeliverLater, settle } from './stream-message';
 
 export interface EventConsumerOptions {
   natsUrl: string;
@@ -28,19 +29,6 @@ export interface EventConsumerOptions {
 
 export interface RunningConsumer {
   stop(): Promise<void>;
-}
-
-/** 1 s after the first failure, doubling up to a minute: a database outage is not met with a storm of retries. */
-export function redeliveryDelayMs(attempt: number): number {
-  return Math.min(60_000, 1000 * 2 ** Math.max(0, Math.min(attempt - 1, 6)));
-}
-
-function settle(acknowledge: () => void): void {
-  try {
-    acknowledge();
-  } catch {
-    // The connection is gone: JetStream redelivers the message once its ack wait runs out.
-  }
 }
 
 /**
@@ -72,20 +60,17 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const concurrency = Math.max(1, options.concurrency ?? 1);
   /** Acks only after the handler succeeded; never rejects. */
   const handleOne = async (message: JsMsg): Promise<void> => {
-    const parsed = parseEventEnvelope(message.string());
-    if ('problem' in parsed) {
-      // It can never succeed: redelivering it would loop forever and hold a slot of the consumer's ack window.
-      logger.error({ subject: message.subject, seq: message.seq, problem: parsed.problem }, 'event is not a valid envelope; dropped');
-      settle(() => message.term());
-      return;
-    }
+    const envelope = readEnvelope(message, logger);
+    if (!envelope) return;
     try {
-      await options.handle(parsed.envelope);
-      message.ack();
+      await options.handle(envelope);
+      settle(() => message.ack());
     } catch (error) {
-      const attempt = message.info.redeliveryCount;
-      logger.warn({ err: (error as Error).message, subject: message.subject, eventId: parsed.envelope.id, attempt }, 'event handler failed; redelivering later');
-      settle(() => message.nak(redeliveryDelayMs(attempt)));
+      logger.warn(
+        { err: (error as Error).message, subject: message.subject, eventId: envelope.id, attempt: message.info.redeliveryCount },
+        'event handler failed; redelivering later',
+      );
+      redeliverLater(message);
     }
   };
 

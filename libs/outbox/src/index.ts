@@ -4,3 +4,4 @@ export * from './event-stream';
 export * from './outbox-relay';
 export * from './outbox-relay.module';
 export * from './event-consumer';
+export * from './stream-message';

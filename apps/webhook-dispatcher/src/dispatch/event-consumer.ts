@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_STREAM, EventEnvelope, parseEventEnvelope } from '@mailroom/contracts';
-import { ensureEventStream, redeliveryDelayMs } from '@mailroom/outbox';
+import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
+import { ensureEventStream, readEnvelope, redeliverLater, settle } from '@mailroom/outbox';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
@@ -91,12 +91,8 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async fanOut(batch: JsMsg[]): Promise<void> {
     const valid: Array<{ message: JsMsg; envelope: EventEnvelope }> = [];
     for (const message of batch) {
-      const parsed = parseEventEnvelope(message.string());
-      if ('envelope' in parsed) valid.push({ message, envelope: parsed.envelope });
-      else {
-        this.logger.error({ subject: message.subject, seq: message.seq, problem: parsed.problem }, 'event is not a valid envelope; dropped');
-        message.term();
-      }
+      const envelope = readEnvelope(message, this.logger);
+      if (envelope) valid.push({ message, envelope });
     }
     if (!valid.length) return;
     try {
@@ -104,7 +100,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     } catch (error) {
       if (valid.length === 1) return this.redeliverLater(valid, error);
       // One event the database refuses fails the whole batch; one by one, the good ones still go out.
-      for (const item of valid) await this.fanOutTogether([item]).catch((alone) => this.redeliverLater([item], alone));
+      for (const item of valid) await this.fanOutTogether([item]).catch((alone: unknown) => this.redeliverLater([item], alone));
     }
   }
 
@@ -114,12 +110,12 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
       this.settings.retrySchedule[0],
       this.settings.retrySchedule.length,
     );
-    for (const { message } of items) message.ack();
+    for (const { message } of items) settle(() => message.ack());
     if (created) this.worker.wake();
   }
 
   private redeliverLater(items: Array<{ message: JsMsg }>, error: unknown): void {
     this.logger.warn({ err: (error as Error).message, events: items.length }, 'fan-out failed; the events will be redelivered');
-    for (const { message } of items) message.nak(redeliveryDelayMs(message.info.redeliveryCount));
+    for (const { message } of items) redeliverLater(message);
   }
 }
