@@ -40,6 +40,10 @@ describe(validateDto.name, () => {
     expect(problemOf({ note: null })).toBeNull();
   });
 
+  it('says a required field is required, rather than quoting its first rule', () => {
+    expect(problemOf({ items: [{}] })).toBe('items[0].label: is required');
+  });
+
   it('refuses null for an omittable field, saying so rather than quoting a length rule', () => {
     expect(problemOf({ name: null })).toBe('name: must not be null');
   });

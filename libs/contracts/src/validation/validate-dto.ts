@@ -14,7 +14,8 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
     const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
     if (error.constraints) {
       if (error.constraints.whitelistValidation) return `${path}: is not a known field`;
-      // A field that takes no null fails every rule at once; the first rule's complaint would mislead.
+      // A field left out or null fails every rule at once; the first rule's complaint would mislead.
+      if (error.value === undefined) return `${path}: is required`;
       if (error.value === null) return `${path}: must not be null`;
       return `${path}: ${withoutPropertyName(Object.values(error.constraints)[0], error.property)}`;
     }
