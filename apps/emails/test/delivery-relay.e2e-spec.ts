@@ -20,6 +20,20 @@ describe('delivery in relay mode', () => {
     await harness?.stop();
     await relay?.close();
   });
+  beforeEach(() => relay.clear());
+
+  // First in the file: the relay's pool has no authenticated session yet, so this mail's session must log in.
+  it('retries, and neither bounces nor suppresses, when the relay refuses its credentials', async () => {
+    relay.failAuth(535, '5.7.8 Authentication credentials invalid');
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'reader@one.test', subject: 'Wrong password', text: 'x' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['sent', 'bounced', 'failed']);
+    expect(email.status).toBe('sent');
+    expect(email.recipients[0]).toMatchObject({ status: 'sent', attempts: 2 });
+    const types = (await eventsOf(harness.db, sent.body.id)).map((event) => event.type);
+    expect(types).toEqual(['email.queued', 'email.delivery_delayed', 'email.sent']);
+    const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address = 'reader@one.test'`);
+    expect(rows).toEqual([]);
+  });
 
   it('hands every recipient to the relay in one authenticated TLS session and marks them sent', async () => {
     const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: ['a@one.test', 'b@two.test'], subject: 'Via relay', text: 'x' });

@@ -50,6 +50,8 @@ export interface TestSmtp {
   readonly messages: ReceivedMessage[];
   /** TCP connections accepted since start (or the last clear()). */
   readonly connectionCount: number;
+  /** Refuses the next `times` AUTH attempts with this reply, whatever the credentials (auth servers only). */
+  failAuth(code: number, message: string, times?: number): void;
   /** Greets the next `times` connections with this reply instead of 220, and closes them. */
   failGreeting(code: number, message: string, times?: number): void;
   /** Answers the next `times` DATA commands with this reply instead of 250. */
@@ -93,6 +95,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
   const messages: ReceivedMessage[] = [];
   const dataFailures: ScriptedReply[] = [];
   const greetingFailures: ScriptedReply[] = [];
+  const authFailures: ScriptedReply[] = [];
   const host = options.host ?? '127.0.0.1';
   const rejectedRecipients = new Map<string, ScriptedReply>();
   const holds: Array<{ arrived: (message: ReceivedMessage) => void; reply: Promise<ScriptedReply> }> = [];
@@ -129,6 +132,8 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
         callback(refusal ? smtpError(refusal) : undefined);
       },
       onAuth: (auth, _session, callback) => {
+        const refusal = authFailures.shift();
+        if (refusal) return callback(smtpError(refusal));
         if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) {
           return callback(null, { user: auth.username });
         }
@@ -187,6 +192,9 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
     get connectionCount() {
       return connectionCount;
     },
+    failAuth(code, message, times = 1) {
+      for (let i = 0; i < times; i++) authFailures.push({ code, message });
+    },
     failGreeting(code, message, times = 1) {
       for (let i = 0; i < times; i++) greetingFailures.push({ code, message });
     },
@@ -212,6 +220,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
       messages.length = 0;
       dataFailures.length = 0;
       greetingFailures.length = 0;
+      authFailures.length = 0;
       rejectedRecipients.clear();
       holds.length = 0;
       connectionCount = 0;

@@ -46,6 +46,18 @@ describe('smtp outcome', () => {
     expect(outcomeFromError({ command: 'EHLO', responseCode: 451, response: '451 try later' }).hostUnavailable).toBe(true);
     // Inside the mail transaction the host did answer for the mail: it decides.
     expect(outcomeFromError({ command: 'DATA', responseCode: 451, response: '451 4.2.2 Mailbox full' }).hostUnavailable).toBeUndefined();
-    expect(outcomeFromError({ command: 'CONN', responseCode: 554, response: '554 No SMTP service here' }).hostUnavailable).toBeUndefined();
+  });
+
+  it('never bounces on a refusal of the session itself, which says nothing about the recipients', () => {
+    expect(outcomeFromError({ code: 'EAUTH', command: 'AUTH PLAIN', responseCode: 535, response: '535 5.7.8 Authentication credentials invalid' })).toEqual({
+      kind: 'temporary',
+      code: 535,
+      reply: '535 5.7.8 Authentication credentials invalid',
+      hostUnavailable: true,
+    });
+    expect(outcomeFromError({ command: 'CONN', responseCode: 554, response: '554 No SMTP service here' })).toMatchObject({ kind: 'temporary', hostUnavailable: true });
+    expect(outcomeFromError({ command: 'EHLO', responseCode: 550, response: '550 go away' }).kind).toBe('temporary');
+    // From MAIL FROM on, a 5xx is the server's word on this mail.
+    expect(outcomeFromError({ command: 'RCPT TO', responseCode: 550, response: '550 5.1.1 No such user' }).kind).toBe('permanent');
   });
 });

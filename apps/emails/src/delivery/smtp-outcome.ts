@@ -14,14 +14,21 @@ export interface SmtpOutcome {
   reply: string;
   /**
    * The host never began a mail transaction: it could not be reached, or it
-   * refused the session itself with a 4xx greeting, EHLO/HELO or STARTTLS
-   * reply. Another MX host of the domain may take the mail (RFC 5321 §5.1).
+   * refused the session itself (its greeting, EHLO/HELO, STARTTLS or AUTH
+   * reply). Another MX host of the domain may take the mail (RFC 5321 §5.1).
    */
   hostUnavailable?: true;
 }
 
-/** nodemailer's name for the step a session failed in, before MAIL FROM. */
-const SESSION_COMMANDS = new Set(['CONN', 'EHLO', 'HELO', 'STARTTLS']);
+/**
+ * nodemailer's names for the steps of a session before MAIL FROM. A refusal
+ * there says nothing about the recipients, so even a 5xx is temporary: a
+ * relay that rejects Mailroom's password, or a host that greets with
+ * "554 no SMTP service", must not bounce and suppress every recipient
+ * (Postfix likewise defers on both). The mail waits for the next attempt,
+ * and fails, without a bounce, when the retry schedule runs out.
+ */
+const SESSION_COMMANDS = /^(CONN|EHLO|HELO|STARTTLS|AUTH\b)/;
 
 export function classifyReplyCode(code: number): OutcomeKind {
   if (code >= 200 && code < 300) return 'accepted';
@@ -51,9 +58,8 @@ export interface SmtpErrorLike {
 export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
     const reply = (error.response ?? `${error.responseCode}`).trim();
-    const kind = classifyReplyCode(error.responseCode);
-    const refusedSession = kind === 'temporary' && SESSION_COMMANDS.has(error.command ?? '');
-    return { kind, code: error.responseCode, reply, ...(refusedSession ? { hostUnavailable: true as const } : {}) };
+    if (SESSION_COMMANDS.test(error.command ?? '')) return { kind: 'temporary', code: error.responseCode, reply, hostUnavailable: true };
+    return { kind: classifyReplyCode(error.responseCode), code: error.responseCode, reply };
   }
   const what = error.code ? `${error.code}: ` : '';
   return { kind: 'temporary', code: null, reply: `${what}${error.message ?? 'connection failed'}`.slice(0, 1000), hostUnavailable: true };
