@@ -7,6 +7,7 @@ import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
+import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { assertJsonBody } from './http/require-json-body';
 import { recordRegisteredRoutes } from './openapi/registered-routes';
 
@@ -34,6 +35,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   recordRegisteredRoutes(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     try {
+      assertNoNulInPath(request);
       assertJsonBody(request);
     } catch (error) {
       sendHttpError(reply, error, logger);
