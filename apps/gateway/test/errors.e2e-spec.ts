@@ -32,7 +32,7 @@ describe('error answers', () => {
       ['a truncated UTF-8 sequence', '/v1/api-keys/%E0%A4%A'],
       ['a segment longer than any route takes', `/v1/api-keys/${'k'.repeat(5000)}`],
       ['a NUL character in an id', '/v1/domains/dom_%00'],
-    ])('for a path Fastify cannot route (%s), in the same error shape', async (_what, path) => {
+    ])('for a path that can name nothing (%s), in the same error shape', async (_what, path) => {
       expectError(await stack.api.get(path), 404, 'not_found');
     });
 
