@@ -14,7 +14,7 @@ module.exports = {
     {
       ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/apps/**/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/test/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs}/**/test/**/*.e2e-spec.ts', '<rootDir>/scripts/test/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
     },
   ],

@@ -31,6 +31,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // `npm start` runs this under `sh -c`, which dies of a SIGTERM sent to npm (by `timeout`, a CI runner, a
+  // supervisor that signals one pid) without passing it on. Orphaned, this process would keep the whole stack
+  // running with no one to stop it; so a new parent means the one that started us is gone: stop too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown(0);
+  }, 1000).unref();
 
   try {
     const database = await resolveDatabase(config, say);

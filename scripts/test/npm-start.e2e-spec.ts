@@ -1,0 +1,73 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { buildApps, createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
+
+const ROOT = join(__dirname, '../..');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The launcher behind `npm start`, run as npm runs it: under `sh -c`. */
+describe('npm start (the launcher)', () => {
+  let databaseUrl: string;
+  let nats: PrivateNats;
+  let shell: ChildProcess | undefined;
+  let launcherPid = 0;
+
+  beforeAll(async () => {
+    buildApps();
+    databaseUrl = await createTestDatabase();
+    nats = await startPrivateNats();
+  });
+
+  afterAll(async () => {
+    if (launcherPid && alive(launcherPid)) process.kill(launcherPid, 'SIGINT');
+    await eventually(() => !launcherPid || !alive(launcherPid), 30_000).catch(() => undefined);
+    await nats?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  it('prints a first key, serves, and stops the whole stack when the shell npm ran it in dies', async () => {
+    const port = await freePort();
+    // `; true` keeps sh waiting as the parent, as npm's `sh -c` does, instead of exec-ing node.
+    shell = spawn('sh', ['-c', 'node dist/scripts/start.js; true'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    shell.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    shell.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+
+    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+    const key = /^\s+(mr_[0-9A-Za-z]+)$/m.exec(output)?.[1];
+    expect(key).toBeDefined();
+    const keys = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } });
+    expect(keys.status).toBe(200);
+
+    launcherPid = Number(spawnSync('ps', ['-o', 'pid=', '--ppid', String(shell.pid)], { encoding: 'utf8' }).stdout.trim());
+    expect(launcherPid).toBeGreaterThan(0);
+    // What a SIGTERM to npm does to its `sh -c`: the shell dies and passes nothing on.
+    shell.kill('SIGKILL');
+
+    await eventually(() => !alive(launcherPid), 30_000, 100);
+    const answered = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+    expect(answered).toBe(false);
+    expect(output).toContain('[mailroom] stopping');
+  });
+});
