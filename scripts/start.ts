@@ -31,6 +31,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // A closed terminal: nats-server and Postgres take SIGHUP as "reload" and would outlive us.
+  process.on('SIGHUP', () => void shutdown(0));
+  // Nor may a closed terminal or pipe (`npm start | head`) crash the launcher before it stopped what it started.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   // `npm start` runs this under `sh -c`, which dies of a SIGTERM sent to npm (by `timeout`, a CI runner, a
   // supervisor that signals one pid) without passing it on. Orphaned, this process would keep the whole stack
   // running with no one to stop it; so a new parent means the one that started us is gone: stop too.

@@ -70,4 +70,26 @@ describe('npm start (the launcher)', () => {
     expect(answered).toBe(false);
     expect(output).toContain('[mailroom] stopping');
   });
+
+  it('stops the whole stack when its terminal closes: SIGHUP, with its output gone', async () => {
+    const port = await freePort();
+    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    launcherPid = launcher.pid!;
+    let output = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+
+    launcher.stdout!.destroy();
+    launcher.stderr!.destroy();
+    launcher.kill('SIGHUP');
+
+    // It stopped its apps and exited as for Ctrl-C (0), instead of crashing on the closed pipe.
+    expect(await exited).toBe(0);
+    await eventually(async () => !(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false)), 10_000);
+  });
 });
