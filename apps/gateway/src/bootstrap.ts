@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
+import { TRACKING_TOKEN_MAX_LENGTH } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
@@ -22,8 +23,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     // Paths Fastify cannot route (bad percent-encoding, an overlong segment) never reach Nest's filter.
     frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => sendHttpError(reply, error, logger),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    // Tracking tokens carry the original link, so path parameters can be long.
-    routerOptions: { maxParamLength: 4096 },
+    // Tracking tokens carry the original link, so path parameters can be long; longer links are not rewritten.
+    routerOptions: { maxParamLength: TRACKING_TOKEN_MAX_LENGTH },
     trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     logger: false,
   });

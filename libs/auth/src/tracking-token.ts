@@ -13,6 +13,13 @@ export interface TrackingClaim {
 const SIGNATURE_BYTES = 16;
 
 /**
+ * The longest token the gateway routes (its maxParamLength). A click token
+ * carries its link, so a link of more than about 2,900 characters would make
+ * one longer; such a link is left as it is rather than rewritten to a 404.
+ */
+export const TRACKING_TOKEN_MAX_LENGTH = 4096;
+
+/**
  * Signed tokens for the open pixel and rewritten links. The claim travels in
  * the token (so a click redirects without a lookup), and an HMAC-SHA256 over
  * it, keyed from ENCRYPTION_KEY through HKDF, means a token cannot be forged

@@ -1,4 +1,4 @@
-import { TrackingTokens } from '@mailroom/auth';
+import { TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
 import { randomBytes } from 'node:crypto';
 import { rewriteHtmlForTracking } from './rewrite-html';
 
@@ -20,6 +20,16 @@ describe(rewriteHtmlForTracking.name, () => {
       '<a data-mailroom-untracked href="https://keep.example">k</a><a href="https://list.example/u">l</a>';
     const out = rewriteHtmlForTracking(html, { ...base, opens: false, unsubscribeUrl: 'https://list.example/u' });
     expect(out).toBe(html);
+  });
+
+  it('leaves a link too long for a routable token as it is, and still rewrites the others', () => {
+    const long = `https://long.example/?q=${'x'.repeat(4000)}`;
+    const html = `<a href="${long}">L</a><a href="https://short.example/">S</a>`;
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    expect(out).toContain(`href="${long}"`);
+    const tokensInOut = [...out.matchAll(/\/t\/c\/([^"']+)/g)].map((match) => match[1]);
+    expect(tokensInOut.map((token) => tokens.verify(token)?.url)).toEqual(['https://short.example/']);
+    expect(Math.max(...tokensInOut.map((token) => token.length))).toBeLessThanOrEqual(TRACKING_TOKEN_MAX_LENGTH);
   });
 
   it('adds one open pixel before </body>, or at the end without one', () => {

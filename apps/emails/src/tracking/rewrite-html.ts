@@ -1,4 +1,4 @@
-import type { TrackingTokens } from '@mailroom/auth';
+import { TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
 
 export interface TrackingOptions {
   emailId: string;
@@ -33,6 +33,7 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
     out = out.replace(ANCHOR_HREF, (whole, head: string, quote: string, url: string, tail: string) => {
       if (keepAsIs(whole, decodeEntities(url), options.unsubscribeUrl)) return whole;
       const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url: decodeEntities(url) });
+      if (token.length > TRACKING_TOKEN_MAX_LENGTH) return whole;
       return `${head}${quote}${base}/t/c/${token}${quote}${tail}`;
     });
   }
