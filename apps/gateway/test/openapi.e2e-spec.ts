@@ -140,6 +140,9 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     expect(publicOps.map(({ key }) => key)).toEqual(expect.arrayContaining(['GET /openapi.json', 'GET /docs', 'GET /health/live']));
     for (const { key, op } of publicOps) expect({ key, security: op.security }).toEqual({ key, security: [] });
     expect((await api.get('/health/live', { key: null })).status).toBe(200);
+    // GET /health answers 503 with its own body, not the error shape, when a service is down.
+    const health = operations.find(({ key }) => key === 'GET /health')!.op;
+    expect(health.responses['503'].content['application/json'].schema).toEqual(health.responses['200'].content['application/json'].schema);
   });
 
   it('describes each request body exactly as its DTO validates it: same properties, same required ones', () => {

@@ -37,7 +37,7 @@ const WHEN: Record<number, string> = {
   422: 'A field, query parameter or path parameter is invalid; the message names it.',
   429: 'The key is over its rate limit; retry after Retry-After seconds.',
   500: 'An unexpected error; it is logged with an error id and no detail is shown.',
-  503: 'A service behind the gateway did not answer in time.',
+  503: 'A service behind the gateway is not running, did not answer in time, or cannot reach its database or NATS; safe to retry.',
 };
 
 /**

@@ -85,12 +85,11 @@ function successOf(route: DiscoveredRoute): Record<string, JsonSchema> {
   const status = operationKey(route) === 'GET /t/c/{token}' ? 302 : route.successStatus;
   const headers =
     route.permission === null ? undefined : Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  const content = shape.schema || shape.contentType ? { content: { [contentType]: { schema: shape.schema ?? { type: 'string', contentMediaType: contentType } } } } : {};
   return {
-    [String(status)]: {
-      description: shape.description ?? 'Success.',
-      ...(headers ? { headers } : {}),
-      ...(shape.schema || shape.contentType ? { content: { [contentType]: { schema: shape.schema ?? { type: 'string', contentMediaType: contentType } } } } : {}),
-    },
+    [String(status)]: { description: shape.description ?? 'Success.', ...(headers ? { headers } : {}), ...content },
+    // The public health check answers its own body, not an error, when a service is down.
+    ...(operationKey(route) === 'GET /health' ? { '503': { description: 'A service does not answer; the body names it.', ...content } } : {}),
   };
 }
 
