@@ -1,7 +1,9 @@
 import { createPublicKey, sign, verify } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
 import DNS from 'dns2';
+import { eventually } from '@mailroom/testing';
 import { firstValueFrom } from 'rxjs';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
@@ -94,6 +96,29 @@ describe('domains: the DKIM zone the service answers itself', () => {
     const answer = await tcp(domain.dnsRecords[1].value, 'TXT');
     expect(answer.header.rcode).toBe(0);
     expect((answer.answers[0].data as string[]).join('')).toMatch(/^v=DKIM1; k=rsa; p=/);
+  });
+
+  it('answers a packet whose header claims 65,535 records of each kind with FORMERR at once, and keeps answering', async () => {
+    const [host, port] = harness.dkimDns.split(':');
+    // 12 bytes of header and a few of a question: a parser would try to read 196,605 records from them.
+    const hostile = Buffer.from([0x12, 0x34, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x61, 0x00, 0x00, 0x10, 0x00, 0x01]);
+    const socket = createSocket('udp4');
+    try {
+      const replies: Buffer[] = [];
+      socket.on('message', (reply) => replies.push(reply));
+      for (let i = 0; i < 20; i++) socket.send(hostile, Number(port), host);
+      await eventually(() => replies.length === 20, 5000);
+      for (const reply of replies) {
+        expect(reply.readUInt16BE(0)).toBe(0x1234);
+        expect(reply[2] & 0x80).toBe(0x80); // a response
+        expect(reply[3] & 0x0f).toBe(1); // FORMERR
+      }
+    } finally {
+      socket.close();
+    }
+    // Parsing those would have held the domains app for about two seconds each; the zone answers at once.
+    const soa = await resolverFor(harness.dkimDns).resolveSoa(DKIM_ZONE);
+    expect(soa.nsname).toBe(`ns.${DKIM_ZONE}`);
   });
 
   it('answers null for a name that is not a domain of ours', async () => {

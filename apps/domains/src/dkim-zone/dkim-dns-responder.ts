@@ -1,19 +1,18 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import * as dgram from 'node:dgram';
-import * as net from 'node:net';
 import DNS from 'dns2';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { DomainSettings } from '../domains/domain-settings';
 import { answerDkimQuestion } from './dkim-answer';
 import { DkimKeyCache } from './dkim-key-cache';
+import { FORMERR, headerOnlyAnswer, screenQuery } from './dns-query-screen';
+import { DnsListeners, listenDns } from './dns-transport';
 import { zoneSerial } from './zone-file';
 
 const { Packet } = DNS;
 type Request = InstanceType<typeof Packet>;
-type Send = (response: Request) => Promise<unknown>;
 const SERVFAIL = 2;
-const FORMERR = 1;
+const UDP_LIMIT = 512;
 
 /**
  * The authoritative DNS server of DKIM_ZONE, on UDP and TCP at DKIM_DNS_BIND.
@@ -23,9 +22,7 @@ const FORMERR = 1;
 @Injectable()
 export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DkimDnsResponder.name);
-  private udp?: dgram.Socket;
-  private tcp?: net.Server;
-  private readonly connections = new Set<net.Socket>();
+  private listeners?: DnsListeners;
   private bound?: { host: string; port: number };
 
   constructor(
@@ -43,7 +40,10 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     const bind = this.config.DKIM_DNS_BIND;
     if (!bind) return;
     try {
-      this.bound = await this.listen(bind.host, bind.port);
+      this.listeners = await listenDns(bind.host, bind.port, (message, transport) => this.exchange(message, transport), (error) =>
+        this.logger.warn({ err: error.message }, 'DKIM DNS socket error'),
+      );
+      this.bound = { host: bind.host, port: this.listeners.port };
       this.logger.log({ zone: this.settings.dkimZone, address: `${this.bound.host}:${this.bound.port}` }, 'DKIM zone DNS server listening (UDP and TCP)');
     } catch (error) {
       await this.onApplicationShutdown();
@@ -55,24 +55,32 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationShutdown(): Promise<void> {
-    const udp = this.udp;
-    const tcp = this.tcp;
-    this.udp = undefined;
-    this.tcp = undefined;
-    if (udp) await new Promise<void>((resolve) => udp.close(() => resolve())).catch(() => undefined);
-    if (tcp) {
-      for (const socket of this.connections) socket.destroy();
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
-    }
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    await listeners?.close();
   }
 
-  private async handle(request: Request, send: Send): Promise<void> {
+  /** One message in, one answer out; nothing is parsed before screenQuery has looked at its header. */
+  private async exchange(message: Buffer, transport: 'udp' | 'tcp'): Promise<Buffer | null> {
+    const screen = screenQuery(message);
+    if (screen.verdict === 'drop') return null;
+    if (screen.verdict === 'refuse') return headerOnlyAnswer(message, screen.rcode);
+    let request: Request;
+    try {
+      request = Packet.parse(message);
+    } catch {
+      return headerOnlyAnswer(message, FORMERR);
+    }
+    const response = await this.answer(request);
+    return transport === 'udp' ? fitForUdp(response, request) : response.toBuffer();
+  }
+
+  private async answer(request: Request): Promise<Request> {
     const response = Packet.createResponseFromRequest(request);
     const question = request.questions[0];
     if (!question || request.questions.length !== 1) {
       response.header.rcode = FORMERR;
-      await send(response);
-      return;
+      return response;
     }
     try {
       const zone = { zone: this.settings.dkimZone, nameServers: this.settings.zoneNameServers, serial: zoneSerial(new Date()) };
@@ -85,38 +93,23 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
       this.logger.warn({ err: (error as Error).message }, 'DKIM zone lookup failed; answered SERVFAIL');
       response.header.rcode = SERVFAIL;
     }
-    await send(response);
+    return response;
   }
+}
 
-  private async listen(host: string, port: number): Promise<{ host: string; port: number }> {
-    const onRequest = (request: Request, send: Send) => void this.handle(request, send).catch(() => undefined);
-    const udp = DNS.createUDPServer({ type: net.isIPv6(host) ? 'udp6' : 'udp4' }) as unknown as dgram.Socket;
-    udp.on('request', onRequest);
-    udp.on('requestError', () => undefined);
-    this.udp = udp;
-    const udpPort = await new Promise<number>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind(port, host, () => {
-        udp.off('error', reject);
-        udp.on('error', (error) => this.logger.warn({ err: error.message }, 'DKIM DNS UDP socket error'));
-        resolve(udp.address().port);
-      });
-    });
-    const tcp = DNS.createTCPServer(onRequest as never) as unknown as net.Server;
-    tcp.on('requestError', () => undefined);
-    tcp.on('connection', (socket) => {
-      this.connections.add(socket);
-      socket.once('close', () => this.connections.delete(socket));
-    });
-    this.tcp = tcp;
-    // TCP on the UDP port, so port 0 gives one port for both (RFC 7766: DNS over TCP is not optional).
-    await new Promise<void>((resolve, reject) => {
-      tcp.once('error', reject);
-      tcp.listen(udpPort, host, () => {
-        tcp.off('error', reject);
-        resolve();
-      });
-    });
-    return { host, port: udpPort };
-  }
+/**
+ * RFC 1035 §4.2.1: a UDP answer fits in 512 bytes, or in the size the query's
+ * EDNS OPT record offers (RFC 6891 §6.2.3); one that does not is sent with
+ * TC set and its question only, and the resolver asks again over TCP.
+ */
+function fitForUdp(response: Request, request: Request): Buffer {
+  const opt = request.additionals.find((record) => record.type === Packet.TYPE.EDNS) as { class?: number } | undefined;
+  const limit = Math.max(UDP_LIMIT, opt?.class ?? 0);
+  const whole = response.toBuffer();
+  if (whole.length <= limit) return whole;
+  response.header.tc = 1;
+  response.answers = [];
+  response.authorities = [];
+  response.additionals = [];
+  return response.toBuffer();
 }

@@ -1,0 +1,47 @@
+import { headerOnlyAnswer, screenQuery } from './dns-query-screen';
+
+/** A header: id 0x1234, the given flags byte, then QD/AN/NS/AR counts; a question for "a" TXT IN after it. */
+const message = (flags: number, counts: [number, number, number, number]) => {
+  const header = Buffer.alloc(12);
+  header.writeUInt16BE(0x1234, 0);
+  header[2] = flags;
+  counts.forEach((count, index) => header.writeUInt16BE(count, 4 + 2 * index));
+  return Buffer.concat([header, Buffer.from([0x01, 0x61, 0x00, 0x00, 0x10, 0x00, 0x01])]);
+};
+
+describe(screenQuery.name, () => {
+  it('lets a plain query through, with or without an EDNS OPT record', () => {
+    expect(screenQuery(message(0x01, [1, 0, 0, 0]))).toEqual({ verdict: 'parse' });
+    expect(screenQuery(message(0x01, [1, 0, 0, 1]))).toEqual({ verdict: 'parse' });
+  });
+
+  it.each([
+    ['counts a parser would spend seconds on', [1, 0xffff, 0xffff, 0xffff]],
+    ['no question', [0, 0, 0, 0]],
+    ['two questions', [2, 0, 0, 0]],
+    ['answer records in a query', [1, 1, 0, 0]],
+    ['two additional records', [1, 0, 0, 2]],
+  ] as const)('answers FORMERR from the header alone for %s', (_what, counts) => {
+    expect(screenQuery(message(0x01, [...counts]))).toEqual({ verdict: 'refuse', rcode: 1 });
+  });
+
+  it('answers NOTIMP to another opcode (NOTIFY, UPDATE)', () => {
+    expect(screenQuery(message(4 << 3, [1, 0, 0, 0]))).toEqual({ verdict: 'refuse', rcode: 4 });
+  });
+
+  it('never answers a response or less than a header, so no two servers can loop', () => {
+    expect(screenQuery(message(0x80, [1, 0, 0, 0]))).toEqual({ verdict: 'drop' });
+    expect(screenQuery(Buffer.alloc(11))).toEqual({ verdict: 'drop' });
+  });
+});
+
+describe(headerOnlyAnswer.name, () => {
+  it('keeps the id, opcode and RD flag, sets QR and the rcode, and carries no records', () => {
+    const answer = headerOnlyAnswer(message((4 << 3) | 0x01, [1, 0xffff, 0, 0]), 4);
+    expect(answer).toHaveLength(12);
+    expect(answer.readUInt16BE(0)).toBe(0x1234);
+    expect(answer[2]).toBe(0x80 | (4 << 3) | 0x01);
+    expect(answer[3]).toBe(4);
+    expect([4, 6, 8, 10].map((offset) => answer.readUInt16BE(offset))).toEqual([0, 0, 0, 0]);
+  });
+});

@@ -1,0 +1,99 @@
+import * as dgram from 'node:dgram';
+import * as net from 'node:net';
+
+/** Answers one raw DNS message with the raw answer to send back, or null to stay silent. */
+export type DnsExchange = (message: Buffer, transport: 'udp' | 'tcp') => Promise<Buffer | null>;
+
+export interface DnsListeners {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** RFC 7766 §6.2.3: an idle TCP connection is closed after a while; clients reconnect on demand. */
+const TCP_IDLE_MS = 10_000;
+
+/**
+ * DNS over UDP and TCP on one port (RFC 7766: TCP is not optional), handing
+ * each message to `exchange` as bytes, so nothing parses a message before the
+ * caller has screened it. TCP messages are framed by a two-byte length
+ * (RFC 1035 §4.2.2), several per connection, answered in any order.
+ */
+export async function listenDns(host: string, port: number, exchange: DnsExchange, onError: (error: Error) => void): Promise<DnsListeners> {
+  const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+  udp.on('message', (message, peer) => {
+    exchange(message, 'udp').then(
+      (answer) => answer && udp.send(answer, peer.port, peer.address),
+      (error: Error) => onError(error),
+    );
+  });
+  const boundPort = await new Promise<number>((resolve, reject) => {
+    udp.once('error', (error) => {
+      udp.close();
+      reject(error);
+    });
+    udp.bind(port, host, () => {
+      udp.removeAllListeners('error');
+      udp.on('error', onError);
+      resolve(udp.address().port);
+    });
+  });
+
+  const connections = new Set<net.Socket>();
+  const tcp = net.createServer({ allowHalfOpen: true }, (socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(TCP_IDLE_MS, () => socket.end());
+    let buffered: Buffer = Buffer.alloc(0);
+    let pending = 0;
+    let ended = false;
+    const endIfDone = () => {
+      if (ended && pending === 0 && !socket.destroyed) socket.end();
+    };
+    socket.on('data', (chunk: Buffer) => {
+      buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
+      while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
+        const message = buffered.subarray(2, 2 + buffered.readUInt16BE(0));
+        buffered = buffered.subarray(2 + message.length);
+        pending += 1;
+        exchange(message, 'tcp')
+          .then((answer) => {
+            if (!answer || socket.destroyed) return;
+            const length = Buffer.alloc(2);
+            length.writeUInt16BE(answer.length);
+            socket.write(Buffer.concat([length, answer]));
+          }, onError)
+          .finally(() => {
+            pending -= 1;
+            endIfDone();
+          });
+      }
+    });
+    // The client may send its query and half-close at once: answer, then close our side.
+    socket.on('end', () => {
+      ended = true;
+      endIfDone();
+    });
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(boundPort, host, () => {
+        tcp.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    udp.close();
+    throw error;
+  }
+
+  return {
+    port: boundPort,
+    close: async () => {
+      await new Promise<void>((resolve) => udp.close(() => resolve())).catch(() => undefined);
+      for (const socket of connections) socket.destroy();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
