@@ -46,7 +46,7 @@ export class IdempotencyStore {
   }
 
   async complete(manager: EntityManager, apiKeyId: string, key: string, response: unknown, statusCode: number): Promise<void> {
-    await manager.query(`UPDATE emails.idempotency_keys SET response = $3::jsonb, status_code = $4 WHERE api_key_id = $1 AND key = $2`, [
+    await manager.query(`UPDATE emails.idempotency_keys SET response = $3::json, status_code = $4 WHERE api_key_id = $1 AND key = $2`, [
       apiKeyId,
       key,
       JSON.stringify(response),

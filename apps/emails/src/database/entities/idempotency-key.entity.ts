@@ -16,7 +16,8 @@ export class IdempotencyKeyEntity {
   @Column('text', { name: 'request_hash' })
   requestHash: string;
 
-  @Column('jsonb', { nullable: true })
+  /** json, not jsonb: a replay is the first answer as it was written, keys in their order. */
+  @Column('json', { nullable: true })
   response: unknown;
 
   @Column('int', { name: 'status_code', nullable: true })
