@@ -42,6 +42,9 @@ describe(verifyWebhookSignature.name, () => {
     expect(verifyWebhookSignature(body, undefined, secret, { now })).toBe(false);
     expect(verifyWebhookSignature(body, '', secret, { now })).toBe(false);
     expect(verifyWebhookSignature(body, 'v1=abc', secret, { now })).toBe(false);
+    // From plain JavaScript, whatever a framework hands over: false, never a TypeError.
+    expect(verifyWebhookSignature(body, 42 as unknown as string, secret, { now })).toBe(false);
+    expect(verifyWebhookSignature(body, {} as unknown as string, secret, { now })).toBe(false);
     const signature = signWebhookPayload(body, [secret], now - 1000).split(',')[1];
     expect(verifyWebhookSignature(body, `t=${now},${signature}`, secret, { now })).toBe(false);
   });

@@ -40,7 +40,8 @@ export function verifyWebhookSignature(
   options: VerifyWebhookOptions = {},
 ): boolean {
   const value = Array.isArray(header) ? header.join(',') : header;
-  if (!value || !secret) return false;
+  // Callers in plain JavaScript pass whatever their framework gives them; anything but text is no signature.
+  if (typeof value !== 'string' || !value || !secret) return false;
   let timestamp: number | undefined;
   const signatures: string[] = [];
   for (const part of value.split(',')) {
