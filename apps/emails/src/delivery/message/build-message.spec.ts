@@ -113,6 +113,18 @@ describe(mimeBytes.name, () => {
     expect(written.subarray(-2).toString()).toBe('\r\n');
   });
 
+  it('keeps every line within 998 characters when a subject or header value is one unbroken run of 998', () => {
+    const subject = 'v'.repeat(998);
+    const raw = composeMessage(email({ subject, headers: { 'X-Run': 'w'.repeat(998), 'X-Words': 'word '.repeat(190).trim() } })).toString();
+    expect(Math.max(...raw.split('\r\n').map((line) => line.length))).toBeLessThanOrEqual(998);
+    const unfolded = (name: string) => new RegExp(`^${name}: ((?:.*\r\n[ \t].*)*.*)`, 'm').exec(raw)![1].replace(/\r\n[ \t]/g, ' ');
+    // Encoded words of plain letters decode to the letters themselves.
+    expect(unfolded('Subject').replace(/=\?UTF-8\?Q\?|\?=|\s/g, '')).toBe(subject);
+    expect(unfolded('X-Run').replace(/=\?UTF-8\?Q\?|\?=|\s/g, '')).toBe('w'.repeat(998));
+    // Values that fold at spaces are written as they are.
+    expect(unfolded('X-Words')).toBe('word '.repeat(190).trim());
+  });
+
   it('refuses a part whose content would have to be streamed', () => {
     const node = compileMessage(email({ attachments: [] }));
     const textPart = node.childNodes[0];

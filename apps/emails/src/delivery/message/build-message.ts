@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import { dkimSign } from './dkim-signature';
 import { mimeBytes } from './mime-bytes';
@@ -29,10 +30,10 @@ export function compileMessage(email: OutgoingEmail, date = new Date()): MimeNod
     to: email.to,
     cc: email.cc.length ? email.cc : undefined,
     replyTo: email.replyTo.length ? email.replyTo : undefined,
-    subject: email.subject,
+    subject: foldable(email.subject),
     text: email.text === null ? undefined : withCrlf(email.text),
     html: email.html === null ? undefined : withCrlf(email.html),
-    headers: email.headers,
+    headers: Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, foldable(value)])),
     messageId: email.messageId,
     date,
     attachments: email.attachments.map((attachment) => ({
@@ -48,6 +49,16 @@ export function compileMessage(email: OutgoingEmail, date = new Date()): MimeNod
   // Bcc stays out of the headers (the default).
   return composer.compile();
 }
+
+/**
+ * A line holds at most 998 characters (RFC 5322 §2.1.1, and SMTP's 1,000 with
+ * CRLF), and nodemailer folds a header only at spaces, putting a long word on
+ * a line of its own after one space. The API lets a subject or a header value
+ * be 998 characters, so a longer unbroken run is written as RFC 2047 encoded
+ * words instead, which fold; the reader sees the same text.
+ */
+const UNFOLDABLE_RUN = /\S{998}/;
+const foldable = (value: string) => (UNFOLDABLE_RUN.test(value) ? encodeWord(value, 'Q', 52) : value);
 
 /** Line breaks as RFC 5322 has them: a CR or LF on its own becomes CRLF. */
 const withCrlf = (body: string) => body.replace(/\r\n|\r|\n/g, '\r\n');
