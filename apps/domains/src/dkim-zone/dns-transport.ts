@@ -11,6 +11,8 @@ export interface DnsListeners {
 
 /** RFC 7766 §6.2.3: an idle TCP connection is closed after a while; clients reconnect on demand. */
 const TCP_IDLE_MS = 10_000;
+/** Each connection may hold up to 64 KiB of a message being read; this bounds what slow clients can pin. */
+const TCP_MAX_CONNECTIONS = 1000;
 
 /**
  * DNS over UDP and TCP on one port (RFC 7766: TCP is not optional), handing
@@ -75,6 +77,7 @@ export async function listenDns(host: string, port: number, exchange: DnsExchang
       endIfDone();
     });
   });
+  tcp.maxConnections = TCP_MAX_CONNECTIONS;
   try {
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
