@@ -1,4 +1,6 @@
-import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ApiClient, buildApps, startStack, Stack } from '@mailroom/testing';
 import { connect, JSONCodec } from 'nats';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
@@ -104,6 +106,34 @@ describe('batch, cancel, reschedule and domain usage', () => {
       const far = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: new Date(Date.now() + 40 * 24 * 3600 * 1000).toISOString() });
       expect(far.status).toBe(422);
       expect((await test.patch(`/v1/emails/${email.id}`, {})).body.error.message).toMatch(/^scheduledAt: /);
+    });
+
+    it('reads a scheduledAt without an offset as UTC', async () => {
+      const inUtc = new Date(Math.ceil((Date.now() + 24 * 3600 * 1000) / 1000) * 1000).toISOString(); // …T12:34:56.000Z
+      const withoutOffset = inUtc.slice(0, 19); // …T12:34:56
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: withoutOffset }));
+      expect(email).toMatchObject({ status: 'scheduled', scheduledAt: inUtc });
+      const later = new Date(Date.parse(inUtc) + 3600 * 1000).toISOString();
+      const response = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: later.slice(0, 19) });
+      expect(response.body).toMatchObject({ status: 'scheduled', scheduledAt: later });
+    });
+
+    it('reads it as UTC in a process whose time zone is not UTC, as a server\'s OS may set it', () => {
+      // Jest cannot change its own zone: the gateway's DTO and the emails service's parser run in a child process.
+      buildApps();
+      const script = `
+        require('./dist/scripts/register-paths');
+        const { validateDto, EmailSendDto } = require('@mailroom/contracts');
+        const { parseScheduledAt } = require('./dist/apps/emails/src/emails/email-input.parser');
+        const dto = validateDto(EmailSendDto, { from: 'a@b.test', to: 'c@d.test', subject: 's', text: 't', scheduledAt: process.argv[1] });
+        console.log(JSON.stringify([new Date('2026-12-01T00:00:00').toISOString(), parseScheduledAt(dto.scheduledAt, 'scheduledAt', new Date()).toISOString()]));
+      `;
+      const inUtc = new Date(Math.ceil((Date.now() + 24 * 3600 * 1000) / 1000) * 1000).toISOString();
+      const run = spawnSync(process.execPath, ['-e', script, inUtc.slice(0, 19)], { cwd: join(__dirname, '../../..'), env: { PATH: process.env.PATH, TZ: 'Asia/Kolkata' }, encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      const [zoneCheck, scheduled] = JSON.parse(run.stdout);
+      expect(zoneCheck).toBe('2026-11-30T18:30:00.000Z'); // the child really ran in Asia/Kolkata
+      expect(scheduled).toBe(inUtc);
     });
 
     it('answers 409 when rescheduling an email that is not scheduled, and 404 for an unknown or invisible id', async () => {

@@ -1,5 +1,6 @@
 import { findNulCharacter } from '../validation/find-nul-character';
 import type { EventEnvelope } from './event-envelope';
+import { asUtcTimestamp } from '../validation/utc-timestamp';
 
 /** Far longer than evt_<ULID>, short enough for a btree key and a Nats-Msg-Id. */
 const MAX_ID_LENGTH = 200;
@@ -31,7 +32,7 @@ export function parseEventEnvelope(json: string): ParsedEnvelope {
   if (!isPlainObject(data)) return { problem: 'data: must be an object' };
   const withNul = findNulCharacter(value);
   if (withNul !== null) return { problem: `${withNul}: must not contain the NUL character (U+0000)` };
-  return { envelope: { id, type, createdAt, mode, data } };
+  return { envelope: { id, type, createdAt: asUtcTimestamp(createdAt) as string, mode, data } };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

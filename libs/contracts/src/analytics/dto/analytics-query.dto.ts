@@ -1,14 +1,17 @@
 import { IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
 import { IsHostname } from '../../validation/validators';
+import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 export class AnalyticsQueryDto {
   /** Default: 30 days before to_date. */
   @IsOptional()
+  @ReadAsUtc()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
   from_date?: string;
 
   /** Default: now. */
   @IsOptional()
+  @ReadAsUtc()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
   to_date?: string;
 

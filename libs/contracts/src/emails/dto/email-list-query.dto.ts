@@ -2,6 +2,7 @@ import { IsIn, IsOptional, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/list-query.dto';
 import { IsIsoTimestamp } from './email-validators';
 import { EMAIL_STATUSES } from '../email-limits';
+import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 /** GET /v1/emails. `tags` is comma-separated and every tag must match (ALL). */
 export class EmailListQueryDto extends ListQueryDto {
@@ -22,11 +23,13 @@ export class EmailListQueryDto extends ListQueryDto {
 
   /** Inclusive: emails created at or after this time. */
   @IsOptional()
+  @ReadAsUtc()
   @IsIsoTimestamp()
   from_date?: string;
 
   /** Exclusive: emails created before this time. */
   @IsOptional()
+  @ReadAsUtc()
   @IsIsoTimestamp()
   to_date?: string;
 }

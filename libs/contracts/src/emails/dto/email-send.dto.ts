@@ -12,6 +12,7 @@ import {
 } from 'class-validator';
 import { EMAIL_LIMITS, TAG_PATTERN } from '../email-limits';
 import { IsFlatStringMap, IsStringOrStringArray } from './email-validators';
+import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 const NO_CR_LF = /^[^\r\n]*$/;
 
@@ -109,6 +110,7 @@ export class EmailSendDto {
 
   /** ISO 8601, in the future, at most 30 days ahead (checked by the emails service against its clock). */
   @IsOptional()
+  @ReadAsUtc()
   @IsString()
   scheduledAt?: string;
 

@@ -2,6 +2,7 @@ import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
 import type { Mode } from '../../common/request-context';
+import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 export class ApiKeyCreateDto {
   @IsString()
@@ -33,6 +34,7 @@ export class ApiKeyCreateDto {
   ipRestrictions?: string[];
 
   @IsOptional()
+  @ReadAsUtc()
   @IsFutureTimestamp()
   expiresAt?: string | null;
 }

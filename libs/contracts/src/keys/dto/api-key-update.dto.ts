@@ -2,6 +2,7 @@ import { ArrayMaxSize, IsArray, IsIn, IsString, Length, ValidateIf } from 'class
 import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
+import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 /** Every field optional; expiresAt: null removes the expiry, and null is refused for the others. */
 export class ApiKeyUpdateDto {
@@ -29,6 +30,7 @@ export class ApiKeyUpdateDto {
   ipRestrictions?: string[];
 
   @ValidateIf((dto: ApiKeyUpdateDto) => dto.expiresAt !== null && dto.expiresAt !== undefined)
+  @ReadAsUtc()
   @IsFutureTimestamp()
   expiresAt?: string | null;
 }
