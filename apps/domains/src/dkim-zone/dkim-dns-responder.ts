@@ -3,15 +3,14 @@ import DNS from 'dns2';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { DomainSettings } from '../domains/domain-settings';
-import { answerDkimQuestion } from './dkim-answer';
+import { answerDkimQuestion, RCODE } from './dkim-answer';
 import { DkimKeyCache } from './dkim-key-cache';
-import { FORMERR, headerOnlyAnswer, screenQuery } from './dns-query-screen';
+import { headerOnlyAnswer, screenQuery } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
 import { zoneSerial } from './zone-file';
 
 const { Packet } = DNS;
 type Request = InstanceType<typeof Packet>;
-const SERVFAIL = 2;
 const UDP_LIMIT = 512;
 
 /**
@@ -69,7 +68,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     try {
       request = Packet.parse(message);
     } catch {
-      return headerOnlyAnswer(message, FORMERR);
+      return headerOnlyAnswer(message, RCODE.FORMERR);
     }
     const response = await this.answer(request);
     return transport === 'udp' ? fitForUdp(response, request) : response.toBuffer();
@@ -79,7 +78,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     const response = Packet.createResponseFromRequest(request);
     const question = request.questions[0];
     if (!question || request.questions.length !== 1) {
-      response.header.rcode = FORMERR;
+      response.header.rcode = RCODE.FORMERR;
       return response;
     }
     try {
@@ -91,7 +90,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
       response.authorities = answer.authorities as unknown as typeof response.authorities;
     } catch (error) {
       this.logger.warn({ err: (error as Error).message }, 'DKIM zone lookup failed; answered SERVFAIL');
-      response.header.rcode = SERVFAIL;
+      response.header.rcode = RCODE.SERVFAIL;
     }
     return response;
   }

@@ -1,6 +1,5 @@
-/** RFC 1035 §4.1.1 response codes for queries refused before they are parsed. */
-const FORMERR = 1;
-const NOTIMP = 4;
+import { RCODE } from './dkim-answer';
+
 const HEADER_BYTES = 12;
 
 export type QueryScreen = { verdict: 'parse' } | { verdict: 'drop' } | { verdict: 'refuse'; rcode: number };
@@ -19,9 +18,9 @@ export type QueryScreen = { verdict: 'parse' } | { verdict: 'drop' } | { verdict
 export function screenQuery(message: Buffer): QueryScreen {
   if (message.length < HEADER_BYTES || (message[2] & 0x80) !== 0) return { verdict: 'drop' };
   const opcode = (message[2] >> 3) & 0x0f;
-  if (opcode !== 0) return { verdict: 'refuse', rcode: NOTIMP };
+  if (opcode !== 0) return { verdict: 'refuse', rcode: RCODE.NOTIMP };
   const [questions, answers, authorities, additionals] = [4, 6, 8, 10].map((offset) => message.readUInt16BE(offset));
-  if (questions !== 1 || answers !== 0 || authorities !== 0 || additionals > 1) return { verdict: 'refuse', rcode: FORMERR };
+  if (questions !== 1 || answers !== 0 || authorities !== 0 || additionals > 1) return { verdict: 'refuse', rcode: RCODE.FORMERR };
   return { verdict: 'parse' };
 }
 
@@ -34,4 +33,3 @@ export function headerOnlyAnswer(query: Buffer, rcode: number): Buffer {
   return answer;
 }
 
-export { FORMERR };

@@ -1,5 +1,4 @@
-import { isISO8601 } from 'class-validator';
-import { EMAIL_LIMITS, EmailSendInput, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
+import { EMAIL_LIMITS, EmailSendInput, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 
 export interface ParsedAttachment {
@@ -97,7 +96,7 @@ function metadata(value: Record<string, string> | undefined, name: string): Reco
 
 /** scheduledAt (and PATCH): ISO 8601, strictly in the future, at most 30 days ahead. */
 export function parseScheduledAt(value: string, name: string, now: Date): Date {
-  if (!isISO8601(value, { strict: true }) || Number.isNaN(Date.parse(value))) {
+  if (!isIsoTimestamp(value)) {
     throw DomainError.validation(name, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z');
   }
   const at = new Date(value);

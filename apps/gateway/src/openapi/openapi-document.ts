@@ -88,8 +88,7 @@ function successOf(route: DiscoveredRoute): Record<string, JsonSchema> {
   const content = shape.schema || shape.contentType ? { content: { [contentType]: { schema: shape.schema ?? { type: 'string', contentMediaType: contentType } } } } : {};
   return {
     [String(status)]: { description: shape.description ?? 'Success.', ...(headers ? { headers } : {}), ...content },
-    // The public health check answers its own body, not an error, when a service is down.
-    ...(operationKey(route) === 'GET /health' ? { '503': { description: 'A service does not answer; the body names it.', ...content } } : {}),
+    ...(shape.sameBodyAlso ? { [String(shape.sameBodyAlso.status)]: { description: shape.sameBodyAlso.description, ...content } } : {}),
   };
 }
 

@@ -219,6 +219,8 @@ export interface OperationResponse {
   schema?: JsonSchema;
   /** For routes that answer something other than JSON. */
   contentType?: string;
+  /** Another status answered with the same body, not the error shape (GET /health: 503 while a service is down). */
+  sameBodyAlso?: { status: number; description: string };
 }
 
 /** Everything that is not plain CRUD. Keys are `METHOD /path`; the e2e test fails on a key that names no route. */
@@ -242,7 +244,11 @@ export const RESPONSES_BY_OPERATION: Record<string, OperationResponse> = {
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': { description: 'The attempt happens right after this answer.', schema: schemaRef('WebhookDelivery') },
   'POST /v1/webhooks/{id}/test': { description: 'A webhook.test event is on its way to this endpoint only.', schema: schemaRef('WebhookDelivery') },
   'GET /v1/analytics': { schema: schemaRef('Analytics') },
-  'GET /health': { description: 'Every service answers (503 with the same body when one does not).', schema: schemaRef('Health') },
+  'GET /health': {
+    description: 'Every service answers.',
+    schema: schemaRef('Health'),
+    sameBodyAlso: { status: 503, description: 'A service does not answer; the body names it.' },
+  },
   'GET /health/live': { description: 'The process serves HTTP.', schema: schemaRef('Health') },
   'GET /t/o/{token}': { description: 'A 1×1 transparent GIF, whether or not the token verifies.', contentType: 'image/gif' },
   'GET /t/c/{token}': { description: '302 redirect to the tracked link (the status is 302, not 200).' },

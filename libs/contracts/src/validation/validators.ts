@@ -25,8 +25,13 @@ export function isHostname(value: unknown): boolean {
   );
 }
 
+/** A strict ISO 8601 timestamp that JavaScript can also read (validator.js accepts some it cannot). */
+export function isIsoTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && isISO8601(value, { strict: true }) && !Number.isNaN(Date.parse(value));
+}
+
 export function isFutureTimestamp(value: unknown): boolean {
-  return typeof value === 'string' && isISO8601(value, { strict: true }) && Date.parse(value) > Date.now();
+  return isIsoTimestamp(value) && Date.parse(value) > Date.now();
 }
 
 export const IsIpOrCidr = (options?: ValidationOptions) =>

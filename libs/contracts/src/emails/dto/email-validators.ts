@@ -1,4 +1,5 @@
-import { isISO8601, registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidationOptions } from 'class-validator';
+import { isIsoTimestamp } from '../../validation/validators';
 
 /** `to`, `cc`, `bcc`, `replyTo`: one string, or an array of `min`..`max` strings. */
 export function IsStringOrStringArray(min: number, max: number, options?: ValidationOptions) {
@@ -42,6 +43,6 @@ export function IsIsoTimestamp(options?: ValidationOptions) {
       target: target.constructor,
       propertyName,
       options: { message: 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', ...options },
-      validator: { validate: (value: unknown) => typeof value === 'string' && isISO8601(value, { strict: true }) && !Number.isNaN(Date.parse(value)) },
+      validator: { validate: isIsoTimestamp },
     });
 }

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsIn, IsString, Length, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
@@ -29,7 +29,8 @@ export class ApiKeyUpdateDto {
   @IsIpOrCidr({ each: true })
   ipRestrictions?: string[];
 
-  @ValidateIf((dto: ApiKeyUpdateDto) => dto.expiresAt !== null && dto.expiresAt !== undefined)
+  /** null removes the expiry: @IsOptional() lets null through, where @IsOmittable() does not. */
+  @IsOptional()
   @ReadAsUtc()
   @IsFutureTimestamp()
   expiresAt?: string | null;

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsOmittable } from '../../validation/is-omittable';
 
 export class WebhookUpdateDto {
@@ -13,8 +13,8 @@ export class WebhookUpdateDto {
   @IsString({ each: true, message: 'must be an array of strings' })
   events?: string[];
 
-  /** null clears it. */
-  @ValidateIf((_, value) => value !== undefined && value !== null)
+  /** null clears it: @IsOptional() lets null through, where @IsOmittable() does not. */
+  @IsOptional()
   @IsString({ message: 'must be a string or null' })
   @MaxLength(500, { message: 'must be at most 500 characters' })
   description?: string | null;
