@@ -10,3 +10,4 @@ export * from './ulid';
 export * from './delete-in-batches';
 export * from './plan-on-indexes';
 export * from './one-snapshot';
+export * from './lease-renewal';

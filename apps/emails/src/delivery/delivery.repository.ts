@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { planOnIndexes } from '@mailroom/database';
+import { planOnIndexes, renewOwnLeasesSql } from '@mailroom/database';
 import { OutgoingEmail } from './message/outgoing-email';
 import { RecipientStatus } from './status-summary';
 
@@ -156,29 +156,11 @@ export class DeliveryRepository {
     };
   }
 
-  /**
-   * Extends the leases this worker still holds, so a long delivery is not
-   * taken over while it runs. A row locked by someone else is skipped, never
-   * waited for: it is almost always the attempt recorder, which locks its
-   * rows in id order and is about to release that lease anyway. A plain
-   * UPDATE locked rows in whatever order its plan read them, and against the
-   * recorder that was a deadlock: Postgres broke it after a second by failing
-   * the recorder's whole batch, which every delivery in flight then waited
-   * for. The lease is a minute and renewed every 20 s, so a skipped renewal
-   * is made up by the next one.
-   */
+  /** Extends the leases this worker still holds, so a long delivery is not taken over while it runs; answers the ids renewed. */
   async renewLeases(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
     if (!ids.length) return [];
-    const renewed: [Array<{ id: string }>, number] = await this.dataSource.query(
-      `WITH held AS (
-         SELECT id FROM emails.emails WHERE id = ANY($2::text[]) AND lease_owner = $1
-          ORDER BY id FOR UPDATE SKIP LOCKED)
-       UPDATE emails.emails e SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
-         FROM held WHERE e.id = held.id
-       RETURNING e.id`,
-      [owner, ids, leaseMs],
-    );
-    return renewed[0].map((row) => row.id);
+    const renewed: Array<{ id: string }> = await this.dataSource.query(renewOwnLeasesSql('emails.emails'), [owner, ids, leaseMs]);
+    return renewed.map((row) => row.id);
   }
 
   /** Gives up a claim without recording an attempt (shutdown), so another worker can take it at once. */

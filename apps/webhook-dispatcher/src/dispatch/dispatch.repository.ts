@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { recordsetJson, ulid } from '@mailroom/database';
+import { recordsetJson, renewOwnLeasesSql, ulid } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { afterFailure, afterSuccess, DisablePolicy, WebhookHealth } from './status-transitions';
 
@@ -129,13 +129,11 @@ export class DispatchRepository {
     }));
   }
 
-  async renewLeases(owner: string, ids: string[], leaseMs: number): Promise<void> {
-    if (!ids.length) return;
-    await this.leaseQuery(
-      `UPDATE webhooks.deliveries SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
-        WHERE id = ANY($2::text[]) AND lease_owner = $1`,
-      [owner, ids, leaseMs],
-    );
+  /** Extends the leases this dispatcher holds while their requests run; answers the ids renewed. */
+  async renewLeases(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
+    if (!ids.length) return [];
+    const renewed = (await this.leaseQuery(renewOwnLeasesSql('webhooks.deliveries'), [owner, ids, leaseMs])) as Array<{ id: string }>;
+    return renewed.map((row) => row.id);
   }
 
   /**
