@@ -239,8 +239,11 @@ export class DispatchRepository {
       const healthy: unknown[] = await manager.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 AND status = 'active' AND failure_count = 0`, [webhookId]);
       if (healthy.length) return;
     }
+    // NO KEY UPDATE, the lock the UPDATE below takes anyway: FOR UPDATE also blocked every delivery insert
+    // for this webhook (its foreign key check takes KEY SHARE) until the batch committed, so event fan-out
+    // stalled behind each recorded failure.
     const [row]: WebhookHealthRow[] = await manager.query(
-      `SELECT status, failure_count, failed_deliveries_streak, first_failure_at, disabled_reason FROM webhooks.webhooks WHERE id = $1 FOR UPDATE`,
+      `SELECT status, failure_count, failed_deliveries_streak, first_failure_at, disabled_reason FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
       [webhookId],
     );
     if (!row) return;
