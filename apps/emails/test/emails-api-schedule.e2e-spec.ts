@@ -84,6 +84,13 @@ describe('batch, cancel, reschedule and domain usage', () => {
       expect(again.body.error.message).toMatch(/is cancelled/);
     });
 
+    it('cancels with an empty body sent as application/json, as SDKs that always set the header do', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      const cancelled = await test.request('POST', `/v1/emails/${email.id}/cancel`, { rawBody: '', headers: { 'content-type': 'application/json' } });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({ id: email.id, status: 'cancelled' });
+    });
+
     it('answers 409 naming the state when cancelling an email that is not scheduled', async () => {
       await test.post('/v1/suppressions', { email: 'never@example.com' });
       const { body: email } = await test.post('/v1/emails', emailBody({ to: 'never@example.com' }));

@@ -7,6 +7,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
+import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { assertJsonBody } from './http/require-json-body';
@@ -30,8 +31,11 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule.forRoot(config), adapter, {
     logger: new PinoLogger('gateway', config.LOG_LEVEL),
+    // The JSON parser is ours (acceptEmptyJsonBody); other media types are refused with 415 before parsing.
+    bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  acceptEmptyJsonBody(fastify);
   // Before listen(): Nest registers the routes then, and the OpenAPI test compares the document with them.
   recordRegisteredRoutes(fastify);
   fastify.addHook('onRequest', async (request, reply) => {

@@ -39,7 +39,6 @@ describe(toHttpDomainError.name, () => {
   it('maps Fastify body errors to 415, 413 and 400 invalid_json', () => {
     expect(toHttpDomainError({ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 })?.code).toBe(ErrorCode.UnsupportedMediaType);
     expect(toHttpDomainError({ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 })?.code).toBe(ErrorCode.PayloadTooLarge);
-    expect(toHttpDomainError({ code: 'FST_ERR_CTP_EMPTY_JSON_BODY', statusCode: 400 })?.code).toBe(ErrorCode.InvalidJson);
     const syntax = Object.assign(new SyntaxError('Unexpected token'), { statusCode: 400 });
     expect(toHttpDomainError(syntax)?.code).toBe(ErrorCode.InvalidJson);
   });

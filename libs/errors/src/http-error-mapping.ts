@@ -9,10 +9,6 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message: string }> = {
     message: 'Content-Type must be application/json.',
   },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: ErrorCode.PayloadTooLarge, message: 'The request body is too large.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: {
-    code: ErrorCode.InvalidJson,
-    message: 'The body is empty although Content-Type is application/json.',
-  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: ErrorCode.InvalidJson, message: 'Content-Length does not match the body.' },
   // A path that cannot be routed names no resource: 404, as for an unknown route.
   FST_ERR_BAD_URL: { code: ErrorCode.NotFound, message: 'No route matches this path: it is not valid percent-encoded UTF-8.' },
