@@ -26,6 +26,32 @@ describe('emails schema migrations', () => {
     await dropTestDatabase(databaseUrl);
   });
 
+  it('cancels the waiting recipients of emails cancelled before recipients could be', async () => {
+    const insertEmail = (id: string, status: string) =>
+      dataSource.query(
+        `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, message_id)
+         VALUES ($1, 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', ARRAY['ann@example.com'], ARRAY['ann@example.com'], 'm', $2, '<' || $1 || '@a.test>')`,
+        [id, status],
+      );
+    const insertRecipient = (emailId: string, address: string, status: string) =>
+      dataSource.query(`INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, $2, 'to', $3)`, [emailId, address, status]);
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    await insertEmail('email_cancelled', 'cancelled');
+    await insertRecipient('email_cancelled', 'ann@example.com', 'queued');
+    await insertRecipient('email_cancelled', 'bob@example.com', 'suppressed');
+    await insertEmail('email_queued', 'queued');
+    await insertRecipient('email_queued', 'ann@example.com', 'queued');
+    await dataSource.runMigrations({ transaction: 'each' });
+
+    const rows = await dataSource.query(`SELECT email_id, address, status FROM emails.recipients ORDER BY email_id, address`);
+    expect(rows).toEqual([
+      { email_id: 'email_cancelled', address: 'ann@example.com', status: 'cancelled' },
+      { email_id: 'email_cancelled', address: 'bob@example.com', status: 'suppressed' },
+      { email_id: 'email_queued', address: 'ann@example.com', status: 'queued' },
+    ]);
+    await dataSource.query(`TRUNCATE emails.emails CASCADE`);
+  });
+
   it('creates every table of the emails schema, and every down() removes what its up() made', async () => {
     const mine = ['emails', 'idempotency_keys', 'outbox', 'recipients', 'suppressions'];
     const created = await tablesIn(dataSource);

@@ -71,10 +71,17 @@ describe('batch, cancel, reschedule and domain usage', () => {
 
   describe('cancel and reschedule', () => {
     it('cancels a scheduled email, with an outbox event, and 409 names the state afterwards', async () => {
-      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay(), cc: ['cc@example.com'] }));
+      expect(email.recipients.map((recipient: { status: string }) => recipient.status)).toEqual(['queued', 'queued']);
       const cancelled = await test.post(`/v1/emails/${email.id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.body).toMatchObject({ id: email.id, status: 'cancelled' });
+      // Its recipients are cancelled with it, never left waiting.
+      expect(cancelled.body.recipients).toEqual([
+        expect.objectContaining({ kind: 'to', status: 'cancelled', nextAttemptAt: null }),
+        expect.objectContaining({ kind: 'cc', status: 'cancelled', nextAttemptAt: null }),
+      ]);
+      expect((await test.get(`/v1/emails/${email.id}`)).body.recipients.map((recipient: { status: string }) => recipient.status)).toEqual(['cancelled', 'cancelled']);
       const [row] = await queryDatabase(stack.databaseUrl, 'SELECT next_attempt_at FROM emails.emails WHERE id = $1', [email.id]);
       expect(row.next_attempt_at).toBeNull();
       const events = await queryDatabase(stack.databaseUrl, `SELECT type FROM emails.outbox WHERE data->>'emailId' = $1 ORDER BY seq`, [email.id]);

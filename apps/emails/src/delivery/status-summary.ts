@@ -1,5 +1,7 @@
+import type { RecipientStatusValue } from '@mailroom/contracts';
+
 /** A recipient's delivery state; 'deferred' is waiting for a retry after a temporary failure. */
-export type RecipientStatus = 'queued' | 'deferred' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'suppressed';
+export type RecipientStatus = RecipientStatusValue;
 
 export type EmailStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed';
 

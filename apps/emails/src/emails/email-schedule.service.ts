@@ -20,10 +20,11 @@ export class EmailScheduleService {
   constructor(private readonly repository: EmailsRepository) {}
 
   cancel(ctx: RequestContext, id: string): Promise<EmailResponse> {
-    return this.changeScheduled(ctx, id, 'cancel', async (_manager, email, now) => {
+    return this.changeScheduled(ctx, id, 'cancel', async (manager, email, now) => {
       email.status = 'cancelled';
       email.nextAttemptAt = null;
       email.updatedAt = now;
+      await this.repository.cancelRecipients(manager, id);
       return emailEvent('email.cancelled', email);
     });
   }

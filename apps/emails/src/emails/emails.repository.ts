@@ -48,6 +48,15 @@ export class EmailsRepository {
     return query.getOne();
   }
 
+  /** The recipients still waiting, when their scheduled email is cancelled. */
+  async cancelRecipients(manager: EntityManager, emailId: string): Promise<void> {
+    await manager.query(
+      `UPDATE emails.recipients SET status = 'cancelled', next_attempt_at = NULL, updated_at = now()
+        WHERE email_id = $1 AND status IN ('queued', 'deferred')`,
+      [emailId],
+    );
+  }
+
   recipientsOf(emailId: string, manager: EntityManager = this.dataSource.manager): Promise<RecipientEntity[]> {
     return manager
       .createQueryBuilder(RecipientEntity, 'r')

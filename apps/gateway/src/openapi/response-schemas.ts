@@ -1,3 +1,4 @@
+import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '@mailroom/contracts';
 import type { JsonSchema } from './custom-validator-converters';
 import { schemaRef } from './dto-schemas';
 
@@ -62,7 +63,7 @@ const emailListItem = {
   from: str(),
   to: strings,
   subject: str(),
-  status: oneOf('queued', 'scheduled', 'sent', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed'),
+  status: oneOf(...EMAIL_STATUSES),
   createdAt: time,
 };
 const webhookListItem = {
@@ -133,7 +134,7 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
       items: objectOf('', {
         address: str(),
         kind: oneOf('to', 'cc', 'bcc'),
-        status: oneOf('queued', 'sent', 'delivered', 'bounced', 'failed', 'suppressed', 'deferred'),
+        status: oneOf(...RECIPIENT_STATUSES),
         attempts: int,
         smtpCode: { type: ['integer', 'null'] },
         smtpReply: strOrNull(),

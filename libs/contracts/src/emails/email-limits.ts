@@ -25,6 +25,10 @@ export const EMAIL_LIMITS = {
 export const EMAIL_STATUSES = ['queued', 'sent', 'delivered', 'bounced', 'failed', 'scheduled', 'cancelled', 'suppressed'] as const;
 export type EmailStatusValue = (typeof EMAIL_STATUSES)[number];
 
+/** A recipient's own state: 'deferred' waits for a retry; 'cancelled' belonged to a scheduled email that was cancelled. */
+export const RECIPIENT_STATUSES = ['queued', 'deferred', 'sent', 'delivered', 'bounced', 'failed', 'suppressed', 'cancelled'] as const;
+export type RecipientStatusValue = (typeof RECIPIENT_STATUSES)[number];
+
 export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'manual', 'unsubscribe'] as const;
 export type SuppressionReasonValue = (typeof SUPPRESSION_REASONS)[number];
 

@@ -1,6 +1,6 @@
 import type { ListEnvelope, ListParams } from '../common/list';
 import type { RequestContext } from '../common/request-context';
-import type { EmailStatusValue } from './email-limits';
+import type { EmailStatusValue, RecipientStatusValue } from './email-limits';
 import type { EmailSendDto } from './dto/email-send.dto';
 
 /** The request fields of POST /v1/emails, as validated by the gateway. */
@@ -9,7 +9,7 @@ export type EmailSendInput = Omit<EmailSendDto, never>;
 export interface EmailRecipientResponse {
   address: string;
   kind: 'to' | 'cc' | 'bcc';
-  status: 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'suppressed' | 'deferred';
+  status: RecipientStatusValue;
   attempts: number;
   smtpCode: number | null;
   smtpReply: string | null;

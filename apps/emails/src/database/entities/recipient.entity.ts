@@ -1,7 +1,7 @@
+import type { RecipientStatusValue } from '@mailroom/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type RecipientKind = 'to' | 'cc' | 'bcc';
-export type RecipientStatus = 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'suppressed' | 'deferred';
 
 /** One envelope recipient of an email and its own delivery outcome. */
 @Entity({ name: 'recipients' })
@@ -17,7 +17,7 @@ export class RecipientEntity {
   kind: RecipientKind;
 
   @Column('text')
-  status: RecipientStatus;
+  status: RecipientStatusValue;
 
   @Column('int')
   attempts: number;
