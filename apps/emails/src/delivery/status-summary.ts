@@ -1,9 +1,9 @@
-import type { RecipientStatusValue } from '@mailroom/contracts';
+import type { EmailStatusValue, RecipientStatusValue } from '@mailroom/contracts';
 
 /** A recipient's delivery state; 'deferred' is waiting for a retry after a temporary failure. */
 export type RecipientStatus = RecipientStatusValue;
 
-export type EmailStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed';
+export type EmailStatus = EmailStatusValue;
 
 export const FINAL_RECIPIENT_STATUSES: readonly RecipientStatus[] = ['sent', 'delivered', 'bounced', 'failed', 'suppressed'];
 

@@ -1,6 +1,7 @@
+import type { EmailStatusValue } from '@mailroom/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type EmailStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'failed' | 'cancelled' | 'suppressed';
+export type EmailStatus = EmailStatusValue;
 
 /** One attachment as the API accepted it; content stays base64 until the worker builds the MIME message. */
 export interface StoredAttachment {
