@@ -10,7 +10,7 @@ describe('delivery in mx mode', () => {
 
   beforeAll(async () => {
     harness = await startDeliveryHarness();
-    for (const domain of ['example.test', 'other.test']) routeMailTo(harness.dns, domain);
+    for (const domain of ['example.test', 'other.test', 'xn--bcher-kva.test']) routeMailTo(harness.dns, domain);
     await verifiedDomain(harness, 'acme.test');
   });
   afterAll(() => harness?.stop());
@@ -90,6 +90,20 @@ describe('delivery in mx mode', () => {
       'dave@other.test',
     ]);
     expect(events.find((event) => event.type === 'email.delivered')!.data).toMatchObject({ emailId: id, from: 'Acme <hi@acme.test>', subject: 'Your receipt', smtp: { code: 250 } });
+  });
+
+  it('delivers to an internationalized domain in punycode, looked up and addressed as DNS and SMTP carry it', async () => {
+    const id = await send({ to: 'Ann <Ann@Bücher.test>', cc: 'ann@xn--bcher-kva.test' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    // Two spellings of one address are one recipient, stored in the form suppressions and filters use.
+    expect(email.recipients).toEqual([expect.objectContaining({ address: 'ann@xn--bcher-kva.test', status: 'delivered' })]);
+    expect(email.to).toEqual(['Ann <Ann@Bücher.test>']);
+    // smtp-server shows a punycode domain of RCPT TO in Unicode; the MX found was the punycode name's.
+    const [received] = harness.smtp.messagesFor('ann@bücher.test');
+    expect(received.rcptTo).toEqual(['ann@bücher.test']);
+    expect(received.raw.toString('latin1')).toMatch(/^To: Ann <Ann@xn--bcher-kva\.test>\r$/m);
+    const listed = await harness.stack.api.get(`/v1/emails?to=${encodeURIComponent('ANN@bücher.test')}`);
+    expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([id]);
   });
 
   it('retries a 4xx and delivers once', async () => {

@@ -61,6 +61,14 @@ describe('/v1/suppressions', () => {
     expect(again.body.error.code).toBe('not_found');
   });
 
+  it('stores an internationalized domain in punycode and finds it under either spelling', async () => {
+    const added = await test.post('/v1/suppressions', { email: 'Zoë <zoe@Bücher.example>' });
+    expect(added.status).toBe(201);
+    expect(added.body.email).toBe('zoe@xn--bcher-kva.example');
+    const deleted = await test.delete(`/v1/suppressions/${encodeURIComponent('ZOE@bücher.example')}`);
+    expect(deleted.body).toEqual({ object: 'suppression', email: 'zoe@xn--bcher-kva.example', deleted: true });
+  });
+
   it('keeps the live list apart from the test list', async () => {
     await stack.api.post('/v1/suppressions', { email: 'live-only@example.com' });
     expect((await test.get('/v1/suppressions?limit=100')).body.data.map((s: { email: string }) => s.email)).not.toContain('live-only@example.com');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  normalizeEmailAddress,
   parseEmailAddress,
   SuppressionCreatePayload,
   SuppressionDeletedResponse,
@@ -29,7 +30,7 @@ export class SuppressionsService {
   }
 
   async delete({ ctx, email }: SuppressionByEmailPayload): Promise<SuppressionDeletedResponse> {
-    const address = email.trim().toLowerCase();
+    const address = normalizeEmailAddress(email.trim());
     if (!(await this.repository.remove(ctx.mode, address))) {
       throw new DomainError(ErrorCode.NotFound, `'${address}' is not on the suppression list.`);
     }

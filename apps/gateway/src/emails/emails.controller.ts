@@ -5,6 +5,7 @@ import {
   EmailRescheduleDto,
   EmailSendDto,
   EmailStatusValue,
+  normalizeEmailAddress,
   RequestContext,
   toListParams,
   validateDto,
@@ -39,7 +40,7 @@ export class EmailsController {
   list(@Ctx() ctx: RequestContext, @Query() query: EmailListQueryDto) {
     return this.emails.list(ctx, toListParams(query), {
       status: query.status as EmailStatusValue | undefined,
-      to: query.to?.toLowerCase(),
+      to: query.to === undefined ? undefined : normalizeEmailAddress(query.to),
       tags: query.tags?.split(','),
       fromDate: query.from_date,
       toDate: query.to_date,

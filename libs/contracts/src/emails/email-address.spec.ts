@@ -1,5 +1,5 @@
 import addressparser from 'nodemailer/lib/addressparser';
-import { parseEmailAddress } from './email-address';
+import { normalizeEmailAddress, parseEmailAddress } from './email-address';
 
 describe(parseEmailAddress.name, () => {
   it.each([
@@ -8,11 +8,15 @@ describe(parseEmailAddress.name, () => {
     ['"Acme, Inc." <hi@acme.com>', 'hi@acme.com', 'Acme, Inc.'],
     ['first.last+tag@sub.example.co.uk', 'first.last+tag@sub.example.co.uk', ''],
     ['user@xn--bcher-kva.example', 'user@xn--bcher-kva.example', ''],
+    // An internationalized domain is kept as written for the headers and stored in punycode.
+    ['Ann@Bücher.example', 'ann@xn--bcher-kva.example', ''],
+    ['Ann <ann@bücher.example>', 'ann@xn--bcher-kva.example', 'Ann'],
+    ['"Zoë" <zoe@例え.jp>', 'zoe@xn--r8jz45g.jp', 'Zoë'],
   ])('accepts %s', (raw, normalized, name) => {
     expect(parseEmailAddress(raw)).toMatchObject({ normalized, name, domain: normalized.split('@')[1] });
   });
 
-  it.each(['x@', '@acme.com', 'plain', 'a@b', 'a@b.c', 'a..b@acme.com', 'a@-acme.com', 'a@acme.com, b@acme.com', 'a@acme.com\r\nBcc: x@y.com', '', 'Group: a@acme.com;'])(
+  it.each(['zoë@example.com', 'a@bü_cher.example', `a@${'ü'.repeat(60)}.example`, 'x@', '@acme.com', 'plain', 'a@b', 'a@b.c', 'a..b@acme.com', 'a@-acme.com', 'a@acme.com, b@acme.com', 'a@acme.com\r\nBcc: x@y.com', '', 'Group: a@acme.com;'])(
     'rejects %j',
     (raw) => {
       expect(parseEmailAddress(raw)).toBeNull();
@@ -35,5 +39,12 @@ describe(`${parseEmailAddress.name} on its shortcuts for the common shapes`, () 
 
   it.each(['Acme <a..b@acme.com>', 'Acme <a@b>', 'Acme <a@acme.com>, b@acme.com'])('still rejects %j', (raw) => {
     expect(parseEmailAddress(raw)).toBeNull();
+  });
+});
+
+describe(normalizeEmailAddress.name, () => {
+  it('gives every spelling of one address the same form', () => {
+    const forms = ['Ann@Bücher.Example', 'ann@bücher.example', 'ANN@XN--BCHER-KVA.EXAMPLE', 'ann@xn--bcher-kva.example'];
+    expect(new Set(forms.map(normalizeEmailAddress))).toEqual(new Set(['ann@xn--bcher-kva.example']));
   });
 });

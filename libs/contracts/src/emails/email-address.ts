@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
 
 export interface ParsedAddress {
@@ -6,9 +7,9 @@ export interface ParsedAddress {
   name: string;
   /** The bare address as written. */
   address: string;
-  /** Lower-case bare address: recipients, suppressions, filters. */
+  /** The bare address in its one stored form (normalizeEmailAddress): recipients, suppressions, filters. */
   normalized: string;
-  /** Lower-case domain part. */
+  /** Its domain part, lower-case ASCII (punycode for an internationalized name). */
   domain: string;
 }
 
@@ -20,12 +21,38 @@ const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 /** A display name of letters and digits separated by single spaces, then `<addr>`. */
 const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
 
+/**
+ * A domain as SMTP and DNS carry it: an internationalized name (bücher.de)
+ * in punycode (xn--bcher-kva.de, UTS #46), so it needs no SMTPUTF8; '' when
+ * it cannot be converted. ASCII names are returned as they are.
+ */
+function asciiDomain(domain: string): string {
+  return /[^\x00-\x7f]/.test(domain) ? domainToASCII(domain) : domain;
+}
+
+/**
+ * An address in the one form it is stored and compared in: lower-case, with
+ * an internationalized domain in punycode, so `Ann@Bücher.de` and
+ * `ann@xn--bcher-kva.de` are one recipient and one suppression.
+ */
+export function normalizeEmailAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return address.toLowerCase();
+  const domain = address.slice(at + 1);
+  return `${address.slice(0, at)}@${asciiDomain(domain) || domain}`.toLowerCase();
+}
+
+/**
+ * An address mailbox providers accept: an ASCII local part (no SMTPUTF8) and
+ * a host name, which may be internationalized (it is sent in punycode).
+ */
 export function isStrictEmailAddress(address: string): boolean {
   if (address.length > 254) return false;
   const at = address.lastIndexOf('@');
   if (at <= 0) return false;
   const local = address.slice(0, at);
-  const domain = address.slice(at + 1);
+  const domain = asciiDomain(address.slice(at + 1));
+  if (local.length + 1 + domain.length > 254) return false;
   if (local.length > 64 || !LOCAL_PART.test(local)) return false;
   if (domain.length > 253) return false;
   const labels = domain.split('.');
@@ -55,6 +82,6 @@ export function parseEmailAddress(value: string): ParsedAddress | null {
 }
 
 function toParsed(raw: string, name: string, address: string): ParsedAddress {
-  const normalized = address.toLowerCase();
+  const normalized = normalizeEmailAddress(address);
   return { raw, name, address, normalized, domain: normalized.slice(normalized.lastIndexOf('@') + 1) };
 }
