@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import type { EventEnvelope } from '@mailroom/contracts';
+import { normalizeEmailAddress, type EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { ComplaintsRepository } from './complaints.repository';
@@ -39,7 +39,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
   async apply(event: EventEnvelope): Promise<void> {
     const data = event.data ?? {};
     const recipient = typeof data.recipient === 'string' ? data.recipient : Array.isArray(data.to) && data.to.length === 1 ? String(data.to[0]) : '';
-    const address = recipient.trim().toLowerCase();
+    const address = normalizeEmailAddress(recipient.trim());
     if (!ADDRESS.test(address)) {
       // A malformed event can never succeed; acknowledge it rather than redeliver it forever.
       this.logger.warn({ eventId: event.id }, 'email.complained without a recipient address; ignored');

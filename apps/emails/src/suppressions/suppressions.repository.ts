@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import type { ListParams, Mode } from '@mailroom/contracts';
+import { normalizeEmailAddress, type ListParams, type Mode } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import { SuppressionEntity, SuppressionReason } from '../database/entities/suppression.entity';
 
@@ -39,7 +39,7 @@ export class SuppressionsRepository {
     const query = this.repository.createQueryBuilder('s').where('s.mode = :mode', { mode });
     const cursorAddress = params.endingBefore ?? params.startingAfter;
     if (cursorAddress) {
-      const cursor = await this.repository.findOneBy({ mode, address: cursorAddress.toLowerCase() });
+      const cursor = await this.repository.findOneBy({ mode, address: normalizeEmailAddress(cursorAddress) });
       const field = params.endingBefore ? 'ending_before' : 'starting_after';
       if (!cursor) throw DomainError.validation(field, 'must be an address from a previous page that is still on the list');
       const comparison = params.endingBefore ? '>' : '<';
