@@ -43,6 +43,12 @@ describe('domains: deletion refused while the domain is in use', () => {
     expect(gone.body.error.code).toBe('not_found');
   };
 
+  it('deletes a domain once when several requests race to delete it: one 200, the rest 404', async () => {
+    const created = (await api().post('/v1/domains', { name: uniqueDomain('race') })).body;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => api().delete(`/v1/domains/${created.id}`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
+  });
+
   it('refuses while an email from the domain is scheduled, and deletes once it is cancelled', async () => {
     const domain = await verifiedDomain(harness, uniqueDomain('scheduled'));
     const other = await verifiedDomain(harness, uniqueDomain('bystander'));

@@ -94,6 +94,12 @@ describe('webhooks management API', () => {
     expect((await stack.api.delete(`/v1/webhooks/${webhook.id}`)).status).toBe(404);
   });
 
+  it('deletes a webhook once when several requests race to delete it: one 200, the rest 404', async () => {
+    const { body: webhook } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => stack.api.delete(`/v1/webhooks/${webhook.id}`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
+  });
+
   it('requires webhooks:* on every route', async () => {
     const { body: webhook } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
     const key = await stack.issueKey({ permissions: ['emails:send', 'domains:*'] });

@@ -49,8 +49,9 @@ export class DomainsRepository {
     return keysetPage(query, 'd.id', params);
   }
 
-  async delete(id: string): Promise<void> {
-    await this.repository.delete({ id });
+  /** False when there was nothing to delete: another request deleted it first. */
+  async delete(id: string): Promise<boolean> {
+    return ((await this.repository.delete({ id })).affected ?? 0) > 0;
   }
 
   /**

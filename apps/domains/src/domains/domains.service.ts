@@ -126,7 +126,8 @@ export class DomainsService {
     if (active > 0) {
       throw new DomainError(ErrorCode.InUse, `Domain ${entity.name} still has ${active} email(s) queued, scheduled or being delivered; delete it once they are done.`);
     }
-    await this.repository.delete(id);
+    // Of requests racing to delete one domain, one deletes it; the others find nothing left, as after it.
+    if (!(await this.repository.delete(id))) throw DomainError.notFound('domain', id);
     this.keyCache.forget(id);
     return { id, object: 'domain', deleted: true };
   }

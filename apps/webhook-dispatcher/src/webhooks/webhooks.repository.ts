@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import type { ListParams, Mode, WebhookStatus } from '@mailroom/contracts';
 import { KeysetPage, keysetPage } from '@mailroom/database';
 import { WebhookEntity } from '../database/entities/webhook.entity';
+import { returningRows } from '../database/returning-rows';
 
 @Injectable()
 export class WebhooksRepository {
@@ -31,12 +32,13 @@ export class WebhooksRepository {
   /**
    * Its deliveries and their attempt log go with it. Deliveries are deleted
    * first, in the same lock order as recording an attempt (delivery, then
-   * webhook), so a delete racing a delivery cannot deadlock.
+   * webhook), so a delete racing a delivery cannot deadlock. False when
+   * there was nothing to delete: another request deleted it first.
    */
-  async delete(id: string): Promise<void> {
-    await this.repository.manager.transaction(async (manager) => {
+  async delete(id: string): Promise<boolean> {
+    return this.repository.manager.transaction(async (manager) => {
       await manager.query(`DELETE FROM webhooks.deliveries WHERE webhook_id = $1`, [id]);
-      await manager.query(`DELETE FROM webhooks.webhooks WHERE id = $1`, [id]);
+      return returningRows(await manager.query(`DELETE FROM webhooks.webhooks WHERE id = $1 RETURNING id`, [id])).length > 0;
     });
   }
 }

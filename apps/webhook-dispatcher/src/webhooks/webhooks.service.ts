@@ -82,7 +82,8 @@ export class WebhooksService {
 
   async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'webhook'>> {
     await this.find(ctx, id);
-    await this.repository.delete(id);
+    // Of requests racing to delete one webhook, one deletes it; the others find nothing left, as after it.
+    if (!(await this.repository.delete(id))) throw DomainError.notFound('webhook', id);
     return { id, object: 'webhook', deleted: true };
   }
 
