@@ -78,6 +78,12 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
     expect((await stack.api.patch(`/v1/api-keys/${key.id}`, { name: 'back' })).status).toBe(404);
   });
 
+  it('deletes a key once when several requests race to delete it: one 200, the rest 404', async () => {
+    const key = await create();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => stack.api.delete(`/v1/api-keys/${key.id}`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
+  });
+
   it.each([
     ['GET', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
     ['PATCH', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { ListParams, Mode } from '@mailroom/contracts';
 import { KeysetPage, keysetPage } from '@mailroom/database';
@@ -53,8 +53,9 @@ export class ApiKeysRepository {
     return this.repository.save(entity);
   }
 
-  async softDelete(id: string, at: Date): Promise<void> {
-    await this.repository.update({ id }, { deletedAt: at });
+  /** False when the key was already deleted (another request got there first); its deletedAt stays the first. */
+  async softDelete(id: string, at: Date): Promise<boolean> {
+    return ((await this.repository.update({ id, deletedAt: IsNull() }, { deletedAt: at })).affected ?? 0) > 0;
   }
 
   async markUsed(ids: string[], at: Date): Promise<void> {

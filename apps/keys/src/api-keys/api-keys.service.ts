@@ -65,7 +65,8 @@ export class ApiKeysService {
 
   async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'api_key'>> {
     await this.find(ctx, id);
-    await this.repository.softDelete(id, new Date());
+    // Of requests racing to delete one key, one deletes it; the others find nothing left, as after it.
+    if (!(await this.repository.softDelete(id, new Date()))) throw DomainError.notFound('API key', id);
     this.announceChange(id);
     return { id, object: 'api_key', deleted: true };
   }
