@@ -17,6 +17,7 @@ export class WebhookSettings {
   readonly maxResponseBytes: number;
   readonly leaseMs: number;
   readonly pollMs: number;
+  readonly deliveryRetentionMs: number;
   readonly natsUrl: string;
   readonly secretBox: SecretBox;
 
@@ -30,6 +31,7 @@ export class WebhookSettings {
     this.maxResponseBytes = config.WEBHOOK_MAX_RESPONSE_BYTES;
     this.leaseMs = config.WEBHOOK_LEASE_MS;
     this.pollMs = config.WEBHOOK_POLL_MS;
+    this.deliveryRetentionMs = config.WEBHOOK_DELIVERY_RETENTION;
     this.natsUrl = config.NATS_URL;
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));

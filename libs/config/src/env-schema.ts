@@ -2,7 +2,7 @@ import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Par
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList } from './durations';
 import { asDnsServer, asOptionalUrl } from './network-parsers';
-import { asRetrySchedule } from './webhook-parsers';
+import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
 
@@ -86,6 +86,7 @@ export const ENV_SCHEMA = {
   WEBHOOK_DISABLE_AFTER: variable({ default: '5d', apps: ['webhook-dispatcher'], description: 'a webhook whose deliveries have failed without a single success for this long is disabled', parse: asDuration }),
   WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: variable({ default: '50', apps: ['webhook-dispatcher'], description: 'a webhook is disabled after this many consecutive deliveries failed for good (every retry used up)', parse: asInteger(1, 1000000) }),
   WEBHOOK_MAX_RESPONSE_BYTES: variable({ default: '65536', apps: ['webhook-dispatcher'], description: 'how much of a webhook endpoint\'s response is read; beyond it the connection is dropped (the status code still counts)', parse: asInteger(0, 10485760) }),
+  WEBHOOK_DELIVERY_RETENTION: variable({ default: '30d', apps: ['webhook-dispatcher'], description: 'how long a finished webhook delivery (succeeded or failed) and its attempt log are kept, counted from the event; at least 8d (the event stream keeps events 7 days, and the delivery row is what recognises a redelivered one). Durations: 8d, 30d, 90d', parse: asDeliveryRetention }),
   WEBHOOK_LEASE_MS: variable({ default: '60000', apps: ['webhook-dispatcher'], description: 'how long a dispatcher\'s claim on a delivery lasts; renewed while it runs, so a crashed dispatcher\'s deliveries are taken over this long after the crash', parse: asInteger(1000, 3600000) }),
   WEBHOOK_POLL_MS: variable({ default: '200', apps: ['webhook-dispatcher'], description: 'how often idle dispatchers look for due deliveries and retries (events this replica consumed are sent at once)', parse: asInteger(10, 5000) }),
 } satisfies Record<string, VariableSpec<unknown>>;

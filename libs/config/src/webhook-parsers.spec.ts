@@ -1,4 +1,4 @@
-import { asRetrySchedule } from './webhook-parsers';
+import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
 describe('asRetrySchedule', () => {
   it('reads the default schedule, with 0s meaning at once', () => {
@@ -14,5 +14,17 @@ describe('asRetrySchedule', () => {
     expect(() => asRetrySchedule('0s,,5s')).toThrow(/comma-separated/);
     expect(() => asRetrySchedule('5')).toThrow(/not a duration/);
     expect(() => asRetrySchedule(Array(51).fill('1s').join(','))).toThrow(/at most 50/);
+  });
+});
+
+describe('asDeliveryRetention', () => {
+  it('takes 8 days or more', () => {
+    expect(asDeliveryRetention('30d')).toBe(30 * 86_400_000);
+    expect(asDeliveryRetention('192h')).toBe(8 * 86_400_000);
+  });
+
+  it('refuses less than the event stream keeps an event, saying why', () => {
+    expect(() => asDeliveryRetention('7d')).toThrow(/shorter than 8d.*sent again/);
+    expect(() => asDeliveryRetention('30')).toThrow(/not a duration/);
   });
 });

@@ -20,3 +20,17 @@ export const asRetrySchedule: Parser<number[]> = (raw) => {
     }
   });
 };
+
+/** The event stream keeps events 7 days (libs/outbox); a day more, as the analytics projector keeps its applied ids. */
+const SHORTEST_DELIVERY_RETENTION_MS = 8 * 86_400_000;
+
+/**
+ * How long finished webhook deliveries are kept. A delivery row is also what
+ * makes a redelivered stream event a no-op, so it must outlive the stream's
+ * copy of the event: at least 8 days.
+ */
+export const asDeliveryRetention: Parser<number> = (raw) => {
+  const ms = asDuration(raw);
+  if (ms < SHORTEST_DELIVERY_RETENTION_MS) throw new Error(`'${raw}' is shorter than 8d, the event stream's 7 days plus one: a redelivered event would be sent again`);
+  return ms;
+};

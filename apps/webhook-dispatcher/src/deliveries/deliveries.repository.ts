@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import type { DeliveryStatus, ListParams } from '@mailroom/contracts';
-import { inOneSnapshot, KeysetPage, keysetPage } from '@mailroom/database';
+import { deleteInBatches, encodeTime, inOneSnapshot, KeysetPage, keysetPage } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
@@ -70,5 +70,23 @@ export class DeliveriesRepository {
       ),
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Deletes finished deliveries (succeeded or failed) older than the
+   * retention, with their attempt logs (ON DELETE CASCADE), in bounded
+   * statements. Delivery ids start with the time of the event's fan-out
+   * (whd_ + a ULID's time), so the primary key bounds the scan; a delivery
+   * retried by hand since then is kept until the retention has passed since
+   * that retry too.
+   */
+  purgeFinished(retentionMs: number): Promise<number> {
+    const cutoff = Date.now() - retentionMs;
+    return deleteInBatches(this.deliveries.manager.connection, {
+      table: 'webhooks.deliveries',
+      keyColumn: 'id',
+      where: `id < $1 AND status IN ('succeeded', 'failed') AND updated_at < to_timestamp($2::double precision / 1000)`,
+      parameters: [`whd_${encodeTime(Math.max(0, cutoff))}`, cutoff],
+    });
   }
 }

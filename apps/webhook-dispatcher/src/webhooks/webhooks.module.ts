@@ -5,6 +5,7 @@ import { DeliveryEntity } from '../database/entities/delivery.entity';
 import { WebhookEntity } from '../database/entities/webhook.entity';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { DeliveriesService } from '../deliveries/deliveries.service';
+import { DeliveryLogPurger } from '../deliveries/delivery-log-purger';
 import { AttemptRecorder } from '../dispatch/attempt-recorder';
 import { DeliveryAttempter } from '../dispatch/delivery-attempter';
 import { DeliveryWorker } from '../dispatch/delivery-worker';
@@ -25,6 +26,7 @@ import { WebhooksService } from './webhooks.service';
     WebhooksService,
     DeliveriesRepository,
     DeliveriesService,
+    DeliveryLogPurger,
     DispatchRepository,
     AttemptRecorder,
     DeliveryAttempter,

@@ -1,0 +1,64 @@
+import { DataSource } from 'typeorm';
+import { encodeTime, runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
+import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { DeliveryEntity } from '../src/database/entities/delivery.entity';
+import { WEBHOOKS_SCHEMA } from '../src/database/data-source';
+import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
+
+const DAY = 86_400_000;
+const RETENTION = 30 * DAY;
+
+/** The delivery log's retention purge, against real Postgres. */
+describe('DeliveriesRepository.purgeFinished', () => {
+  let databaseUrl: string;
+  let dataSource: DataSource;
+  let deliveries: DeliveriesRepository;
+  let serial = 0;
+
+  /** A delivery fanned out `ageDays` ago (its id carries that time), last changed `updatedDaysAgo` ago. */
+  const delivery = async (ageDays: number, status: string, updatedDaysAgo = ageDays, attempts = 1): Promise<string> => {
+    const id = `whd_${encodeTime(Date.now() - ageDays * DAY)}ABCDEFGHJK${String(++serial).padStart(6, '0')}`;
+    await dataSource.query(
+      `INSERT INTO webhooks.deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, attempt_limit, created_at, updated_at)
+       VALUES ($1, 'wh_1', $1, 'email.sent', '{}', $2, $3, 8, now() - make_interval(days => $4), now() - make_interval(days => $5))`,
+      [id, status, attempts, ageDays, updatedDaysAgo],
+    );
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      await dataSource.query(`INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms) VALUES ($1, $2, now(), 5)`, [id, attempt]);
+    }
+    return id;
+  };
+  const remaining = async (): Promise<string[]> => (await dataSource.query(`SELECT id FROM webhooks.deliveries ORDER BY id`)).map((row: { id: string }) => row.id);
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    await runServiceMigrations(databaseUrl, WEBHOOKS_SCHEMA);
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, WEBHOOKS_SCHEMA, 2)).initialize();
+    deliveries = new DeliveriesRepository(dataSource.getRepository(DeliveryEntity));
+    await dataSource.query(
+      `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
+       VALUES ('wh_1', 'live', 'https://hooks.example/1', ARRAY['*'], 'active', 'sealed', 0, 0)`,
+    );
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  it('deletes finished deliveries past the retention with their attempt logs, and nothing else', async () => {
+    const oldSucceeded = await delivery(45, 'succeeded', 45, 3);
+    const oldFailed = await delivery(31, 'failed', 31, 8);
+    const oldStillRetrying = await delivery(40, 'retrying', 40);
+    const retriedByHandLately = await delivery(40, 'succeeded', 2);
+    const recent = await delivery(29, 'succeeded');
+    const today = await delivery(0, 'failed');
+
+    expect(await deliveries.purgeFinished(RETENTION)).toBe(2);
+
+    expect(await remaining()).toEqual([oldStillRetrying, retriedByHandLately, recent, today].sort());
+    const orphans = await dataSource.query(`SELECT count(*)::int AS n FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::text[])`, [[oldSucceeded, oldFailed]]);
+    expect(orphans).toEqual([{ n: 0 }]);
+    expect(await deliveries.purgeFinished(RETENTION)).toBe(0);
+  });
+});
