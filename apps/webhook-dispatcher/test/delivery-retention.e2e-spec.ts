@@ -1,16 +1,15 @@
 import { DataSource } from 'typeorm';
-import { encodeTime, runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { encodeTime } from '@mailroom/database';
 import { DeliveryEntity } from '../src/database/entities/delivery.entity';
-import { WEBHOOKS_SCHEMA } from '../src/database/data-source';
 import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
+import { startWebhooksDatabase, WebhooksDatabase } from './support/webhooks-database';
 
 const DAY = 86_400_000;
 const RETENTION = 30 * DAY;
 
 /** The delivery log's retention purge, against real Postgres. */
 describe('DeliveriesRepository.purgeFinished', () => {
-  let databaseUrl: string;
+  let database: WebhooksDatabase;
   let dataSource: DataSource;
   let deliveries: DeliveriesRepository;
   let serial = 0;
@@ -31,20 +30,12 @@ describe('DeliveriesRepository.purgeFinished', () => {
   const remaining = async (): Promise<string[]> => (await dataSource.query(`SELECT id FROM webhooks.deliveries ORDER BY id`)).map((row: { id: string }) => row.id);
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    await runServiceMigrations(databaseUrl, WEBHOOKS_SCHEMA);
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, WEBHOOKS_SCHEMA, 2)).initialize();
+    database = await startWebhooksDatabase();
+    dataSource = database.dataSource;
     deliveries = new DeliveriesRepository(dataSource.getRepository(DeliveryEntity));
-    await dataSource.query(
-      `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
-       VALUES ('wh_1', 'live', 'https://hooks.example/1', ARRAY['*'], 'active', 'sealed', 0, 0)`,
-    );
   });
 
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await dropTestDatabase(databaseUrl);
-  });
+  afterAll(() => database?.stop());
 
   it('deletes finished deliveries past the retention with their attempt logs, and nothing else', async () => {
     const oldSucceeded = await delivery(45, 'succeeded', 45, 3);

@@ -1,8 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
-import { WEBHOOKS_SCHEMA } from '../src/database/data-source';
 import { ClaimedDelivery, DispatchRepository } from '../src/dispatch/dispatch.repository';
+import { startWebhooksDatabase, WebhooksDatabase } from './support/webhooks-database';
 
 /** Longer than an unblocked fan-out takes: one still waiting after this is waiting for a lock. */
 const BLOCKED_AFTER_MS = 3000;
@@ -15,7 +13,7 @@ const BLOCKED_AFTER_MS = 3000;
  * delivery insert.
  */
 describe('webhook health updates and event fan-out', () => {
-  let databaseUrl: string;
+  let database: WebhooksDatabase;
   let dataSource: DataSource;
   let repository: DispatchRepository;
   /** Set while a test holds the recorder's transaction open just before its health UPDATE. */
@@ -50,20 +48,12 @@ describe('webhook health updates and event fan-out', () => {
   const event = (id: string) => ({ id, type: 'email.bounced', mode: 'live' as const, createdAt: new Date().toISOString(), data: { emailId: 'email_1' } });
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    await runServiceMigrations(databaseUrl, WEBHOOKS_SCHEMA);
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, WEBHOOKS_SCHEMA, 4)).initialize();
+    database = await startWebhooksDatabase();
+    dataSource = database.dataSource;
     repository = new DispatchRepository(pausable(dataSource));
-    await dataSource.query(
-      `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
-       VALUES ('wh_1', 'live', 'https://hooks.example/1', ARRAY['*'], 'active', 'sealed', 0, 0)`,
-    );
   });
 
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await dropTestDatabase(databaseUrl);
-  });
+  afterAll(() => database?.stop());
 
   it('fans out new events for a webhook while a failed attempt of it is being recorded', async () => {
     expect(await repository.fanOut([event('evt_1')], 0, 8)).toBe(1);
