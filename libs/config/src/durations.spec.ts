@@ -1,4 +1,4 @@
-import { asDuration, asDurationList } from './durations';
+import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 
 describe('durations', () => {
   it('reads each unit in milliseconds', () => {
@@ -24,5 +24,20 @@ describe('durations', () => {
   it('names the bad item of a list', () => {
     expect(() => asDurationList('1m,5x,1h')).toThrow("item 2: '5x' is not a duration");
     expect(() => asDurationList('1m,,1h')).toThrow(/comma-separated list/);
+  });
+});
+
+describe('asRetentionOrOff', () => {
+  it('reads off as keep for ever (0) and a duration of a day or more', () => {
+    expect(asRetentionOrOff('off')).toBe(0);
+    expect(asRetentionOrOff(' OFF ')).toBe(0);
+    expect(asRetentionOrOff('90d')).toBe(90 * 86_400_000);
+    expect(asRetentionOrOff('24h')).toBe(86_400_000);
+  });
+
+  it('refuses less than a day, pointing at off', () => {
+    expect(() => asRetentionOrOff('5m')).toThrow(/shorter than 1d; use off/);
+    expect(() => asRetentionOrOff('0d')).toThrow(/longer than 0/);
+    expect(() => asRetentionOrOff('never')).toThrow(/not a duration/);
   });
 });

@@ -23,3 +23,15 @@ export const asDurationList: Parser<number[]> = (raw) => {
     }
   });
 };
+
+/**
+ * How long to keep finished records: `off` (0) keeps them for ever, anything
+ * else is a duration of at least a day, so a typo such as 5m cannot delete
+ * what was sent a moment ago.
+ */
+export const asRetentionOrOff: Parser<number> = (raw) => {
+  if (raw.trim().toLowerCase() === 'off') return 0;
+  const ms = asDuration(raw);
+  if (ms < UNIT_MS.d) throw new Error(`'${raw}' is shorter than 1d; use off to keep everything`);
+  return ms;
+};

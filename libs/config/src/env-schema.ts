@@ -1,6 +1,6 @@
 import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Parser } from './parsers';
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asOptionalMailto } from './mail-parsers';
-import { asDuration, asDurationList } from './durations';
+import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 import { asDnsServer, asOptionalUrl } from './network-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
@@ -42,6 +42,7 @@ export const ENV_SCHEMA = {
   LAST_USED_FLUSH_MS: variable({ default: '5000', apps: ['gateway'], description: 'how often the gateway reports which keys were used (lastUsedAt)', parse: asInteger(100, 600000) }),
   OUTBOX_POLL_MS: variable({ default: '100', apps: ['domains', 'emails'], description: 'how often the outbox relay looks for events to publish to JetStream', parse: asInteger(10, 60000) }),
   OUTBOX_RETENTION: variable({ default: '24h', apps: ['domains', 'emails'], description: 'how long a published event stays in the service\'s outbox table (for inspection) before the relay deletes it; JetStream keeps its own copy for 7 days. Durations: 30m, 24h, 7d', parse: asDuration }),
+  EMAIL_RETENTION: variable({ default: 'off', apps: ['emails'], description: 'how long an email in a final state (sent, delivered, bounced, failed, cancelled, suppressed) and its recipients are kept, counted from when it was accepted; off keeps them for ever. Analytics counters and suppressions are kept either way. Durations of 1d or more: 30d, 90d, 365d', parse: asRetentionOrOff }),
   HEALTH_PORT: variable({ default: '8081', apps: 'all', description: 'operations port of each app: GET /health/live, /health/ready and /metrics (0 = any free port)', parse: asInteger(0, 65535) }),
   SHUTDOWN_TIMEOUT_MS: variable({ default: '25000', apps: 'all', description: 'on SIGTERM an app stops taking new work and finishes what is in flight; past this it exits anyway (status 1) and leases hand the rest to another replica. Keep it below the pod\'s terminationGracePeriodSeconds', parse: asInteger(1000, 600000) }),
   HEALTH_HOST: variable({ default: '0.0.0.0', apps: 'all', description: 'bind address of the operations port', parse: asString }),

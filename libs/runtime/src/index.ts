@@ -14,3 +14,4 @@ export * from './shutdown';
 export * from './change-aware-cache';
 export * from './key-changes';
 export * from './reply-inbox';
+export * from './periodic-purge';

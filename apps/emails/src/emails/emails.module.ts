@@ -3,6 +3,7 @@ import { ClientsModule, Transport } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
 import { natsClientOptions } from '@mailroom/runtime';
 import { EmailQueryService } from './email-query.service';
+import { EmailRetention } from './email-retention';
 import { EmailScheduleService } from './email-schedule.service';
 import { EmailSendingService } from './email-sending.service';
 import { EmailWriter } from './email-writer';
@@ -24,7 +25,7 @@ export class EmailsModule {
       module: EmailsModule,
       imports: [ClientsModule.register([{ name: EMAILS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
       controllers: [EmailsController, DomainUsageController],
-      providers: [EmailsRepository, EmailCountsRepository, EmailCountsCompactor, IdempotencyStore, SenderIdentityClient, SenderPolicy, EmailWriter, SingleSendCommitter, EmailSendingService, EmailScheduleService, EmailQueryService],
+      providers: [EmailsRepository, EmailCountsRepository, EmailCountsCompactor, IdempotencyStore, SenderIdentityClient, SenderPolicy, EmailWriter, SingleSendCommitter, EmailSendingService, EmailScheduleService, EmailQueryService, EmailRetention],
       exports: [EmailsRepository, SenderIdentityClient],
     };
   }

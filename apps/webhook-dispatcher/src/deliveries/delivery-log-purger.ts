@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { schedulePurge } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveriesRepository } from './deliveries.repository';
 
@@ -21,19 +22,11 @@ export class DeliveryLogPurger implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.purgeQuietly(), PURGE_EVERY_MS).unref();
+    const retentionMs = this.settings.deliveryRetentionMs;
+    this.timer = schedulePurge(this.logger, 'finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION', PURGE_EVERY_MS, () => this.deliveries.purgeFinished(retentionMs));
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
-  }
-
-  private async purgeQuietly(): Promise<void> {
-    try {
-      const deleted = await this.deliveries.purgeFinished(this.settings.deliveryRetentionMs);
-      if (deleted) this.logger.log({ deleted }, 'deleted finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION');
-    } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'deleting old webhook deliveries failed; the next purge retries');
-    }
   }
 }

@@ -1,0 +1,49 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { MailroomConfig } from '@mailroom/config';
+import { deleteInBatches, encodeTime } from '@mailroom/database';
+import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
+
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+/**
+ * EMAIL_RETENTION: emails in a final state older than the retention are
+ * deleted with their recipients (ON DELETE CASCADE), a thousand per
+ * statement. Email ids start with the time they were accepted (email_ + a
+ * ULID), so the primary key bounds the scan. An email still queued or
+ * scheduled is never deleted, whatever its age. The count triggers take the
+ * deleted rows out of totalCount; analytics counters and the suppression
+ * list are separate tables and stay.
+ */
+@Injectable()
+export class EmailRetention implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EmailRetention.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const retentionMs = this.config.EMAIL_RETENTION;
+    if (retentionMs > 0) this.timer = schedulePurge(this.logger, 'finished emails past EMAIL_RETENTION', PURGE_EVERY_MS, () => this.purgeOlderThan(retentionMs));
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Deletes the finished emails accepted more than `retentionMs` ago; answers how many. */
+  purgeOlderThan(retentionMs: number): Promise<number> {
+    const cutoff = Date.now() - retentionMs;
+    return deleteInBatches(this.dataSource, {
+      table: 'emails.emails',
+      keyColumn: 'id',
+      where: `id < $1 AND status IN ('sent', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed')`,
+      parameters: [`email_${encodeTime(Math.max(0, cutoff))}`],
+      batchSize: 1000,
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import { DataSource } from 'typeorm';
+import type { MailroomConfig } from '@mailroom/config';
+import type { RequestContext } from '@mailroom/contracts';
+import { encodeTime, runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
+import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { EMAILS_SCHEMA } from '../src/database/data-source';
+import { EmailCountsRepository } from '../src/emails/email-counts.repository';
+import { EmailRetention } from '../src/emails/email-retention';
+
+const DAY = 86_400_000;
+const RETENTION = 30 * DAY;
+
+/** EMAIL_RETENTION's purge against real Postgres: what goes, what stays, and totalCount afterwards. */
+describe('EmailRetention.purgeOlderThan', () => {
+  let databaseUrl: string;
+  let dataSource: DataSource;
+  let retention: EmailRetention;
+  let serial = 0;
+  const ctx: RequestContext = { requestId: 'req_1', keyId: 'key_1', mode: 'live', permissions: ['*'], domainRestrictions: [] };
+
+  /** An email accepted `ageDays` ago (its id carries that time, as a real one does), with two recipients. */
+  const email = async (ageDays: number, status: string, tags: string[] = []): Promise<string> => {
+    const id = `email_${encodeTime(Date.now() - ageDays * DAY)}${String(++serial).padStart(16, '0')}`;
+    await dataSource.query(
+      `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, tags, message_id, created_at, updated_at)
+       VALUES ($1, 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', ARRAY['ann@example.com'], ARRAY['ann@example.com'], 'm', $2, $3,
+               '<' || $1 || '@a.test>', now() - make_interval(days => $4), now() - make_interval(days => $4))`,
+      [id, status, tags, ageDays],
+    );
+    await dataSource.query(
+      `INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, 'ann@example.com', 'to', 'queued'), ($1, 'bob@example.com', 'cc', 'queued')`,
+      [id],
+    );
+    return id;
+  };
+  const rowCount = async (sql: string): Promise<number> => (await dataSource.query(`SELECT count(*)::int AS n FROM ${sql}`))[0].n;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 2)).initialize();
+    retention = new EmailRetention(dataSource, { EMAIL_RETENTION: RETENTION } as MailroomConfig);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  it('deletes finished emails accepted before the retention, with their recipients, and keeps totalCount exact', async () => {
+    const gone = [await email(45, 'delivered', ['a']), await email(40, 'sent'), await email(31, 'bounced', ['a', 'b']), await email(35, 'cancelled'), await email(50, 'suppressed'), await email(33, 'failed')];
+    const kept = [await email(60, 'queued'), await email(45, 'scheduled'), await email(29, 'delivered', ['a']), await email(0, 'sent')];
+
+    expect(await retention.purgeOlderThan(RETENTION)).toBe(gone.length);
+
+    const remaining = (await dataSource.query(`SELECT id FROM emails.emails ORDER BY id`)).map((row: { id: string }) => row.id);
+    expect(remaining).toEqual([...kept].sort());
+    expect(await rowCount(`emails.recipients WHERE email_id = ANY('{${gone.join(',')}}'::text[])`)).toBe(0);
+    expect(await rowCount(`emails.recipients`)).toBe(kept.length * 2);
+
+    const counts = new EmailCountsRepository(dataSource);
+    expect(await counts.count(ctx, {})).toBe(kept.length);
+    expect(await counts.count(ctx, { status: 'delivered' })).toBe(1);
+    expect(await counts.count(ctx, { tags: ['a'] })).toBe(1);
+    expect(await retention.purgeOlderThan(RETENTION)).toBe(0);
+  });
+});
