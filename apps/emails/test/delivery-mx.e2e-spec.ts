@@ -133,6 +133,19 @@ describe('delivery in mx mode', () => {
     expect(harness.smtp.messagesFor('gone@example.test')).toHaveLength(0);
   });
 
+  it('bounces without suppressing anyone when the server refuses the envelope sender', async () => {
+    harness.smtp.failSender(550, '5.7.1 Sender address rejected: not owned by user');
+    const id = await send({ to: ['first@example.test', 'second@example.test'] });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    for (const recipient of email.recipients) expect(recipient).toMatchObject({ status: 'bounced', smtpCode: 550, attempts: 1 });
+    const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address IN ('first@example.test', 'second@example.test')`);
+    expect(rows).toEqual([]);
+
+    // The refusal was about the sender: the same recipients take the next email.
+    const again = await send({ to: ['first@example.test', 'second@example.test'] });
+    expect((await emailReaching(harness.stack, harness.stack.rootKey, again, ['delivered'])).recipients.map((recipient: any) => recipient.status)).toEqual(['delivered', 'delivered']);
+  });
+
   it('fails a recipient once the retry schedule is used up', async () => {
     harness.smtp.rejectRecipient('busy@example.test', 450, '4.2.1 Try later');
     const id = await send({ to: 'busy@example.test' });

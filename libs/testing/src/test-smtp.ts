@@ -56,6 +56,8 @@ export interface TestSmtp {
   failGreeting(code: number, message: string, times?: number): void;
   /** Answers the next `times` DATA commands with this reply instead of 250. */
   failNext(code: number, message: string, times?: number): void;
+  /** Answers the next `times` MAIL FROM commands with this reply instead of 250. */
+  failSender(code: number, message: string, times?: number): void;
   /** Answers RCPT TO for this address with this reply until clear(). */
   rejectRecipient(address: string, code: number, message: string): void;
   /** Holds back the reply to the next DATA until the test releases it. */
@@ -96,6 +98,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
   const dataFailures: ScriptedReply[] = [];
   const greetingFailures: ScriptedReply[] = [];
   const authFailures: ScriptedReply[] = [];
+  const senderFailures: ScriptedReply[] = [];
   const host = options.host ?? '127.0.0.1';
   const rejectedRecipients = new Map<string, ScriptedReply>();
   const holds: Array<{ arrived: (message: ReceivedMessage) => void; reply: Promise<ScriptedReply> }> = [];
@@ -138,6 +141,10 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
           return callback(null, { user: auth.username });
         }
         callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
+      },
+      onMailFrom: (_address, _session, callback) => {
+        const refusal = senderFailures.shift();
+        callback(refusal ? smtpError(refusal) : undefined);
       },
       onRcptTo: (address, _session, callback) => {
         const reply = rejectedRecipients.get(address.address.toLowerCase());
@@ -201,6 +208,9 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
     failNext(code, message, times = 1) {
       for (let i = 0; i < times; i++) dataFailures.push({ code, message });
     },
+    failSender(code, message, times = 1) {
+      for (let i = 0; i < times; i++) senderFailures.push({ code, message });
+    },
     rejectRecipient(address, code, message) {
       rejectedRecipients.set(address.toLowerCase(), { code, message });
     },
@@ -221,6 +231,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
       dataFailures.length = 0;
       greetingFailures.length = 0;
       authFailures.length = 0;
+      senderFailures.length = 0;
       rejectedRecipients.clear();
       holds.length = 0;
       connectionCount = 0;

@@ -16,6 +16,12 @@ describe(transitionRecipient.name, () => {
     expect(result.events.map((event) => event.type)).toEqual(['email.bounced']);
   });
 
+  it('bounces without suppressing when the 5xx refused the envelope sender', () => {
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.7.1 Sender rejected', senderRefused: true } }, mx);
+    expect(result).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, events: [{ type: 'email.bounced' }] });
+    expect(result.suppress).toBeUndefined();
+  });
+
   it('defers on a temporary failure until the schedule is used up', () => {
     const temporary = { outcome: { kind: 'temporary' as const, code: 451, reply: '451 4.2.2 Mailbox full' } };
     expect(transitionRecipient(0, temporary, mx)).toMatchObject({

@@ -38,7 +38,8 @@ export interface TransitionContext {
 
 /**
  * A recipient's next state after an attempt: 2xx → delivered or sent;
- * 5xx → bounced and suppressed; anything temporary → deferred until the next
+ * 5xx → bounced and suppressed (bounced only when the 5xx refused the
+ * envelope sender, which says nothing about the address); anything temporary → deferred until the next
  * step of the retry schedule (email.delivery_delayed), or failed when the
  * schedule is used up.
  */
@@ -61,8 +62,10 @@ export function transitionRecipient(attemptsBefore: number, result: AttemptResul
       events.push({ type: 'email.complained', extra: {} });
       return { ...base, status: context.acceptedStatus, attempts, events, suppress: { reason: 'complaint', details: 'simulated complaint (test mode)' } };
     }
-    case 'permanent':
-      return { ...base, status: 'bounced', attempts, events: [{ type: 'email.bounced', extra: { smtp } }], suppress: { reason: 'bounce', details: outcome.reply } };
+    case 'permanent': {
+      const bounced = { ...base, status: 'bounced' as const, attempts, events: [{ type: 'email.bounced' as const, extra: { smtp } }] };
+      return outcome.senderRefused ? bounced : { ...bounced, suppress: { reason: 'bounce', details: outcome.reply } };
+    }
     case 'temporary': {
       const next = result.retryAfterMs !== undefined ? new Date(context.now.getTime() + result.retryAfterMs) : nextAttemptAt(context.schedule, attempts, context.now);
       if (!next) return { ...base, status: 'failed', attempts, events: [{ type: 'email.failed', extra: { smtp, attempts } }] };

@@ -60,4 +60,15 @@ describe('smtp outcome', () => {
     // From MAIL FROM on, a 5xx is the server's word on this mail.
     expect(outcomeFromError({ command: 'RCPT TO', responseCode: 550, response: '550 5.1.1 No such user' }).kind).toBe('permanent');
   });
+
+  it('marks a permanent refusal of the envelope sender, which bounces the mail but not the address', () => {
+    expect(outcomeFromError({ command: 'MAIL FROM', responseCode: 553, response: '553 5.7.1 Sender address rejected' })).toEqual({
+      kind: 'permanent',
+      code: 553,
+      reply: '553 5.7.1 Sender address rejected',
+      senderRefused: true,
+    });
+    expect(outcomeFromError({ command: 'MAIL FROM', responseCode: 451, response: '451 4.3.0 try later' })).toEqual({ kind: 'temporary', code: 451, reply: '451 4.3.0 try later' });
+    expect(outcomeFromError({ command: 'DATA', responseCode: 554, response: '554 5.7.1 rejected' }).senderRefused).toBeUndefined();
+  });
 });

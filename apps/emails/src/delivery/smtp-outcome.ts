@@ -18,6 +18,11 @@ export interface SmtpOutcome {
    * reply). Another MX host of the domain may take the mail (RFC 5321 §5.1).
    */
   hostUnavailable?: true;
+  /**
+   * A permanent refusal of the envelope sender (MAIL FROM): it bounces the
+   * message but says nothing against the recipient's address.
+   */
+  senderRefused?: true;
 }
 
 /**
@@ -59,7 +64,10 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
     const reply = (error.response ?? `${error.responseCode}`).trim();
     if (SESSION_COMMANDS.test(error.command ?? '')) return { kind: 'temporary', code: error.responseCode, reply, hostUnavailable: true };
-    return { kind: classifyReplyCode(error.responseCode), code: error.responseCode, reply };
+    const kind = classifyReplyCode(error.responseCode);
+    // A relay refusing bounces@<domain> (not allowed to send as it, say) must not suppress every recipient.
+    if (kind === 'permanent' && /^MAIL FROM/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, senderRefused: true };
+    return { kind, code: error.responseCode, reply };
   }
   const what = error.code ? `${error.code}: ` : '';
   return { kind: 'temporary', code: null, reply: `${what}${error.message ?? 'connection failed'}`.slice(0, 1000), hostUnavailable: true };
