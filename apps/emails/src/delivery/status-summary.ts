@@ -5,8 +5,6 @@ export type RecipientStatus = RecipientStatusValue;
 
 export type EmailStatus = EmailStatusValue;
 
-export const FINAL_RECIPIENT_STATUSES: readonly RecipientStatus[] = ['sent', 'delivered', 'bounced', 'failed', 'suppressed'];
-
 /**
  * The email's status summarizes its recipients, best outcome first:
  * while any recipient still waits (queued or deferred) the email is 'queued';
