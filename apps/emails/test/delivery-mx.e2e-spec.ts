@@ -125,7 +125,7 @@ describe('delivery in mx mode', () => {
     expect(gone).toMatchObject({ status: 'bounced', smtpCode: 550, smtpReply: '550 5.1.1 No such user', attempts: 1 });
     const { rows } = await harness.db.query(`SELECT reason, details FROM emails.suppressions WHERE mode = 'live' AND address = 'gone@example.test'`);
     expect(rows).toEqual([{ reason: 'bounce', details: '550 5.1.1 No such user' }]);
-    expect((await eventsOf(harness.db, id)).find((event) => event.type === 'email.bounced')!.data).toMatchObject({ recipient: 'gone@example.test', smtp: { code: 550 } });
+    expect((await eventsOf(harness.db, id)).find((event) => event.type === 'email.bounced')!.data).toMatchObject({ recipient: 'gone@example.test', smtp: { code: 550 }, suppressed: true });
 
     const again = await send({ to: 'gone@example.test' });
     const second = await emailReaching(harness.stack, harness.stack.rootKey, again, ['suppressed']);
@@ -140,6 +140,8 @@ describe('delivery in mx mode', () => {
     for (const recipient of email.recipients) expect(recipient).toMatchObject({ status: 'bounced', smtpCode: 550, attempts: 1 });
     const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address IN ('first@example.test', 'second@example.test')`);
     expect(rows).toEqual([]);
+    const bounces = (await eventsOf(harness.db, id)).filter((event) => event.type === 'email.bounced');
+    expect(bounces.map((event) => event.data.suppressed)).toEqual([false, false]);
 
     // The refusal was about the sender: the same recipients take the next email.
     const again = await send({ to: ['first@example.test', 'second@example.test'] });

@@ -13,13 +13,14 @@ describe(transitionRecipient.name, () => {
   it('bounces and suppresses on 5xx', () => {
     const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.1.1 No such user' } }, mx);
     expect(result).toMatchObject({ status: 'bounced', smtpReply: '550 5.1.1 No such user', suppress: { reason: 'bounce', details: '550 5.1.1 No such user' } });
-    expect(result.events.map((event) => event.type)).toEqual(['email.bounced']);
+    expect(result.events).toEqual([{ type: 'email.bounced', extra: { smtp: { code: 550, reply: '550 5.1.1 No such user' }, suppressed: true } }]);
   });
 
   it('bounces without suppressing when the 5xx refused the envelope sender', () => {
     const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.7.1 Sender rejected', senderRefused: true } }, mx);
     expect(result).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, events: [{ type: 'email.bounced' }] });
     expect(result.suppress).toBeUndefined();
+    expect(result.events[0].extra).toMatchObject({ suppressed: false });
   });
 
   it('defers on a temporary failure until the schedule is used up', () => {

@@ -63,8 +63,10 @@ export function transitionRecipient(attemptsBefore: number, result: AttemptResul
       return { ...base, status: context.acceptedStatus, attempts, events, suppress: { reason: 'complaint', details: 'simulated complaint (test mode)' } };
     }
     case 'permanent': {
-      const bounced = { ...base, status: 'bounced' as const, attempts, events: [{ type: 'email.bounced' as const, extra: { smtp } }] };
-      return outcome.senderRefused ? bounced : { ...bounced, suppress: { reason: 'bounce', details: outcome.reply } };
+      // `suppressed` tells webhook consumers whether the address joined the suppression list.
+      const suppressed = !outcome.senderRefused;
+      const bounced = { ...base, status: 'bounced' as const, attempts, events: [{ type: 'email.bounced' as const, extra: { smtp, suppressed } }] };
+      return suppressed ? { ...bounced, suppress: { reason: 'bounce', details: outcome.reply } } : bounced;
     }
     case 'temporary': {
       const next = result.retryAfterMs !== undefined ? new Date(context.now.getTime() + result.retryAfterMs) : nextAttemptAt(context.schedule, attempts, context.now);
