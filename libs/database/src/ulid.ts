@@ -34,6 +34,15 @@ export function encodeTime(ms: number, length: number = TIME_LENGTH): string {
 }
 
 /**
+ * The lowest id of the form `prefix` + ULID a row made at `ms` can have, so
+ * `id < firstIdAt(prefix, ms)` holds exactly for ids made earlier: the bound
+ * a retention purge walks the primary key up to.
+ */
+export function firstIdAt(prefix: string, ms: number): string {
+  return `${prefix}${encodeTime(Math.max(0, ms))}`;
+}
+
+/**
  * A ULID (https://github.com/ulid/spec): 48 bits of milliseconds, then 80
  * random bits, 26 characters that sort by time. Ids within one millisecond
  * are not ordered among themselves (no monotonic counter); 80 random bits

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { deleteInBatches, planOnIndexes } from '@mailroom/database';
 import { connect, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, natsConnectionOptions, schedulePurge } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { StreamPublisher } from './stream-publisher';
 
@@ -51,7 +51,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     this.running = true;
     this.loop = this.run();
-    this.purgeTimer = setInterval(() => void this.purgeQuietly(), PURGE_EVERY_MS).unref();
+    this.purgeTimer = schedulePurge(this.logger, 'published outbox events past OUTBOX_RETENTION', PURGE_EVERY_MS, () => this.purgePublished());
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -96,14 +96,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       where: 'published_at < now() - make_interval(secs => $1::double precision / 1000)',
       parameters: [this.config.OUTBOX_RETENTION],
     });
-  }
-
-  private async purgeQuietly(): Promise<void> {
-    try {
-      await this.purgePublished();
-    } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'deleting published outbox events failed; the next purge retries');
-    }
   }
 
   private async run(): Promise<void> {

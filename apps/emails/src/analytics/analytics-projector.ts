@@ -3,7 +3,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
 import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 import { domainOf, metricsOf } from './event-metrics';
 
@@ -42,20 +42,14 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       handle: (event) => this.apply(event),
       concurrency: 200,
     });
-    this.purgeTimer = setInterval(() => void this.purgeAppliedEvents(), PURGE_EVERY_MS).unref();
+    this.purgeTimer = schedulePurge(this.logger, 'applied-event ids past the event stream\'s retention', PURGE_EVERY_MS, () =>
+      this.counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.purgeTimer);
     await this.consumer?.stop();
-  }
-
-  private async purgeAppliedEvents(): Promise<void> {
-    try {
-      await this.counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS);
-    } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'forgetting old applied-event ids failed; the next hour retries');
-    }
   }
 
   async apply(event: EventEnvelope): Promise<void> {

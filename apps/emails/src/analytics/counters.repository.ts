@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ANALYTICS_METRICS, AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
-import { deleteInBatches, encodeTime } from '@mailroom/database';
+import { deleteInBatches, firstIdAt } from '@mailroom/database';
 
 /** The domain of the rows that sum every domain (see migration 1763800000293). */
 const ALL_DOMAINS = '*';
@@ -68,7 +68,7 @@ export class CountersRepository {
       table: 'emails.analytics_applied_events',
       keyColumn: 'event_id',
       where: 'event_id < $1 AND applied_at < to_timestamp($2::double precision / 1000)',
-      parameters: [`evt_${encodeTime(Math.max(0, cutoff))}`, cutoff],
+      parameters: [firstIdAt('evt_', cutoff), cutoff],
     });
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { MailroomConfig } from '@mailroom/config';
-import { deleteInBatches, encodeTime } from '@mailroom/database';
+import { deleteInBatches, firstIdAt } from '@mailroom/database';
 import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
@@ -42,7 +42,7 @@ export class EmailRetention implements OnApplicationBootstrap, OnApplicationShut
       table: 'emails.emails',
       keyColumn: 'id',
       where: `id < $1 AND status IN ('sent', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed')`,
-      parameters: [`email_${encodeTime(Math.max(0, cutoff))}`],
+      parameters: [firstIdAt('email_', cutoff)],
       batchSize: 1000,
     });
   }

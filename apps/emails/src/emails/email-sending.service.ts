@@ -1,4 +1,5 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { schedulePurge } from '@mailroom/runtime';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -31,6 +32,7 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  */
 @Injectable()
 export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(EmailSendingService.name);
   private purgeTimer?: NodeJS.Timeout;
 
   constructor(
@@ -69,8 +71,7 @@ export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.purgeTimer = setInterval(() => void this.idempotency.purgeExpired().catch(() => undefined), PURGE_EVERY_MS);
-    this.purgeTimer.unref();
+    this.purgeTimer = schedulePurge(this.logger, 'Idempotency-Key answers past their 24 hours', PURGE_EVERY_MS, () => this.idempotency.purgeExpired());
   }
 
   onModuleDestroy(): void {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import type { DeliveryStatus, ListParams } from '@mailroom/contracts';
-import { deleteInBatches, encodeTime, inOneSnapshot, KeysetPage, keysetPage } from '@mailroom/database';
+import { deleteInBatches, firstIdAt, inOneSnapshot, KeysetPage, keysetPage } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
@@ -86,7 +86,7 @@ export class DeliveriesRepository {
       table: 'webhooks.deliveries',
       keyColumn: 'id',
       where: `id < $1 AND status IN ('succeeded', 'failed') AND updated_at < to_timestamp($2::double precision / 1000)`,
-      parameters: [`whd_${encodeTime(Math.max(0, cutoff))}`, cutoff],
+      parameters: [firstIdAt('whd_', cutoff), cutoff],
     });
   }
 }

@@ -1,5 +1,5 @@
-import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
+import { normalizeDomainName } from '../domains/domain-name';
 
 export interface ParsedAddress {
   /** What the caller wrote, trimmed: kept for the message headers. */
@@ -23,11 +23,12 @@ const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
 
 /**
  * A domain as SMTP and DNS carry it: an internationalized name (bücher.de)
- * in punycode (xn--bcher-kva.de, UTS #46), so it needs no SMTPUTF8; '' when
- * it cannot be converted. ASCII names are returned as they are.
+ * in punycode (xn--bcher-kva.de), as sending domains are stored, so it needs
+ * no SMTPUTF8; '' when it cannot be converted. ASCII names are returned as
+ * they are, without the conversion's cost on every address of a send.
  */
 function asciiDomain(domain: string): string {
-  return /[^\x00-\x7f]/.test(domain) ? domainToASCII(domain) : domain;
+  return /[^\x00-\x7f]/.test(domain) ? normalizeDomainName(domain) : domain;
 }
 
 /**
