@@ -12,6 +12,8 @@ describe(isDatabaseUnavailable.name, () => {
     ['a connection that ended mid-query', new Error('Connection terminated unexpectedly')],
     ['a pool that could not connect in time', new Error('timeout exceeded when trying to connect')],
     ['a database taken out of service', new Error('database "mailroom" is not currently accepting connections')],
+    ['a transaction whose connection TypeORM released after it failed', Object.assign(new Error('Query runner already released.'), { name: 'QueryRunnerAlreadyReleasedError' })],
+    ['the same through EntityManager.query', Object.assign(new Error('was already released'), { name: 'QueryRunnerProviderAlreadyReleasedError' })],
   ])('is true for %s', (_what, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

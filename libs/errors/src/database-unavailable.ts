@@ -18,12 +18,23 @@ const UNAVAILABLE_MESSAGES = [
 ];
 
 /**
+ * TypeORM's errors for a query on a runner it has already given back. Mailroom
+ * only uses a runner inside the transaction that made it, so the one way it is
+ * released early is TypeORM's own: the connection under it failed (killed,
+ * reset, Postgres restarting) and TypeORM released it on the client's 'error'
+ * event. The next statement of that transaction then fails with this error
+ * instead of the socket's, so it is a lost connection too.
+ */
+const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+
+/**
  * True when an error means the database could not be reached, not that the
  * request or the code is wrong: such a failure is a 503 the client may retry,
  * not a 500 that reports a bug.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
+  if (RELEASED_RUNNER_ERRORS.has((error as { name?: unknown }).name as string)) return true;
   // TypeORM's QueryFailedError copies the driver error's fields; keep to the driver error when there is one.
   const driverError = (error as { driverError?: unknown }).driverError ?? error;
   const { code, message } = driverError as { code?: unknown; message?: unknown };
