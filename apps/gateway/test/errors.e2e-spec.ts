@@ -1,7 +1,7 @@
 import { connect } from 'nats';
 import { Client } from 'pg';
 import { KeysSubjects } from '@mailroom/contracts';
-import { eventually, startStack, Stack } from '@mailroom/testing';
+import { eventually, startDatabaseOutage, startStack, Stack } from '@mailroom/testing';
 
 /** Every error answer has the shape { error: { code, message } } and the status of its code. */
 describe('error answers', () => {
@@ -115,19 +115,13 @@ describe('error answers', () => {
 
   it('answers with 503 service_unavailable while the database refuses connections, and recovers when it is back', async () => {
     expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
-    const database = new URL(stack.databaseUrl).pathname.slice(1);
-    // An administrative connection to another database, as an operator taking this one down would use.
-    const admin = new Client({ connectionString: Object.assign(new URL(stack.databaseUrl), { pathname: '/postgres' }).toString() });
-    await admin.connect();
+    const outage = await startDatabaseOutage(stack.databaseUrl);
     try {
-      await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
       const response = await stack.api.get('/v1/api-keys');
       expectError(response, 503, 'service_unavailable');
       expect(response.body.error.message).toMatch(/database is unavailable/);
     } finally {
-      await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
-      await admin.end();
+      await outage.end();
     }
     await eventually(async () => (await stack.api.get('/v1/api-keys')).status === 200);
   });

@@ -1,9 +1,12 @@
-import { eventually, Stack, startStack } from '@mailroom/testing';
+import { eventually, Stack, startDatabaseOutage, startStack } from '@mailroom/testing';
+import { attemptRecordRetries } from '../src/dispatch/attempt-metrics';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-describe('webhook-dispatcher stopped in the middle of a delivery', () => {
+const recordRetriesSoFar = async () => (await attemptRecordRetries.get()).values.reduce((sum, value) => sum + value.value, 0);
+
+describe('a webhook delivery interrupted by a dispatcher restart or a database outage', () => {
   let stack: Stack;
   let events: EventPublisher;
   let fixtures: WebhookFixtures;
@@ -12,7 +15,7 @@ describe('webhook-dispatcher stopped in the middle of a delivery', () => {
   beforeAll(async () => {
     stack = await startStack({
       apps: ['keys', 'webhook-dispatcher', 'gateway'],
-      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_POLL_MS: '50' },
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_POLL_MS: '50', WEBHOOK_LEASE_MS: '3000' },
     });
     events = await EventPublisher.connect(stack.nats.url);
     fixtures = new WebhookFixtures(stack);
@@ -44,5 +47,41 @@ describe('webhook-dispatcher stopped in the middle of a delivery', () => {
     });
     expect(deliveries.map((delivery: any) => delivery.eventId).sort()).toEqual([event.id, whileDown.id].sort());
     receiver.release();
+  });
+
+  /**
+   * Postgres goes away while the endpoint is answering (a restart, a failover,
+   * killed connections). The dispatcher keeps the answer and writes it when
+   * the database is back, so the event is not posted a second time when the
+   * delivery's lease runs out.
+   */
+  it('records the answer once the database is back, and posts the event once', async () => {
+    // Its own endpoint and event kind, so nothing of the test above reaches it.
+    const endpoint = await new WebhookReceiver().start();
+    try {
+      endpoint.reply = (_, index) => (index === 0 ? 'hold' : { status: 200 });
+      const webhook = await fixtures.create(endpoint.url(), ['email.bounced']);
+      const event = await events.publish('email.bounced');
+      await eventually(() => endpoint.requests.length === 1);
+
+      const retriesBefore = await recordRetriesSoFar();
+      const outage = await startDatabaseOutage(stack.databaseUrl);
+      try {
+        endpoint.release();
+        // The 200 is in, and writing it has failed at least once against the database being away.
+        await eventually(async () => (await recordRetriesSoFar()) > retriesBefore, 10000);
+      } finally {
+        await outage.end();
+      }
+
+      const [delivery] = await eventually(async () => {
+        const list = await fixtures.deliveries(webhook.id);
+        return list.length === 1 && list[0].status === 'succeeded' && list;
+      }, 15000);
+      expect(delivery).toMatchObject({ eventId: event.id, attempts: 1 });
+      expect(endpoint.eventIds()).toEqual([event.id]);
+    } finally {
+      await endpoint.stop();
+    }
   });
 });

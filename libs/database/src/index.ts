@@ -11,3 +11,4 @@ export * from './delete-in-batches';
 export * from './plan-on-indexes';
 export * from './one-snapshot';
 export * from './lease-renewal';
+export * from './retry-while-unavailable';

@@ -8,3 +8,4 @@ export * from './test-postgres';
 export * from './test-smtp';
 export * from './prometheus-text';
 export * from './app-process';
+export * from './database-outage';

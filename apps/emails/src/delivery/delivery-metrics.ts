@@ -18,6 +18,21 @@ export const deliveryOutcomes = registeredMetric(
     }),
 );
 
+/**
+ * Each time a delivery outcome could not be written because Postgres was
+ * unreachable and was tried again: the message had already gone out, and
+ * recording it late is what keeps it from going out twice.
+ */
+export const outcomeRecordRetries = registeredMetric(
+  'mailroom_email_outcome_record_retries_total',
+  () =>
+    new Counter({
+      name: 'mailroom_email_outcome_record_retries_total',
+      help: 'Delivery outcomes written again because the database was unavailable when the SMTP reply came (the message is recorded late instead of sent twice)',
+      registers: [metricsRegistry],
+    }),
+);
+
 /** Where the queue gauges read the queue when Prometheus scrapes (the running emails app's QueueMetrics). */
 export interface QueueGaugeSource {
   refresh(): Promise<void>;

@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
+import { retryWhileDatabaseUnavailable } from '@mailroom/database';
 import type { NewEvent } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { AttemptRecorder } from './attempt-recorder';
+import type { AttemptRecord } from './attempts.repository';
 import { ClaimedEmail, DueRecipient, RecipientUpdate } from './delivery.repository';
-import { deliveryOutcomes } from './delivery-metrics';
+import { deliveryOutcomes, outcomeRecordRetries } from './delivery-metrics';
 import { buildMessage } from './message/build-message';
 import { parsedPrivateKey } from './message/parsed-private-key';
 import { AttemptResult, transitionRecipient } from './recipient-transition';
@@ -65,12 +67,15 @@ export class EmailDelivery {
       if (next.suppress) suppressions.push({ address: recipient.address, ...next.suppress });
       for (const event of next.events) events.push(deliveryEvent(event.type, email, { recipient: recipient.address, ...event.extra }));
     }
-    const recorded = await this.recorder.record(owner, {
-      email,
-      updates,
-      suppressions,
-      events,
-      summarize: (recipients) => summarizeRecipients(recipients, now),
+    const record: AttemptRecord = { email, updates, suppressions, events, summarize: (recipients) => summarizeRecipients(recipients, now) };
+    // The SMTP server has answered: if Postgres is away for a moment, waiting for it beats letting the lease run
+    // out, after which the next worker would send the message again.
+    const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(owner, record), {
+      giveUpAfterMs: this.config.DELIVERY_LEASE_MS,
+      onRetry: (error) => {
+        outcomeRecordRetries.inc();
+        this.logger.warn({ emailId: email.id, err: (error as Error).message }, 'recording the delivery outcome failed: the database is unavailable; trying again');
+      },
     });
     if (!recorded) {
       this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');

@@ -45,6 +45,17 @@ export const webhookAttemptDuration = registeredMetric(
     }),
 );
 
+/** Like the emails worker's outcome retries: an endpoint's answer written again because Postgres was unreachable. */
+export const attemptRecordRetries = registeredMetric(
+  'mailroom_webhook_attempt_record_retries_total',
+  () =>
+    new Counter({
+      name: 'mailroom_webhook_attempt_record_retries_total',
+      help: 'Webhook attempt results written again because the database was unavailable when the endpoint answered (the result is recorded late instead of the event being sent again)',
+      registers: [metricsRegistry],
+    }),
+);
+
 export function recordAttemptMetrics(result: HttpResult, outcome: AttemptOutcome | null): void {
   const label = attemptOutcomeLabel(result, outcome);
   webhookAttempts.inc({ outcome: label });

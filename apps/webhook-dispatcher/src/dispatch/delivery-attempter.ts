@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { retryWhileDatabaseUnavailable } from '@mailroom/database';
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhookPayload } from '@mailroom/contracts';
 import { WebhookSettings } from '../webhook-settings';
-import { recordAttemptMetrics } from './attempt-metrics';
+import { attemptRecordRetries, recordAttemptMetrics } from './attempt-metrics';
 import { AttemptRecorder } from './attempt-recorder';
 import { classifyAttempt } from './attempt-outcome';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
@@ -58,7 +59,7 @@ export class DeliveryAttempter {
     const next = outcome.success || outcome.gone
       ? null
       : nextAttemptAt({ schedule: this.settings.retrySchedule, attemptsMade: delivery.attempts + 1, attemptLimit: delivery.attemptLimit, retryAfterMs: outcome.retryAfterMs, now });
-    const recorded = await this.recorder.record({
+    const record = {
       owner,
       delivery,
       startedAt,
@@ -68,6 +69,14 @@ export class DeliveryAttempter {
       success: outcome.success,
       gone: outcome.gone,
       nextAttemptAt: next,
+    };
+    // The endpoint has answered: waiting out a short database outage beats letting the lease run out and posting again.
+    const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(record), {
+      giveUpAfterMs: this.settings.leaseMs,
+      onRetry: (error) => {
+        attemptRecordRetries.inc();
+        this.logger.warn({ deliveryId: delivery.id, err: (error as Error).message }, 'recording the webhook attempt failed: the database is unavailable; trying again');
+      },
     });
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'delivery was taken over by another dispatcher; this attempt is not recorded');
   }
