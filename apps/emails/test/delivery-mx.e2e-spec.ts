@@ -205,6 +205,33 @@ describe('delivery in mx mode', () => {
     }
   });
 
+  it('looks a domain up once for mail sent within the TTL of its records, and every time when the TTL is 0', async () => {
+    const queriesFor = (name: string, type: string) => harness.dns.queries.filter((query) => query.name.toLowerCase() === name && query.type === type).length;
+    routeMailTo(harness.dns, 'cached.test');
+    harness.dns.ttl('cached.test', 60);
+    harness.dns.ttl('mx.cached.test', 60);
+    try {
+      const batch = await harness.stack.api.post('/v1/emails/batch', {
+        emails: Array.from({ length: 6 }, (_, index) => ({ from: 'hi@acme.test', to: `reader${index}@cached.test`, subject: 'Cached', text: 'x' })),
+      });
+      expect(batch.status).toBe(202);
+      for (const { id } of batch.body.data) await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+      const later = await send({ to: 'later@cached.test' });
+      await emailReaching(harness.stack, harness.stack.rootKey, later, ['delivered']);
+      expect(harness.smtp.messages.filter((message) => message.rcptTo[0].endsWith('@cached.test'))).toHaveLength(7);
+      expect(queriesFor('cached.test', 'MX')).toBe(1);
+      expect(queriesFor('mx.cached.test', 'A')).toBe(1);
+
+      // Records served with TTL 0 (every other test here) are looked up for each email.
+      const before = queriesFor('example.test', 'MX');
+      for (const to of ['one@example.test', 'two@example.test']) await emailReaching(harness.stack, harness.stack.rootKey, await send({ to }), ['delivered']);
+      expect(queriesFor('example.test', 'MX')).toBe(before + 2);
+    } finally {
+      harness.dns.clear('cached.test');
+      harness.dns.clear('mx.cached.test');
+    }
+  });
+
   it('sends a scheduled email on time and not before', async () => {
     const scheduledAt = new Date(Date.now() + 2500);
     const id = await send({ to: 'later@example.test', scheduledAt: scheduledAt.toISOString() });

@@ -31,6 +31,8 @@ export interface TestDns {
   delay(name: string, ms: number): void;
   /** Every query for the name is answered SERVFAIL. */
   servfail(name: string): void;
+  /** Records of the name are served with this TTL instead of 0 (which tells resolvers not to cache). */
+  ttl(name: string, seconds: number): void;
   /** Removes records, delays and failures of one name (every name when called without one). */
   clear(name?: string): void;
   /** Names under `zone` are answered by the DNS server at `address` ('host:port'), also when a CNAME points there. */
@@ -43,7 +45,7 @@ export interface TestDns {
 type Resource = InstanceType<typeof Packet.Resource> | Record<string, unknown>;
 type Send = (response: InstanceType<typeof Packet>) => Promise<unknown>;
 
-const TTL = 0; // resolvers must not cache: tests change records between lookups
+const TTL = 0; // by default resolvers must not cache: tests change records between lookups
 const MAX_CNAME_CHAIN = 8;
 const ZONE_SOA = { primary: 'ns.test-dns.invalid', admin: 'hostmaster.test-dns.invalid', serial: 1, refresh: 60, retry: 60, expiration: 60, minimum: TTL };
 
@@ -77,12 +79,13 @@ export async function startTestDns(): Promise<TestDns> {
   const records = new Map<string, Map<TestDnsType, TestDnsValue>>();
   const delays = new Map<string, number>();
   const failing = new Set<string>();
+  const ttls = new Map<string, number>();
   const forwards = new Map<string, string>();
   const timers = new Set<NodeJS.Timeout>();
   const queries: TestDnsQuery[] = [];
 
   const toResources = (name: string, type: TestDnsType, value: TestDnsValue): Resource[] => {
-    const base = { name, class: Packet.CLASS.IN, ttl: TTL, type: Packet.TYPE[type] };
+    const base = { name, class: Packet.CLASS.IN, ttl: ttls.get(name) ?? TTL, type: Packet.TYPE[type] };
     const values = (Array.isArray(value) ? value : [value]) as Array<string | TestMx>;
     return values.map((item) => {
       if (type === 'MX') return { ...base, ...(item as TestMx) };
@@ -189,17 +192,20 @@ export async function startTestDns(): Promise<TestDns> {
     },
     delay: (name, ms) => void delays.set(normalize(name), ms),
     servfail: (name) => void failing.add(normalize(name)),
+    ttl: (name, seconds) => void ttls.set(normalize(name), seconds),
     clear(name?: string) {
       if (name === undefined) {
         records.clear();
         delays.clear();
         failing.clear();
+        ttls.clear();
         return;
       }
       const key = normalize(name);
       records.delete(key);
       delays.delete(key);
       failing.delete(key);
+      ttls.delete(key);
     },
     forward: (zone, address) => void forwards.set(normalize(zone), address),
     queries,

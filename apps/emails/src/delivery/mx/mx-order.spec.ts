@@ -1,4 +1,6 @@
-import { isNullMx, orderMxHosts } from './mx-order';
+import { inSendingOrder, isNullMx, orderMxHosts } from './mx-order';
+
+const names = (hosts: Array<{ name: string }>) => hosts.map((host) => host.name);
 
 describe(orderMxHosts.name, () => {
   it('orders by ascending preference', () => {
@@ -7,7 +9,11 @@ describe(orderMxHosts.name, () => {
       { exchange: 'primary.example.com', priority: 10 },
       { exchange: 'last.example.com.', priority: 30 },
     ];
-    expect(orderMxHosts(records)).toEqual(['primary.example.com', 'backup.example.com', 'last.example.com']);
+    expect(orderMxHosts(records)).toEqual([
+      { name: 'primary.example.com', preference: 10 },
+      { name: 'backup.example.com', preference: 20 },
+      { name: 'last.example.com', preference: 30 },
+    ]);
   });
 
   it('shuffles hosts of equal preference and keeps them ahead of worse ones', () => {
@@ -16,14 +22,27 @@ describe(orderMxHosts.name, () => {
       { exchange: 'b.example.com', priority: 10 },
       { exchange: 'c.example.com', priority: 20 },
     ];
-    expect(orderMxHosts(records, () => 0)).toEqual(['b.example.com', 'a.example.com', 'c.example.com']);
-    expect(orderMxHosts(records, () => 0.99)).toEqual(['a.example.com', 'b.example.com', 'c.example.com']);
-    const firsts = new Set(Array.from({ length: 50 }, () => orderMxHosts(records)[0]));
+    expect(names(orderMxHosts(records, () => 0))).toEqual(['b.example.com', 'a.example.com', 'c.example.com']);
+    expect(names(orderMxHosts(records, () => 0.99))).toEqual(['a.example.com', 'b.example.com', 'c.example.com']);
+    const firsts = new Set(Array.from({ length: 50 }, () => orderMxHosts(records)[0].name));
     expect(firsts).toEqual(new Set(['a.example.com', 'b.example.com']));
   });
 
   it('lists a host once even when it appears twice', () => {
-    expect(orderMxHosts([{ exchange: 'MX.example.com', priority: 5 }, { exchange: 'mx.example.com.', priority: 5 }])).toEqual(['mx.example.com']);
+    expect(orderMxHosts([{ exchange: 'MX.example.com', priority: 5 }, { exchange: 'mx.example.com.', priority: 5 }])).toEqual([{ name: 'mx.example.com', preference: 5 }]);
+  });
+});
+
+describe(inSendingOrder.name, () => {
+  it('orders hosts of any shape by preference, shuffling equals, so a cached route still spreads the load', () => {
+    const hosts = [
+      { name: 'c', preference: 20, addresses: ['192.0.2.3'] },
+      { name: 'a', preference: 10, addresses: ['192.0.2.1'] },
+      { name: 'b', preference: 10, addresses: ['192.0.2.2'] },
+    ];
+    expect(names(inSendingOrder(hosts, () => 0))).toEqual(['b', 'a', 'c']);
+    expect(names(inSendingOrder(hosts, () => 0.99))).toEqual(['a', 'b', 'c']);
+    expect(inSendingOrder(hosts, () => 0)[2]).toBe(hosts[0]);
   });
 });
 

@@ -3,6 +3,12 @@ export interface MxRecord {
   priority: number;
 }
 
+/** A mail host name with its MX preference (lower is tried first). */
+export interface PreferredHost {
+  name: string;
+  preference: number;
+}
+
 /**
  * A null MX (RFC 7505) is a single MX record of preference 0 whose exchange
  * is the root, '.' (Node's resolver gives it as ''): the domain takes no mail.
@@ -11,18 +17,24 @@ export function isNullMx(records: readonly MxRecord[]): boolean {
   return records.some((record) => record.exchange === '' || record.exchange === '.');
 }
 
-/**
- * The MX hosts in the order to try them (RFC 5321 §5.1): ascending
- * preference, shuffled among equal preferences so senders spread their load.
- */
-export function orderMxHosts(records: readonly MxRecord[], random: () => number = Math.random): string[] {
-  const byPreference = new Map<number, string[]>();
+/** The MX hosts, each once (lower-case, without the trailing dot), in the order to try them. */
+export function orderMxHosts(records: readonly MxRecord[], random: () => number = Math.random): PreferredHost[] {
+  const hosts = new Map<string, number>();
   for (const record of records) {
-    const host = record.exchange.replace(/\.$/, '').toLowerCase();
-    const hosts = byPreference.get(record.priority) ?? [];
-    if (!hosts.includes(host)) hosts.push(host);
-    byPreference.set(record.priority, hosts);
+    const name = record.exchange.replace(/\.$/, '').toLowerCase();
+    hosts.set(name, Math.min(hosts.get(name) ?? record.priority, record.priority));
   }
+  return inSendingOrder([...hosts].map(([name, preference]) => ({ name, preference })), random);
+}
+
+/**
+ * Hosts in the order to try them (RFC 5321 §5.1): ascending preference,
+ * shuffled among equal preferences so senders spread their load. Applied to
+ * every delivery, also when the route comes from the cache.
+ */
+export function inSendingOrder<T extends PreferredHost>(hosts: readonly T[], random: () => number = Math.random): T[] {
+  const byPreference = new Map<number, T[]>();
+  for (const host of hosts) byPreference.set(host.preference, [...(byPreference.get(host.preference) ?? []), host]);
   return [...byPreference.keys()].sort((a, b) => a - b).flatMap((preference) => shuffle(byPreference.get(preference)!, random));
 }
 

@@ -1,16 +1,30 @@
+import type { RecordWithTtl } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { SmtpOutcome } from '../smtp-outcome';
-import { isNullMx, orderMxHosts } from './mx-order';
+import { isNullMx, orderMxHosts, PreferredHost } from './mx-order';
 
-export interface MailHost {
-  /** The MX host name (or the domain itself for an implicit MX); TLS SNI uses it. */
-  name: string;
+export interface MailHost extends PreferredHost {
+  /** `name` is the MX host name (or the domain itself for an implicit MX); TLS SNI uses it. */
   addresses: string[];
 }
 
-/** Where a domain's mail goes, or why it goes nowhere. */
-export type MailRoute = { kind: 'hosts'; hosts: MailHost[] } | { kind: 'unroutable'; outcome: SmtpOutcome };
+/**
+ * Where a domain's mail goes, or why it goes nowhere. `ttlSeconds`: how long
+ * the answer may be reused, the shortest TTL of the host addresses (Node's
+ * resolver does not give the MX record's own TTL).
+ */
+export type MailRoute = { kind: 'hosts'; hosts: MailHost[]; ttlSeconds: number } | { kind: 'unroutable'; outcome: SmtpOutcome };
+
+/** Something that says where a domain's mail goes: the resolver, or the cache in front of it. */
+export interface MailRouter {
+  route(domain: string): Promise<MailRoute>;
+}
+
+interface HostAddresses {
+  addresses: string[];
+  ttlSeconds: number;
+}
 
 const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
 
@@ -26,7 +40,7 @@ function dnsFailure(domain: string, error: NodeJS.ErrnoException): MailRoute {
  * SERVFAIL) is temporary, so the recipient is retried; for one MX host of
  * several it only skips that host.
  */
-export class MxResolver {
+export class MxResolver implements MailRouter {
   private readonly resolver: Resolver;
 
   constructor(servers: string[], timeoutMs: number) {
@@ -35,40 +49,48 @@ export class MxResolver {
   }
 
   async route(domain: string): Promise<MailRoute> {
-    let names: string[];
+    let names: PreferredHost[];
     try {
       const records = await this.resolver.resolveMx(domain);
       if (isNullMx(records)) {
         return { kind: 'unroutable', outcome: { kind: 'permanent', code: 556, reply: `556 5.1.10 ${domain} accepts no mail (null MX, RFC 7505)` } };
       }
-      names = records.length ? orderMxHosts(records) : [domain];
+      names = records.length ? orderMxHosts(records) : [{ name: domain, preference: 0 }];
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTFOUND') return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply: `550 5.1.2 ${domain} does not exist` } };
       if (code !== 'ENODATA') return dnsFailure(domain, error as NodeJS.ErrnoException);
-      names = [domain];
+      names = [{ name: domain, preference: 0 }];
     }
 
     // All at once, in MX order. A host whose lookup failed is skipped while another resolved, as MTAs do:
     // the mail goes to the hosts that can be found, and waits only when none can.
-    const lookups = await Promise.all(names.map((name) => this.addressesOf(name).catch((error: NodeJS.ErrnoException) => error)));
+    // (A failed lookup is marked rather than told apart with instanceof Error, which fails for errors of another realm.)
+    const lookups = await Promise.all(
+      names.map((host) => this.addressesOf(host.name).catch((error: NodeJS.ErrnoException): { failure: NodeJS.ErrnoException } => ({ failure: error }))),
+    );
     const hosts: MailHost[] = [];
-    lookups.forEach((addresses, index) => {
-      if (!(addresses instanceof Error) && addresses.length) hosts.push({ name: names[index], addresses });
+    let ttlSeconds = Infinity;
+    lookups.forEach((found, index) => {
+      if ('failure' in found || !found.addresses.length) return;
+      hosts.push({ ...names[index], addresses: found.addresses });
+      ttlSeconds = Math.min(ttlSeconds, found.ttlSeconds);
     });
-    if (hosts.length) return { kind: 'hosts', hosts };
-    const failed = lookups.findIndex((addresses) => addresses instanceof Error);
-    if (failed >= 0) return dnsFailure(names[failed], lookups[failed] as NodeJS.ErrnoException);
-    const implicit = names.length === 1 && names[0] === domain;
+    if (hosts.length) return { kind: 'hosts', hosts, ttlSeconds };
+    const failed = lookups.findIndex((found) => 'failure' in found);
+    if (failed >= 0) return dnsFailure(names[failed].name, (lookups[failed] as { failure: NodeJS.ErrnoException }).failure);
+    const implicit = names.length === 1 && names[0].name === domain;
     return implicit
       ? { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply: `550 5.1.2 ${domain} has no MX and no address record` } }
       : { kind: 'unroutable', outcome: { kind: 'temporary', code: null, reply: `4.4.3 the MX hosts of ${domain} have no address` } };
   }
 
-  private async addressesOf(name: string): Promise<string[]> {
-    if (isIP(name)) return [name];
-    const lookup = (query: Promise<string[]>) => query.catch((error: NodeJS.ErrnoException) => (NO_DATA.has(error.code ?? '') ? [] : Promise.reject(error)));
-    const [v4, v6] = await Promise.all([lookup(this.resolver.resolve4(name)), lookup(this.resolver.resolve6(name))]);
-    return [...v4, ...v6];
+  private async addressesOf(name: string): Promise<HostAddresses> {
+    if (isIP(name)) return { addresses: [name], ttlSeconds: Infinity };
+    const lookup = (query: Promise<RecordWithTtl[]>) =>
+      query.catch((error: NodeJS.ErrnoException) => (NO_DATA.has(error.code ?? '') ? [] : Promise.reject(error)));
+    const [v4, v6] = await Promise.all([lookup(this.resolver.resolve4(name, { ttl: true })), lookup(this.resolver.resolve6(name, { ttl: true }))]);
+    const records = [...v4, ...v6];
+    return { addresses: records.map((record) => record.address), ttlSeconds: Math.min(...records.map((record) => record.ttl)) };
   }
 }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { MailroomConfig } from '@mailroom/config';
 import { MxResolver } from '../mx/mx-resolver';
+import { MxRouteCache } from '../mx/mx-route-cache';
 import { DeliveryTransport } from './delivery-transport';
 import { MxTransport } from './mx-transport';
 import { RelayTransport } from './relay-transport';
@@ -19,5 +20,5 @@ export function createDeliveryTransport(config: MailroomConfig): DeliveryTranspo
       verifyTls: config.SMTP_RELAY_TLS_VERIFY,
     });
   }
-  return new MxTransport(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS), { ...common, port: config.SMTP_MX_PORT });
+  return new MxTransport(new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS)), { ...common, port: config.SMTP_MX_PORT });
 }

@@ -1,4 +1,5 @@
-import { MailRoute, MxResolver } from '../mx/mx-resolver';
+import { inSendingOrder } from '../mx/mx-order';
+import { MailRoute, MailRouter } from '../mx/mx-resolver';
 import { SmtpOutcome } from '../smtp-outcome';
 import { DeliveryTransport } from './delivery-transport';
 import { RecipientOutcomes, sendRaw } from './smtp-send';
@@ -26,7 +27,7 @@ export class MxTransport implements DeliveryTransport {
   private readonly pool = new TransporterPool();
 
   constructor(
-    private readonly resolver: MxResolver,
+    private readonly resolver: MailRouter,
     private readonly settings: MxSettings,
   ) {}
 
@@ -52,7 +53,7 @@ export class MxTransport implements DeliveryTransport {
 
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const result = await this.sendToHosts(group.route.hosts, envelopeFrom, group.recipients, raw);
+        const result = await this.sendToHosts(inSendingOrder(group.route.hosts), envelopeFrom, group.recipients, raw);
         for (const [address, outcome] of result) outcomes.set(address, outcome);
       }),
     );
