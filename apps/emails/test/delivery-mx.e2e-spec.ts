@@ -205,6 +205,35 @@ describe('delivery in mx mode', () => {
     }
   });
 
+  it('waits for a retry instead of trying the next MX host when the connection is lost after the message was sent', async () => {
+    // The preferred host takes the whole message, then goes away before it replies: it may have kept the message.
+    const preferred = await startTestSmtp({ host: '127.0.0.2', port: harness.smtp.port });
+    try {
+      harness.dns.set('lost.test', 'MX', [
+        { exchange: 'first.lost.test', priority: 10 },
+        { exchange: 'second.lost.test', priority: 20 },
+      ]);
+      harness.dns.set('first.lost.test', 'A', '127.0.0.2');
+      harness.dns.set('second.lost.test', 'A', '127.0.0.1');
+      const held = preferred.holdNextData();
+      const id = await send({ to: 'someone@lost.test' });
+      await held.arrived;
+      await preferred.stop();
+
+      // Deferred with what happened, not handed to the second host in the same attempt; the retry delivers it
+      // (through the second host, as the first is still down).
+      const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+      expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+      const events = await eventsOf(harness.db, id);
+      expect(events.map((event) => event.type)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
+      expect(events[1].data.smtp).toMatchObject({ code: null, reply: expect.stringMatching(/after the message was sent; it may have been delivered/) });
+      expect(harness.smtp.messagesFor('someone@lost.test')).toHaveLength(1);
+    } finally {
+      await preferred.close();
+      for (const name of ['lost.test', 'first.lost.test', 'second.lost.test']) harness.dns.clear(name);
+    }
+  });
+
   it('looks a domain up once for mail sent within the TTL of its records, and every time when the TTL is 0', async () => {
     const queriesFor = (name: string, type: string) => harness.dns.queries.filter((query) => query.name.toLowerCase() === name && query.type === type).length;
     routeMailTo(harness.dns, 'cached.test');

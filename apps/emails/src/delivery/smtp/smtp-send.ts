@@ -34,22 +34,39 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
   const rejectedOutcomes = (errors: RejectedError[] = []) => {
     for (const error of errors) if (error.recipient) outcomes.set(error.recipient.toLowerCase(), outcomeFromError(error));
   };
+  let messageSent = false;
   try {
     const info = await new Promise<SendInfo>((resolve, reject) =>
-      pool.send(rawMail(envelope, raw), (error, sent) => (error ? reject(error) : resolve(sent as SendInfo))),
+      pool.send(
+        rawMail(envelope, raw, () => (messageSent = true)),
+        (error, sent) => (error ? reject(error) : resolve(sent as SendInfo)),
+      ),
     );
     rejectedOutcomes(info.rejectedErrors);
     const accepted = outcomeFromReply(info.response ?? '250 OK');
     for (const address of info.accepted ?? []) outcomes.set(bare(address), accepted);
   } catch (error) {
     rejectedOutcomes((error as { rejectedErrors?: RejectedError[] }).rejectedErrors);
-    const shared = outcomeFromError(error as SmtpErrorLike);
+    const shared = messageSent ? lostAfterTheMessage(error as SmtpErrorLike) : outcomeFromError(error as SmtpErrorLike);
     for (const address of envelope.to) if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), shared);
   }
   for (const address of envelope.to) {
     if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no reply for this recipient' });
   }
   return outcomes;
+}
+
+/**
+ * The connection failed with no reply after the whole message went out: the
+ * host may have accepted it and only the reply was lost (RFC 5321 §4.1.1.4,
+ * RFC 1047). Still temporary, but not a host that "could not be reached":
+ * handing the message to the next MX host now would risk a second copy, so it
+ * waits for the retry schedule, as Postfix defers it.
+ */
+function lostAfterTheMessage(error: SmtpErrorLike): SmtpOutcome {
+  const outcome = outcomeFromError(error);
+  if (outcome.code !== null) return outcome;
+  return { kind: 'temporary', code: null, reply: `${outcome.reply} (after the message was sent; it may have been delivered)` };
 }
 
 /**
@@ -61,7 +78,7 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
  * a message a reused session dropped before its first byte) is untouched. The
  * message-id is only for nodemailer's logs, which Mailroom leaves off.
  */
-function rawMail(envelope: Envelope, raw: Buffer): Parameters<SMTPPool['send']>[0] {
+function rawMail(envelope: Envelope, raw: Buffer, onAllRead: () => void): Parameters<SMTPPool['send']>[0] {
   const mail = {
     data: {},
     message: {
@@ -74,7 +91,7 @@ function rawMail(envelope: Envelope, raw: Buffer): Parameters<SMTPPool['send']>[
             this.push(raw);
             this.push(null);
           },
-        }),
+        }).once('end', onAllRead),
     },
   };
   return mail as unknown as Parameters<SMTPPool['send']>[0];
