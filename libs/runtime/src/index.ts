@@ -15,3 +15,4 @@ export * from './change-aware-cache';
 export * from './key-changes';
 export * from './reply-inbox';
 export * from './periodic-purge';
+export * from './repeated-failure-log';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { MailroomConfig } from '@mailroom/config';
 import { appendEvents } from '@mailroom/outbox';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, RepeatedFailureLog } from '@mailroom/runtime';
 import { ClaimedEmail, DeliveryRepository, DueRecipient } from './delivery.repository';
 import { deliveryEvent, EmailDelivery } from './email-delivery.service';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
@@ -22,6 +22,7 @@ const DRAIN_TIMEOUT_MS = 10_000;
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
+  private readonly claimFailures = new RepeatedFailureLog(this.logger, 'claiming due emails');
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Map<string, Promise<void>>();
   private running = false;
@@ -80,11 +81,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         });
         // Read for the whole claim in one query; an email whose read fails keeps its lease until it expires and is retried then.
         const due = await this.repository.dueRecipients(claimed);
+        this.claimFailures.succeeded();
         for (const email of claimed) this.start(email, due.get(email.id) ?? []);
         again = claimed.length === free;
       }
     } catch (error) {
-      if (this.running) this.logger.error({ err: (error as Error).message }, 'claiming due emails failed');
+      if (this.running) this.claimFailures.failed(error);
     } finally {
       this.polling = false;
       this.schedulePoll(again ? 0 : this.config.DELIVERY_POLL_MS);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { retryWhileDatabaseUnavailable } from '@mailroom/database';
 import type { NewEvent } from '@mailroom/outbox';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, RepeatedFailureLog } from '@mailroom/runtime';
 import { AttemptRecorder } from './attempt-recorder';
 import type { AttemptRecord } from './attempts.repository';
 import { ClaimedEmail, DueRecipient, RecipientUpdate } from './delivery.repository';
@@ -42,6 +42,8 @@ export function deliveryEvent(type: string, email: ClaimedEmail, extra: Record<s
 @Injectable()
 export class EmailDelivery {
   private readonly logger = new Logger(EmailDelivery.name);
+  /** Every delivery in flight retries on its own through an outage; one line per 30 s says so for all of them. */
+  private readonly recordFailures = new RepeatedFailureLog(this.logger, 'recording delivery outcomes');
 
   constructor(
     private readonly recorder: AttemptRecorder,
@@ -74,9 +76,10 @@ export class EmailDelivery {
       giveUpAfterMs: this.config.DELIVERY_LEASE_MS,
       onRetry: (error) => {
         outcomeRecordRetries.inc();
-        this.logger.warn({ emailId: email.id, err: (error as Error).message }, 'recording the delivery outcome failed: the database is unavailable; trying again');
+        this.recordFailures.failed(error);
       },
     });
+    this.recordFailures.succeeded();
     if (!recorded) {
       this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
       return;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { retryWhileDatabaseUnavailable } from '@mailroom/database';
+import { RepeatedFailureLog } from '@mailroom/runtime';
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhookPayload } from '@mailroom/contracts';
 import { WebhookSettings } from '../webhook-settings';
 import { attemptRecordRetries, recordAttemptMetrics } from './attempt-metrics';
@@ -13,6 +14,8 @@ import { WebhookSender } from './webhook-sender';
 @Injectable()
 export class DeliveryAttempter {
   private readonly logger = new Logger(DeliveryAttempter.name);
+  /** Every request in flight retries on its own through an outage; one line per 30 s says so for all of them. */
+  private readonly recordFailures = new RepeatedFailureLog(this.logger, 'recording webhook attempts');
   private readonly sender: WebhookSender;
   private stopping = false;
 
@@ -75,9 +78,10 @@ export class DeliveryAttempter {
       giveUpAfterMs: this.settings.leaseMs,
       onRetry: (error) => {
         attemptRecordRetries.inc();
-        this.logger.warn({ deliveryId: delivery.id, err: (error as Error).message }, 'recording the webhook attempt failed: the database is unavailable; trying again');
+        this.recordFailures.failed(error);
       },
     });
+    this.recordFailures.succeeded();
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'delivery was taken over by another dispatcher; this attempt is not recorded');
   }
 

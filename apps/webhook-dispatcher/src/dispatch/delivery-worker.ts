@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { RepeatedFailureLog } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { DeliveryAttempter } from './delivery-attempter';
@@ -20,6 +21,7 @@ import { DeliveryPool } from './delivery-pool';
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
+  private readonly claimFailures = new RepeatedFailureLog(this.logger, 'claiming due deliveries');
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly pool: DeliveryPool;
   /** Attempts under way (sending or recording); shutdown waits for them. */
@@ -89,12 +91,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const capacity = this.pool.claimCapacity();
       if (capacity > 0) {
         const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, capacity, this.pool.claimPerEndpoint, this.pool.heldByEndpoint());
+        this.claimFailures.succeeded();
         for (const delivery of claimed) this.pool.add(delivery);
         this.pump();
         again = claimed.length === capacity;
       }
     } catch (error) {
-      if (this.running) this.logger.error({ err: (error as Error).message }, 'claiming due deliveries failed');
+      if (this.running) this.claimFailures.failed(error);
     } finally {
       this.polling = false;
       this.schedulePoll(again || this.pollAgain ? 0 : this.settings.pollMs);
