@@ -1,8 +1,8 @@
-import { eventually, startDatabaseOutage } from '@mailroom/testing';
+import { eventually, metricTotal, startDatabaseOutage } from '@mailroom/testing';
 import { outcomeRecordRetries } from '../src/delivery/delivery-metrics';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
-const retriesSoFar = async () => (await outcomeRecordRetries.get()).values.reduce((sum, value) => sum + value.value, 0);
+const retriesSoFar = () => metricTotal(outcomeRecordRetries);
 
 /**
  * Postgres goes away between the SMTP server's 250 and the worker's record of

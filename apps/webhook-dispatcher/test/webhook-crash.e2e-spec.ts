@@ -1,10 +1,10 @@
-import { eventually, Stack, startDatabaseOutage, startStack } from '@mailroom/testing';
+import { eventually, metricTotal, Stack, startDatabaseOutage, startStack } from '@mailroom/testing';
 import { attemptRecordRetries } from '../src/dispatch/attempt-metrics';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-const recordRetriesSoFar = async () => (await attemptRecordRetries.get()).values.reduce((sum, value) => sum + value.value, 0);
+const recordRetriesSoFar = () => metricTotal(attemptRecordRetries);
 
 describe('a webhook delivery interrupted by a dispatcher restart or a database outage', () => {
   let stack: Stack;

@@ -6,9 +6,12 @@ describe(retryWhileDatabaseUnavailable.name, () => {
   it('writes again while the database is unavailable, and returns the first success', async () => {
     const write = jest.fn().mockRejectedValueOnce(refused()).mockRejectedValueOnce(refused()).mockResolvedValue('written');
     const onRetry = jest.fn();
-    await expect(retryWhileDatabaseUnavailable(write, { giveUpAfterMs: 5000, onRetry })).resolves.toBe('written');
+    const failures = { failed: jest.fn(), succeeded: jest.fn() };
+    await expect(retryWhileDatabaseUnavailable(write, { giveUpAfterMs: 5000, onRetry, failures })).resolves.toBe('written');
     expect(write).toHaveBeenCalledTimes(3);
     expect(onRetry).toHaveBeenCalledTimes(2);
+    expect(failures.failed).toHaveBeenCalledTimes(2);
+    expect(failures.succeeded).toHaveBeenCalledTimes(1);
   });
 
   it('throws any other error at once', async () => {

@@ -3,8 +3,10 @@ import { isDatabaseUnavailable } from '@mailroom/errors';
 export interface UnavailableRetryOptions {
   /** How long to keep trying, counted from the first failure; then the last error is thrown. */
   giveUpAfterMs: number;
-  /** Told of each failure that will be tried again (for a log line or a metric). */
+  /** Told of each failure that will be tried again (for a metric). */
   onRetry?: (error: unknown) => void;
+  /** Told of each failure that will be tried again and of each success, e.g. a RepeatedFailureLog shared by every caller. */
+  failures?: { failed(error: unknown): void; succeeded(): void };
 }
 
 const FIRST_WAIT_MS = 100;
@@ -24,11 +26,14 @@ export async function retryWhileDatabaseUnavailable<T>(write: () => Promise<T>, 
   let wait = FIRST_WAIT_MS;
   for (;;) {
     try {
-      return await write();
+      const written = await write();
+      options.failures?.succeeded();
+      return written;
     } catch (error) {
       giveUpAt ??= Date.now() + options.giveUpAfterMs;
       if (!isDatabaseUnavailable(error) || Date.now() + wait > giveUpAt) throw error;
       options.onRetry?.(error);
+      options.failures?.failed(error);
       await new Promise((resolve) => setTimeout(resolve, wait));
       wait = Math.min(wait * 2, LONGEST_WAIT_MS);
     }

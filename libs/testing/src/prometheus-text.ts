@@ -67,3 +67,8 @@ export async function scrapeMetrics(opsUrl: string): Promise<Scrape> {
   if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
   return parsePrometheusText(await response.text());
 }
+
+/** The sum over every label set of a prom-client metric in this process (an in-process stack's counters). */
+export async function metricTotal(metric: { get(): Promise<{ values: Array<{ value: number }> }> }): Promise<number> {
+  return (await metric.get()).values.reduce((sum, sample) => sum + sample.value, 0);
+}

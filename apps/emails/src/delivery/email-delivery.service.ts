@@ -74,12 +74,9 @@ export class EmailDelivery {
     // out, after which the next worker would send the message again.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(owner, record), {
       giveUpAfterMs: this.config.DELIVERY_LEASE_MS,
-      onRetry: (error) => {
-        outcomeRecordRetries.inc();
-        this.recordFailures.failed(error);
-      },
+      onRetry: () => outcomeRecordRetries.inc(),
+      failures: this.recordFailures,
     });
-    this.recordFailures.succeeded();
     if (!recorded) {
       this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
       return;

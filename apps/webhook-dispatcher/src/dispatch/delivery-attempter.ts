@@ -76,12 +76,9 @@ export class DeliveryAttempter {
     // The endpoint has answered: waiting out a short database outage beats letting the lease run out and posting again.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(record), {
       giveUpAfterMs: this.settings.leaseMs,
-      onRetry: (error) => {
-        attemptRecordRetries.inc();
-        this.recordFailures.failed(error);
-      },
+      onRetry: () => attemptRecordRetries.inc(),
+      failures: this.recordFailures,
     });
-    this.recordFailures.succeeded();
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'delivery was taken over by another dispatcher; this attempt is not recorded');
   }
 
