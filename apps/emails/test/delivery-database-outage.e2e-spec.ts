@@ -1,6 +1,7 @@
+import { Client } from 'pg';
 import { eventually, metricTotal, startDatabaseOutage } from '@mailroom/testing';
 import { outcomeRecordRetries } from '../src/delivery/delivery-metrics';
-import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 const retriesSoFar = () => metricTotal(outcomeRecordRetries);
 
@@ -43,5 +44,65 @@ describe('delivery while the database is briefly unavailable', () => {
     const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered'], 15000);
     expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
     expect(harness.smtp.messagesFor('outage@example.test')).toHaveLength(1);
+  });
+});
+
+/**
+ * The connection that reads a claim's due recipients is lost (a failover, a
+ * killed backend). The read is part of the claim's transaction, so the claim
+ * rolls back with it and the email is due again at once, instead of waiting
+ * under a lease nobody is using until it runs out.
+ */
+describe('a claim whose recipient read fails', () => {
+  let harness: DeliveryHarness;
+
+  beforeAll(async () => {
+    // A lease far longer than the test waits: an email left under a stale lease would not go out in time.
+    harness = await startDeliveryHarness({ DELIVERY_LEASE_MS: '60000' });
+    routeMailTo(harness.dns, 'example.test');
+    await verifiedDomain(harness, 'acme.test');
+  }, 60000);
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it('is given up with the read, so the email goes out at once and once', async () => {
+    const sent = await harness.stack.api.post('/v1/emails', {
+      from: 'hi@acme.test',
+      to: 'claimed@example.test',
+      subject: 'Claim',
+      text: 'x',
+      scheduledAt: new Date(Date.now() + 1500).toISOString(),
+    });
+    expect(sent.status).toBe(202);
+
+    // Holding the recipients table makes the worker's read wait when the email comes due; then its connection is cut.
+    const locker = new Client({ connectionString: harness.stack.databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE emails.recipients IN ACCESS EXCLUSIVE MODE');
+      const waitingRead = () =>
+        harness.db
+          .query(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM emails.recipients r%unnest%'`)
+          .then(({ rows }) => rows[0]?.pid as number | undefined);
+      const pid = await eventually(waitingRead, 10000);
+      await harness.db.query('SELECT pg_terminate_backend($1)', [pid]);
+      // The worker claims the email again and waits on the table once more: the first claim did not keep it.
+      await eventually(async () => {
+        const again = await waitingRead();
+        return again !== undefined && again !== pid;
+      }, 10000);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered'], 10000);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(harness.smtp.messagesFor('claimed@example.test')).toHaveLength(1);
+    const queued = (await eventsOf(harness.db, sent.body.id)).filter((event) => event.type === 'email.queued');
+    expect(queued).toHaveLength(1);
   });
 });

@@ -74,13 +74,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       const free = this.config.DELIVERY_CONCURRENCY - this.inFlight.size;
       if (free > 0) {
+        let due = new Map<string, DueRecipient[]>();
         const claimed = await this.repository.claimDue(this.owner, this.config.DELIVERY_LEASE_MS, free, async (manager, emails) => {
           // A scheduled email that has come due is now queued: that is a status change, so it has its event.
           const queued = emails.filter((email) => email.previousStatus === 'scheduled').map((email) => deliveryEvent('email.queued', email, {}));
           await appendEvents(manager, 'emails', queued);
+          // Read for the whole claim in one query, inside the claim: should the read fail (a database blip), the
+          // claim rolls back with it and the emails are due again at once, not only when their lease runs out.
+          due = await this.repository.dueRecipients(manager, emails);
         });
-        // Read for the whole claim in one query; an email whose read fails keeps its lease until it expires and is retried then.
-        const due = await this.repository.dueRecipients(claimed);
         this.claimFailures.succeeded();
         for (const email of claimed) this.start(email, due.get(email.id) ?? []);
         again = claimed.length === free;
