@@ -16,3 +16,4 @@ export * from './key-changes';
 export * from './reply-inbox';
 export * from './periodic-purge';
 export * from './repeated-failure-log';
+export * from './ip-address';

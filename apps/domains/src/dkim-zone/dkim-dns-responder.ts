@@ -5,8 +5,9 @@ import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { DomainSettings } from '../domains/domain-settings';
 import { answerDkimQuestion, RCODE } from './dkim-answer';
 import { DkimKeyCache } from './dkim-key-cache';
-import { headerOnlyAnswer, screenQuery } from './dns-query-screen';
+import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
+import { ResponseRateLimit } from './response-rate-limit';
 import { zoneSerial } from './zone-file';
 
 const { Packet } = DNS;
@@ -23,12 +24,15 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(DkimDnsResponder.name);
   private listeners?: DnsListeners;
   private bound?: { host: string; port: number };
+  private readonly udpLimit: ResponseRateLimit;
 
   constructor(
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
     private readonly settings: DomainSettings,
     private readonly keys: DkimKeyCache,
-  ) {}
+  ) {
+    this.udpLimit = new ResponseRateLimit(config.DKIM_DNS_RATE_LIMIT);
+  }
 
   /** Where it listens, once started (port 0 in DKIM_DNS_BIND picks a free one). */
   get address(): { host: string; port: number } | undefined {
@@ -39,7 +43,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     const bind = this.config.DKIM_DNS_BIND;
     if (!bind) return;
     try {
-      this.listeners = await listenDns(bind.host, bind.port, (message, transport) => this.exchange(message, transport), (error) =>
+      this.listeners = await listenDns(bind.host, bind.port, (message, transport, peer) => this.exchange(message, transport, peer), (error) =>
         this.logger.warn({ err: error.message }, 'DKIM DNS socket error'),
       );
       this.bound = { host: bind.host, port: this.listeners.port };
@@ -59,10 +63,19 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     await listeners?.close();
   }
 
-  /** One message in, one answer out; nothing is parsed before screenQuery has looked at its header. */
-  private async exchange(message: Buffer, transport: 'udp' | 'tcp'): Promise<Buffer | null> {
+  /**
+   * One message in, one answer out; nothing is parsed before screenQuery has
+   * looked at its header, and over UDP nothing is looked up for a client
+   * network past its rate (see ResponseRateLimit).
+   */
+  private async exchange(message: Buffer, transport: 'udp' | 'tcp', peer: string): Promise<Buffer | null> {
     const screen = screenQuery(message);
     if (screen.verdict === 'drop') return null;
+    if (transport === 'udp') {
+      const verdict = this.udpLimit.verdict(peer);
+      if (verdict === 'drop') return null;
+      if (verdict === 'slip') return screen.verdict === 'parse' ? truncatedAnswer(message) : null;
+    }
     if (screen.verdict === 'refuse') return headerOnlyAnswer(message, screen.rcode);
     let request: Request;
     try {

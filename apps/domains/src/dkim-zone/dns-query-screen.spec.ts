@@ -1,4 +1,5 @@
-import { headerOnlyAnswer, screenQuery } from './dns-query-screen';
+import DNS from 'dns2';
+import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 
 /** A header: id 0x1234, the given flags byte, then QD/AN/NS/AR counts; a question for "a" TXT IN after it. */
 const message = (flags: number, counts: [number, number, number, number]) => {
@@ -43,5 +44,23 @@ describe(headerOnlyAnswer.name, () => {
     expect(answer[2]).toBe(0x80 | (4 << 3) | 0x01);
     expect(answer[3]).toBe(4);
     expect([4, 6, 8, 10].map((offset) => answer.readUInt16BE(offset))).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe(truncatedAnswer.name, () => {
+  it('answers with TC set, no records and the query\'s question, which a DNS parser reads back', () => {
+    const query = new DNS.Packet();
+    Object.assign(query.header, { id: 0x4321, rd: 1 });
+    query.questions.push({ name: 'key.dkim.example', type: DNS.Packet.TYPE.TXT, class: DNS.Packet.CLASS.IN } as never);
+    const answer = DNS.Packet.parse(truncatedAnswer(query.toBuffer())!);
+    expect(answer.header).toMatchObject({ id: 0x4321, qr: 1, tc: 1, rd: 1, rcode: 0 });
+    expect(answer.questions).toEqual([{ name: 'key.dkim.example', type: DNS.Packet.TYPE.TXT, class: DNS.Packet.CLASS.IN }]);
+    expect([answer.answers, answer.authorities, answer.additionals]).toEqual([[], [], []]);
+  });
+
+  it('gives up on a question it cannot read without a parser: cut short, or a compression pointer', () => {
+    const whole = message(0x01, [1, 0, 0, 0]);
+    expect(truncatedAnswer(whole.subarray(0, whole.length - 1))).toBeNull();
+    expect(truncatedAnswer(Buffer.concat([whole.subarray(0, 12), Buffer.from([0xc0, 0x0c, 0x00, 0x10, 0x00, 0x01])]))).toBeNull();
   });
 });

@@ -33,3 +33,26 @@ export function headerOnlyAnswer(query: Buffer, rcode: number): Buffer {
   return answer;
 }
 
+
+/**
+ * For a query screenQuery let through: an empty answer with TC set and the
+ * query's question, which tells a resolver to ask again over TCP (RFC 7766
+ * §5); null when the question's name cannot be read without a parser.
+ */
+export function truncatedAnswer(query: Buffer): Buffer | null {
+  let offset = HEADER_BYTES;
+  for (;;) {
+    if (offset >= query.length) return null;
+    const length = query[offset];
+    if (length === 0) break;
+    // A compression pointer has nothing earlier to point to in a query's first name.
+    if (length & 0xc0) return null;
+    offset += 1 + length;
+  }
+  const questionEnd = offset + 1 + 4;
+  if (questionEnd > query.length) return null;
+  const answer = Buffer.concat([headerOnlyAnswer(query, RCODE.NOERROR), query.subarray(HEADER_BYTES, questionEnd)]);
+  answer[2] |= 0x02;
+  answer.writeUInt16BE(1, 4);
+  return answer;
+}

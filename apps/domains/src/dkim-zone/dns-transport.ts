@@ -1,8 +1,8 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 
-/** Answers one raw DNS message with the raw answer to send back, or null to stay silent. */
-export type DnsExchange = (message: Buffer, transport: 'udp' | 'tcp') => Promise<Buffer | null>;
+/** Answers one raw DNS message from `peer` (an IP address) with the raw answer to send back, or null to stay silent. */
+export type DnsExchange = (message: Buffer, transport: 'udp' | 'tcp', peer: string) => Promise<Buffer | null>;
 
 export interface DnsListeners {
   port: number;
@@ -23,7 +23,7 @@ const TCP_MAX_CONNECTIONS = 1000;
 export async function listenDns(host: string, port: number, exchange: DnsExchange, onError: (error: Error) => void): Promise<DnsListeners> {
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   udp.on('message', (message, peer) => {
-    exchange(message, 'udp').then(
+    exchange(message, 'udp', peer.address).then(
       (answer) => answer && udp.send(answer, peer.port, peer.address),
       (error: Error) => onError(error),
     );
@@ -58,7 +58,7 @@ export async function listenDns(host: string, port: number, exchange: DnsExchang
         const message = buffered.subarray(2, 2 + buffered.readUInt16BE(0));
         buffered = buffered.subarray(2 + message.length);
         pending += 1;
-        exchange(message, 'tcp')
+        exchange(message, 'tcp', socket.remoteAddress ?? '')
           .then((answer) => {
             if (!answer || socket.destroyed) return;
             const length = Buffer.alloc(2);

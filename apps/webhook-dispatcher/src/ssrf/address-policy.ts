@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ipv4ToInt, ipv6Groups } from '@mailroom/runtime';
 
 /**
  * Which addresses a webhook may never reach (SSRF). The lists follow RFC 6890
@@ -21,10 +22,6 @@ const IPV4_REFUSED: Array<[string, number, string]> = [
   ['240.0.0.0', 4, 'reserved'],
 ];
 
-function ipv4ToInt(address: string): number {
-  return address.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
-}
-
 function inIpv4Range(value: number, base: string, prefix: number): boolean {
   const size = 2 ** (32 - prefix);
   const start = ipv4ToInt(base);
@@ -35,22 +32,6 @@ function classifyIpv4(address: string): string | null {
   const value = ipv4ToInt(address);
   const hit = IPV4_REFUSED.find(([base, prefix]) => inIpv4Range(value, base, prefix));
   return hit ? hit[2] : null;
-}
-
-/** Eight 16-bit groups of an IPv6 address (handles `::` and a trailing dotted IPv4). */
-function ipv6Groups(address: string): number[] {
-  let text = address.toLowerCase().split('%')[0];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const value = ipv4ToInt(dotted[1]);
-    text = text.slice(0, -dotted[1].length) + `${(value >>> 16).toString(16)}:${(value & 0xffff).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
-  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
-  const front = parse(head);
-  const back = parse(tail);
-  const zeros = tail === undefined ? [] : Array(8 - front.length - back.length).fill(0);
-  return [...front, ...zeros, ...back];
 }
 
 function embeddedIpv4(groups: number[]): string {
