@@ -83,6 +83,7 @@ export async function smtpBench(): Promise<void> {
         `load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} — target >= ${TARGET_PER_SECOND} msg/s for ${MEASURE_SECONDS} s, ` +
         `none lost or doubled, all signed: ${met ? 'MET' : 'NOT MET'}\n`,
     );
+    process.stdout.write(`  msg/s in each 5 s: ${window.fiveSecondRates.join(' ')}\n`);
     if (cpuAtStart) process.stdout.write(`${cpuPerUnit(cpuAtStart, cpuAtEnd, window.perSecond * window.seconds, 'message')}\n`);
   } finally {
     await stack.stop();
@@ -168,6 +169,7 @@ function summarize(log: SendLog, arrivals: Map<string, number>, from: number, to
     seconds: Math.round(seconds),
     perSecond: Math.round(latencies.length / seconds),
     slowestFiveSeconds: Math.round(Math.min(...buckets) / 5),
+    fiveSecondRates: buckets.map((count) => Math.round(count / 5)),
     p50: at(0.5),
     p99: at(0.99),
   };
