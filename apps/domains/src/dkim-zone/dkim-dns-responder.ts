@@ -4,6 +4,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { DomainSettings } from '../domains/domain-settings';
 import { answerDkimQuestion, RCODE } from './dkim-answer';
+import { dkimDnsRateLimited } from './dkim-dns-metrics';
 import { DkimKeyCache } from './dkim-key-cache';
 import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
@@ -73,6 +74,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     if (screen.verdict === 'drop') return null;
     if (transport === 'udp') {
       const verdict = this.udpLimit.verdict(peer);
+      if (verdict !== 'answer') dkimDnsRateLimited.inc({ verdict });
       if (verdict === 'drop') return null;
       if (verdict === 'slip') return screen.verdict === 'parse' ? truncatedAnswer(message) : null;
     }
