@@ -50,12 +50,33 @@ export async function insertAll(runner: SqlRunner, inserts: readonly TableRows[]
   await runner.query(sql, parameters);
 }
 
+/** A query whose rows, if it returns any, stop insertAllUnless from inserting anything. */
+export interface BlockingQuery {
+  /** A SELECT; its parameters are numbered from $1. */
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * insertAll, unless `blocking` finds rows: then nothing is inserted and those
+ * rows are returned. Still one statement and one round trip; the check and
+ * the inserts see the same snapshot. For a precondition that nearly always
+ * holds, where asking first would cost a round trip every time.
+ */
+export async function insertAllUnless<Row>(runner: SqlRunner, blocking: BlockingQuery, inserts: readonly TableRows[]): Promise<Row[]> {
+  const parameters: unknown[] = [...blocking.parameters];
+  const statements = inserts.flatMap((insert) => insertStatements(insert, parameters, ' WHERE NOT EXISTS (SELECT 1 FROM blocking)'));
+  // Data-modifying WITH clauses run to completion whether or not the main query reads them.
+  const sql = `WITH blocking AS MATERIALIZED (${blocking.sql})${statements.map((statement, index) => `, inserted_${index} AS (${statement})`).join('')} SELECT * FROM blocking`;
+  return (await runner.query(sql, parameters)) as Row[];
+}
+
 /**
  * One INSERT per set of columns given: the rows that leave the same columns
  * to their defaults share one (nearly always every row does), since a column
  * named in the insert takes what the record holds, NULL where it holds none.
  */
-function insertStatements(insert: TableRows, parameters: unknown[]): string[] {
+function insertStatements(insert: TableRows, parameters: unknown[], condition = ''): string[] {
   const { table, columns, types, rows } = insert;
   if (types.length !== columns.length) throw new Error(`Insert into ${table}: ${types.length} types for ${columns.length} columns`);
   const groups = new Map<string, { given: number[]; rows: (readonly unknown[])[] }>();
@@ -70,12 +91,12 @@ function insertStatements(insert: TableRows, parameters: unknown[]): string[] {
   return [...groups.values()].map(({ given, rows: groupRows }) => {
     if (!given.length) {
       parameters.push(groupRows.length);
-      return `INSERT INTO ${table} SELECT FROM generate_series(1, $${parameters.length}::int)`;
+      return `INSERT INTO ${table} SELECT FROM generate_series(1, $${parameters.length}::int)${condition}`;
     }
     const names = given.map((index) => quoteIdentifier(columns[index]));
     const record = given.map((index) => `${quoteIdentifier(columns[index])} ${types[index]}`);
     parameters.push(rowsetJson(groupRows, columns, given));
-    return `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM jsonb_to_recordset($${parameters.length}::jsonb) AS r(${record.join(', ')})`;
+    return `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.join(', ')} FROM jsonb_to_recordset($${parameters.length}::jsonb) AS r(${record.join(', ')})${condition}`;
   });
 }
 

@@ -1,4 +1,4 @@
-import { COLUMN_DEFAULT, insertAll } from '@mailroom/database';
+import { COLUMN_DEFAULT, insertAll, insertAllUnless } from '@mailroom/database';
 import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
 import { DataSource } from 'typeorm';
 
@@ -12,7 +12,8 @@ describe('insertAll against Postgres', () => {
     dataSource = await new DataSource({ type: 'postgres', url: databaseUrl }).initialize();
     await dataSource.query(`
       CREATE TABLE parents (id text PRIMARY KEY, tags text[] NOT NULL, data jsonb, at timestamptz NOT NULL, n int, flag boolean NOT NULL DEFAULT true, note text NOT NULL DEFAULT 'none');
-      CREATE TABLE children (seq bigserial PRIMARY KEY, parent_id text NOT NULL REFERENCES parents (id), body text)`);
+      CREATE TABLE children (seq bigserial PRIMARY KEY, parent_id text NOT NULL REFERENCES parents (id), body text);
+      CREATE TABLE blocked (name text PRIMARY KEY)`);
   });
 
   afterAll(async () => {
@@ -63,5 +64,27 @@ describe('insertAll against Postgres', () => {
     ]);
     await expect(insert).rejects.toThrow(/foreign key/);
     expect(await dataSource.query(`SELECT id FROM parents WHERE id = 'p3'`)).toEqual([]);
+  });
+
+  describe('unless a blocking query finds rows', () => {
+    const family = (id: string) => [
+      { table: 'parents', columns: ['id', 'tags', 'at'], types: ['text', 'text[]', 'timestamptz'], rows: [[id, [], new Date()]] },
+      { table: 'children', columns: ['parent_id', 'body'], types: ['text', 'text'], rows: [[id, 'first'], [id, COLUMN_DEFAULT]] },
+    ];
+    const blockedAmong = (names: string[]) => ({ sql: 'SELECT name FROM blocked WHERE name = ANY($1::text[])', parameters: [names] });
+
+    it('inserts every table and answers no rows when the query finds none', async () => {
+      await expect(insertAllUnless(dataSource, blockedAmong(['nobody']), family('p4'))).resolves.toEqual([]);
+      expect(await dataSource.query(`SELECT id FROM parents WHERE id = 'p4'`)).toEqual([{ id: 'p4' }]);
+      expect(await dataSource.query(`SELECT body FROM children WHERE parent_id = 'p4' ORDER BY body NULLS LAST`)).toEqual([{ body: 'first' }, { body: null }]);
+    });
+
+    it('inserts nothing into any table and answers what it found when the query finds rows', async () => {
+      await dataSource.query(`INSERT INTO blocked (name) VALUES ('x'), ('y')`);
+      const found = await insertAllUnless<{ name: string }>(dataSource, blockedAmong(['x', 'nobody', 'y']), family('p5'));
+      expect(found.map((row) => row.name).sort()).toEqual(['x', 'y']);
+      expect(await dataSource.query(`SELECT id FROM parents WHERE id = 'p5'`)).toEqual([]);
+      expect(await dataSource.query(`SELECT body FROM children WHERE parent_id = 'p5'`)).toEqual([]);
+    });
   });
 });

@@ -15,9 +15,15 @@ const email = (mode: 'live' | 'test', to: string[]): EmailToStore => ({
 function makeWriter(suppressed: Record<string, string[]> = {}) {
   const callerManager = {} as EntityManager;
   const ownManager = {} as EntityManager;
+  const suppressedAmong = (mode: string, addresses: string[]) => new Set(addresses.filter((address) => suppressed[mode]?.includes(address)));
   const repository = {
     dataSource: { manager: ownManager },
-    suppressedAmong: jest.fn(async (_manager: EntityManager, mode: string, addresses: string[]) => new Set(addresses.filter((address) => suppressed[mode]?.includes(address)))),
+    suppressedAmong: jest.fn(async (_manager: EntityManager, mode: string, addresses: string[]) => suppressedAmong(mode, addresses)),
+    // Like the statement: writes nothing when an address is suppressed, and answers the suppressed ones by mode.
+    insertAtomicallyUnlessSuppressed: jest.fn(async (_emails: unknown, addressesByMode: Map<string, string[]>) => {
+      const found = new Map([...addressesByMode].map(([mode, addresses]) => [mode, suppressedAmong(mode, addresses)]).filter(([, set]) => (set as Set<string>).size) as Array<[string, Set<string>]>);
+      return found;
+    }),
     insert: jest.fn(async () => undefined),
     insertAtomically: jest.fn(async () => undefined),
   };
@@ -25,30 +31,40 @@ function makeWriter(suppressed: Record<string, string[]> = {}) {
 }
 
 describe(EmailWriter.name, () => {
-  it('looks suppressions up once per mode, for every distinct recipient of the emails of that mode', async () => {
-    const { writer, repository, ownManager } = makeWriter();
-    await writer.writeAtomically([email('test', ['a@example.com', 'b@example.com']), email('test', ['B@example.com']), email('live', ['c@example.com'])]);
-    expect(repository.suppressedAmong.mock.calls).toEqual([
-      [ownManager, 'test', ['a@example.com', 'b@example.com']],
-      [ownManager, 'live', ['c@example.com']],
-    ]);
+  it('checks suppressions inside the insert, once per mode, for every distinct recipient of the emails of that mode', async () => {
+    const { writer, repository } = makeWriter();
+    const written = await writer.writeAtomically([email('test', ['a@example.com', 'b@example.com']), email('test', ['B@example.com']), email('live', ['c@example.com'])]);
+    expect(repository.insertAtomicallyUnlessSuppressed).toHaveBeenCalledWith(
+      written,
+      new Map([
+        ['test', ['a@example.com', 'b@example.com']],
+        ['live', ['c@example.com']],
+      ]),
+    );
+    // Nobody suppressed: that one statement wrote them, and nothing asked the lists on its own.
+    expect(repository.insertAtomically).not.toHaveBeenCalled();
+    expect(repository.suppressedAmong).not.toHaveBeenCalled();
+    expect(written.map((created) => created.email.status)).toEqual(['queued', 'queued', 'queued']);
   });
 
-  it("applies each mode's suppression list to its own emails only", async () => {
-    const { writer } = makeWriter({ test: ['a@example.com'] });
+  it("builds again and writes when the insert found a suppressed address, applying each mode's list to its own emails only", async () => {
+    const { writer, repository } = makeWriter({ test: ['a@example.com'] });
     const [testEmail, liveEmail] = await writer.writeAtomically([email('test', ['a@example.com']), email('live', ['a@example.com'])]);
+    expect(repository.insertAtomically).toHaveBeenCalledWith([testEmail, liveEmail]);
     expect(testEmail.email.status).toBe('suppressed');
     expect(testEmail.event.type).toBe('email.suppressed');
     expect(liveEmail.email.status).toBe('queued');
     expect(liveEmail.recipients.map((recipient) => recipient.status)).toEqual(['queued']);
   });
 
-  it("writes atomically on its own, or with the manager of the caller's transaction", async () => {
-    const { writer, repository, callerManager } = makeWriter();
-    const alone = await writer.writeAtomically([email('test', ['a@example.com'])]);
-    expect(repository.insertAtomically).toHaveBeenCalledWith(alone);
-    const within = await writer.write(callerManager, [email('test', ['a@example.com'])]);
-    expect(repository.insert).toHaveBeenCalledWith(callerManager, within);
-    expect(repository.suppressedAmong).toHaveBeenLastCalledWith(callerManager, 'test', ['a@example.com']);
+  it("looks suppressions up first inside the caller's transaction, and writes with its manager", async () => {
+    const { writer, repository, callerManager } = makeWriter({ test: ['b@example.com'] });
+    const [within] = await writer.write(callerManager, [email('test', ['a@example.com', 'b@example.com'])]);
+    expect(repository.suppressedAmong).toHaveBeenCalledWith(callerManager, 'test', ['a@example.com', 'b@example.com']);
+    expect(repository.insert).toHaveBeenCalledWith(callerManager, [within]);
+    expect(within.recipients.map((recipient) => [recipient.address, recipient.status])).toEqual([
+      ['a@example.com', 'queued'],
+      ['b@example.com', 'suppressed'],
+    ]);
   });
 });

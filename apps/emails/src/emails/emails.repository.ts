@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { encodeTime, entityRows, insertAll, KeysetPage, keysetPage, TableRows } from '@mailroom/database';
+import { encodeTime, entityRows, insertAll, insertAllUnless, KeysetPage, keysetPage, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
@@ -29,6 +29,28 @@ export class EmailsRepository {
   /** The same without a caller's transaction: one statement is atomic by itself. */
   async insertAtomically(emails: NewEmail[]): Promise<void> {
     await insertAll(this.dataSource.manager, this.rowsOf(this.dataSource.manager, emails));
+  }
+
+  /**
+   * insertAtomically, unless one of the addresses is on its mode's
+   * suppression list: then nothing is written, and the answer holds the
+   * suppressed ones by mode (empty when the emails were written).
+   */
+  async insertAtomicallyUnlessSuppressed(emails: NewEmail[], addressesByMode: ReadonlyMap<string, string[]>): Promise<Map<string, Set<string>>> {
+    const parameters: unknown[] = [];
+    const perMode = [...addressesByMode].map(([mode, addresses]) => {
+      parameters.push(mode, addresses);
+      return `(mode = $${parameters.length - 1} AND address = ANY($${parameters.length}::text[]))`;
+    });
+    const manager = this.dataSource.manager;
+    const blocking = { sql: `SELECT mode, address FROM emails.suppressions WHERE ${perMode.join(' OR ') || 'false'}`, parameters };
+    const found = await insertAllUnless<{ mode: string; address: string }>(manager, blocking, this.rowsOf(manager, emails));
+    const suppressed = new Map<string, Set<string>>();
+    for (const { mode, address } of found) {
+      if (!suppressed.has(mode)) suppressed.set(mode, new Set());
+      suppressed.get(mode)!.add(address);
+    }
+    return suppressed;
   }
 
   /** The addresses among `addresses` on the mode's suppression list. */
