@@ -190,6 +190,20 @@ describe('POST /v1/emails', () => {
       expect(events).toEqual([{ type: 'email.suppressed' }]);
     });
 
+    it('applies the list to a send with an Idempotency-Key too, and its replay answers the same', async () => {
+      await test.post('/v1/suppressions', { email: 'keyed-gone@example.com' });
+      const headers = { 'idempotency-key': 'suppressed-keyed-1' };
+      const body = emailBody({ to: ['keyed-gone@example.com', 'keyed-here@example.com'] });
+      const first = await test.post('/v1/emails', body, { headers });
+      expect(first.status).toBe(202);
+      const statuses = Object.fromEntries(first.body.recipients.map((r: { address: string; status: string }) => [r.address, r.status]));
+      expect(statuses).toEqual({ 'keyed-gone@example.com': 'suppressed', 'keyed-here@example.com': 'queued' });
+      const replay = await test.post('/v1/emails', body, { headers });
+      expect(replay.body).toEqual(first.body);
+      const rows = await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE 'keyed-here@example.com' = ANY("to")`);
+      expect(rows).toEqual([{ id: first.body.id }]);
+    });
+
     it('keeps live and test suppression lists apart', async () => {
       await test.post('/v1/suppressions', { email: 'test-only@example.com' });
       const live = await stack.api.get('/v1/suppressions');

@@ -26,23 +26,18 @@ export class EmailsRepository {
     await insertAll(manager, this.rowsOf(manager, emails));
   }
 
-  /** The same without a caller's transaction: one statement is atomic by itself. */
-  async insertAtomically(emails: NewEmail[]): Promise<void> {
-    await insertAll(this.dataSource.manager, this.rowsOf(this.dataSource.manager, emails));
-  }
-
   /**
-   * insertAtomically, unless one of the addresses is on its mode's
-   * suppression list: then nothing is written, and the answer holds the
-   * suppressed ones by mode (empty when the emails were written).
+   * insert, unless one of the addresses is on its mode's suppression list:
+   * then nothing is written, and the answer holds the suppressed ones by mode
+   * (empty when the emails were written). One statement, so atomic even
+   * outside a transaction.
    */
-  async insertAtomicallyUnlessSuppressed(emails: NewEmail[], addressesByMode: ReadonlyMap<string, string[]>): Promise<Map<string, Set<string>>> {
+  async insertUnlessSuppressed(manager: EntityManager, emails: NewEmail[], addressesByMode: ReadonlyMap<string, string[]>): Promise<Map<string, Set<string>>> {
     const parameters: unknown[] = [];
     const perMode = [...addressesByMode].map(([mode, addresses]) => {
       parameters.push(mode, addresses);
       return `(mode = $${parameters.length - 1} AND address = ANY($${parameters.length}::text[]))`;
     });
-    const manager = this.dataSource.manager;
     const blocking = { sql: `SELECT mode, address FROM emails.suppressions WHERE ${perMode.join(' OR ') || 'false'}`, parameters };
     const found = await insertAllUnless<{ mode: string; address: string }>(manager, blocking, this.rowsOf(manager, emails));
     const suppressed = new Map<string, Set<string>>();
@@ -51,16 +46,6 @@ export class EmailsRepository {
       suppressed.get(mode)!.add(address);
     }
     return suppressed;
-  }
-
-  /** The addresses among `addresses` on the mode's suppression list. */
-  async suppressedAmong(manager: EntityManager, mode: string, addresses: string[]): Promise<Set<string>> {
-    if (!addresses.length) return new Set();
-    const rows: { address: string }[] = await manager.query(
-      `SELECT address FROM emails.suppressions WHERE mode = $1 AND address = ANY($2::text[])`,
-      [mode, addresses],
-    );
-    return new Set(rows.map((row) => row.address));
   }
 
   /** An email the caller may see: same mode, and from one of its domains when the key is restricted. */
