@@ -65,6 +65,16 @@ describe('POST /v1/emails', () => {
     expect(events).toEqual([{ type: 'email.queued', mode: 'test', data: expect.objectContaining({ emailId: response.body.id, subject: 'Hello' }) }]);
   });
 
+  it('takes an optional field sent as null as not given, for single sends and batches', async () => {
+    const nulls = { cc: null, bcc: null, replyTo: null, html: null, headers: null, attachments: null, tags: null, metadata: null, scheduledAt: null, tracking: null };
+    const single = await test.post('/v1/emails', { ...emailBody(), ...nulls });
+    expect(single.status).toBe(202);
+    expect(single.body).toMatchObject({ cc: [], bcc: [], replyTo: [], headers: {}, attachments: [], tags: [], metadata: {}, scheduledAt: null, status: 'queued' });
+    const batch = await test.post('/v1/emails/batch', { emails: [{ ...emailBody(), ...nulls }] });
+    expect(batch.status).toBe(202);
+    expect(batch.body.data).toHaveLength(1);
+  });
+
   it('starts an email with scheduledAt as scheduled, due at that time', async () => {
     const at = inOneDay();
     const response = await test.post('/v1/emails', emailBody({ scheduledAt: at }));

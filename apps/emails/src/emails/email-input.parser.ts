@@ -34,8 +34,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const field = (prefix: string, name: string) => (prefix ? `${prefix}.${name}` : name);
 
-function addresses(value: string | string[] | undefined, name: string): ParsedAddress[] {
-  if (value === undefined) return [];
+function addresses(value: string | string[] | null | undefined, name: string): ParsedAddress[] {
+  // The gateway's @IsOptional lets null through as "not given"; it means the same here.
+  if (value === undefined || value === null) return [];
   const list = typeof value === 'string' ? [value] : value;
   return list.map((raw, index) => {
     const parsed = parseEmailAddress(raw);
@@ -130,7 +131,7 @@ export function parseEmailInput(input: EmailSendInput, prefix: string, now: Date
     attachments: attachments(input.attachments, field(prefix, 'attachments')),
     tags: [...new Set(input.tags ?? [])],
     metadata: metadata(input.metadata, field(prefix, 'metadata')),
-    scheduledAt: input.scheduledAt === undefined ? null : parseScheduledAt(input.scheduledAt, field(prefix, 'scheduledAt'), now),
+    scheduledAt: input.scheduledAt === undefined || input.scheduledAt === null ? null : parseScheduledAt(input.scheduledAt, field(prefix, 'scheduledAt'), now),
     tracking: { opens: input.tracking?.opens ?? null, clicks: input.tracking?.clicks ?? null },
   };
 }
