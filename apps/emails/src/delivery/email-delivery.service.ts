@@ -98,13 +98,12 @@ export class EmailDelivery {
       for (const recipient of toSend) results.set(recipient.address, simulateAttempt(recipient.address, recipient.attempts));
       return results;
     }
-    const outcomes = await this.sendLive(email, toSend.map((recipient) => recipient.address));
-    for (const [address, outcome] of outcomes) results.set(address, { outcome });
+    for (const [address, result] of await this.sendLive(email, toSend.map((recipient) => recipient.address))) results.set(address, result);
     return results;
   }
 
-  private async sendLive(email: ClaimedEmail, addresses: string[]): Promise<Map<string, SmtpOutcome>> {
-    const everyone = (outcome: SmtpOutcome) => new Map(addresses.map((address) => [address, outcome]));
+  private async sendLive(email: ClaimedEmail, addresses: string[]): Promise<Map<string, AttemptResult>> {
+    const everyone = (outcome: SmtpOutcome, failNow = false) => new Map(addresses.map((address) => [address, { outcome, failNow }]));
     let identity;
     let privateKey;
     try {
@@ -114,7 +113,10 @@ export class EmailDelivery {
     } catch (error) {
       return everyone({ kind: 'temporary', code: null, reply: `4.3.0 could not load the DKIM key of ${email.fromDomain}: ${(error as Error).message}` });
     }
-    if (!identity || !privateKey) return everyone({ kind: 'temporary', code: null, reply: `4.7.0 ${email.fromDomain} is not a domain of this Mailroom` });
+    // The domains service no longer knows the domain: it was deleted after this email was accepted (the
+    // in-use check and a send can cross). No retry can bring it back, so fail now rather than for days;
+    // the recipient did nothing wrong, so the address is not suppressed.
+    if (!identity || !privateKey) return everyone({ kind: 'permanent', code: null, reply: `5.7.0 ${email.fromDomain} is no longer a sending domain of this Mailroom` }, true);
 
     // Open pixel and rewritten links under the domain's tracking host, as the domain and the email ask.
     const raw = await buildMessage(applyTracking(email, identity, this.trackingTokens), {
@@ -124,6 +126,6 @@ export class EmailDelivery {
     });
     const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses, raw);
     this.logger.debug({ emailId: email.id, recipients: addresses.length, outcomes: [...outcomes.values()].map((outcome) => outcome.kind) }, 'delivery attempt');
-    return outcomes;
+    return new Map([...outcomes].map(([address, outcome]) => [address, { outcome }]));
   }
 }
