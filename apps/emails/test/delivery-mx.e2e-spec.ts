@@ -150,22 +150,15 @@ describe('delivery in mx mode', () => {
 
   it('fails at once, suppressing nobody, when the sending domain was deleted after the email was accepted', async () => {
     await verifiedDomain(harness, 'gone.test');
-    const response = await harness.stack.api.post('/v1/emails', {
-      from: 'hi@gone.test',
-      to: 'kept@example.test',
-      subject: 'Hello',
-      text: 'Hi',
-      scheduledAt: new Date(Date.now() + 1500).toISOString(),
-    });
-    expect(response.status).toBe(202);
+    const id = await send({ from: 'hi@gone.test', to: 'kept@example.test', scheduledAt: new Date(Date.now() + 1500).toISOString() });
     // The deletion's in-use check and the send crossed: the domain is gone while its email waits.
     await harness.db.query(`DELETE FROM domains.domains WHERE name = 'gone.test'`);
-    const email = await emailReaching(harness.stack, harness.stack.rootKey, response.body.id, ['failed']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['failed']);
     expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null, smtpReply: expect.stringContaining('gone.test is no longer a sending domain') });
     const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address = 'kept@example.test'`);
     expect(rows).toEqual([]);
     expect(harness.smtp.messagesFor('kept@example.test')).toHaveLength(0);
-    expect((await eventsOf(harness.db, response.body.id)).map((event) => event.type)).toEqual(['email.scheduled', 'email.queued', 'email.failed']);
+    expect((await eventsOf(harness.db, id)).map((event) => event.type)).toEqual(['email.scheduled', 'email.queued', 'email.failed']);
   });
 
   it('fails a recipient once the retry schedule is used up', async () => {
