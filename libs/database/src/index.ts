@@ -12,3 +12,4 @@ export * from './plan-on-indexes';
 export * from './one-snapshot';
 export * from './lease-renewal';
 export * from './retry-while-unavailable';
+export * from './prepared-statements';

@@ -1,6 +1,6 @@
 import type { EventEnvelope, Mode } from '@mailroom/contracts';
 import { EntityManager } from 'typeorm';
-import { insertRows, TableRows, ulid } from '@mailroom/database';
+import { insertRows, preparedStatements, TableRows, ulid } from '@mailroom/database';
 
 export interface NewEvent {
   type: string;
@@ -38,6 +38,6 @@ export function outboxRows(schema: string, events: readonly NewEvent[], createdA
 export async function appendEvents(manager: EntityManager, schema: string, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (!events.length) return [];
   const { envelopes, ...rows } = outboxRows(schema, events);
-  await insertRows(manager, rows);
+  await insertRows(preparedStatements(manager), rows);
   return envelopes;
 }

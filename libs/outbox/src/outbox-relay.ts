@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteInBatches, planOnIndexes } from '@mailroom/database';
+import { deleteInBatches, planOnIndexes, preparedStatements } from '@mailroom/database';
 import { connect, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, natsConnectionOptions, schedulePurge } from '@mailroom/runtime';
@@ -68,7 +68,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     return this.dataSource.transaction(async (manager) => {
       // The unpublished index in order, and the marking by seq through the primary key, at any table size.
       await planOnIndexes(manager);
-      const rows: OutboxRow[] = await manager.query(
+      const rows: OutboxRow[] = await preparedStatements(manager).query(
         `SELECT seq, id, type, mode, data, created_at FROM ${this.schema}.outbox
           WHERE published_at IS NULL ORDER BY seq LIMIT ${BATCH_SIZE} FOR UPDATE SKIP LOCKED`,
       );
@@ -78,7 +78,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         return publisher.publish(row.type, JSON.stringify(envelope), row.id, { 'Mailroom-Mode': row.mode });
       });
       await Promise.all(acks);
-      await manager.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((row) => row.seq)]);
+      await preparedStatements(manager).query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((row) => row.seq)]);
       return rows.length;
     });
   }

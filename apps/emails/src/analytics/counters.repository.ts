@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ANALYTICS_METRICS, AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
-import { deleteInBatches, firstIdAt } from '@mailroom/database';
+import { deleteInBatches, firstIdAt, preparedStatements } from '@mailroom/database';
 
 /** The domain of the rows that sum every domain (see migration 1763800000293). */
 const ALL_DOMAINS = '*';
@@ -32,7 +32,8 @@ export class CountersRepository {
    */
   async applyMany(increments: CounterIncrement[]): Promise<boolean[]> {
     return this.dataSource.transaction(async (manager) => {
-      const inserted: Array<{ event_id: string }> = await manager.query(
+      const sql = preparedStatements(manager);
+      const inserted: Array<{ event_id: string }> = await sql.query(
         'INSERT INTO emails.analytics_applied_events (event_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING RETURNING event_id',
         [increments.map((increment) => increment.eventId)],
       );
@@ -42,7 +43,7 @@ export class CountersRepository {
       if (!rows.mode.length) return applied;
       // Sorted and summed per row before the upsert: no row is touched twice in one statement, and
       // concurrent batches (other replicas) lock shared rows in the same order, so they cannot deadlock.
-      await manager.query(
+      await sql.query(
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
          SELECT mode, date_trunc('hour', at, 'UTC'), domain, tag, metric, count(*)
            FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[]) AS c(mode, at, domain, tag, metric)

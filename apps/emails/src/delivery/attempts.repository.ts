@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { planOnIndexes, recordsetJson } from '@mailroom/database';
+import { planOnIndexes, preparedStatements, recordsetJson } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource } from 'typeorm';
 import type { ClaimedEmail, RecipientUpdate } from './delivery.repository';
@@ -37,8 +37,9 @@ export class AttemptsRepository {
       // Every statement below finds its rows by key. The recipients update also names its emails with
       // `= ANY`, so whatever join the planner picks reads only their recipients.
       await planOnIndexes(manager);
+      const sql = preparedStatements(manager);
       // Rows are locked in id order, so two workers recording overlapping emails cannot deadlock.
-      const locked: Array<{ id: string }> = await manager.query(
+      const locked: Array<{ id: string }> = await sql.query(
         `SELECT id FROM emails.emails WHERE id = ANY($1::text[]) AND lease_owner = $2 ORDER BY id FOR UPDATE`,
         [records.map((record) => record.email.id), owner],
       );
@@ -48,7 +49,7 @@ export class AttemptsRepository {
 
       const updates = written.flatMap((record) => record.updates.map((update) => ({ email_id: record.email.id, ...recipientColumns(update) })));
       if (updates.length) {
-        await manager.query(
+        await sql.query(
           `UPDATE emails.recipients r
               SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
              FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
@@ -60,14 +61,14 @@ export class AttemptsRepository {
         record.suppressions.map((suppression) => ({ mode: record.email.mode, address: suppression.address, reason: suppression.reason, details: suppression.details.slice(0, 1000) })),
       );
       if (suppressions.length) {
-        await manager.query(
+        await sql.query(
           `INSERT INTO emails.suppressions (mode, address, reason, details)
            SELECT mode, address, reason, details FROM jsonb_to_recordset($1::jsonb) AS s(mode text, address text, reason text, details text)
            ON CONFLICT (mode, address) DO NOTHING`,
           [recordsetJson(suppressions)],
         );
       }
-      const recipients: Array<{ email_id: string; status: RecipientStatus; next_attempt_at: Date | null }> = await manager.query(
+      const recipients: Array<{ email_id: string; status: RecipientStatus; next_attempt_at: Date | null }> = await sql.query(
         `SELECT email_id, status, next_attempt_at FROM emails.recipients WHERE email_id = ANY($1::text[])`,
         [written.map((record) => record.email.id)],
       );
@@ -81,7 +82,7 @@ export class AttemptsRepository {
         const summary = record.summarize(byEmail.get(record.email.id) ?? []);
         return { id: record.email.id, status: summary.status, next_attempt_at: summary.nextAttemptAt, delivered: summary.delivered, attempted: record.updates.length ? 1 : 0 };
       });
-      await manager.query(
+      await sql.query(
         `UPDATE emails.emails e
             SET status = s.status, next_attempt_at = s.next_attempt_at, attempts = e.attempts + s.attempted, lease_owner = NULL, lease_expires_at = NULL,
                 delivered_at = CASE WHEN s.delivered THEN COALESCE(e.delivered_at, now()) ELSE e.delivered_at END, updated_at = now()

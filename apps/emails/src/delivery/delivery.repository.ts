@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { planOnIndexes, renewOwnLeasesSql } from '@mailroom/database';
+import { planOnIndexes, preparedStatements, renewOwnLeasesSql } from '@mailroom/database';
 import { OutgoingEmail } from './message/outgoing-email';
 import { RecipientStatus } from './status-summary';
 
@@ -55,6 +55,15 @@ interface EmailRow {
   track_opens: boolean | null;
   track_clicks: boolean | null;
 }
+
+/**
+ * What a claim returns, by name: the claim is a prepared statement, and one
+ * returning `e.*` would fail ("cached plan must not change result type") on
+ * every connection that prepared it once a migration adds a column.
+ */
+const CLAIMED_COLUMNS = ['id', 'mode', 'from_address', 'from_email', 'from_domain', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'headers', 'attachments', 'tags', 'message_id', 'attempts', 'delivered_at', 'track_opens', 'track_clicks']
+  .map((column) => `e."${column}"`)
+  .join(', ');
 
 function toClaimed(row: EmailRow): ClaimedEmail {
   return {
@@ -113,7 +122,7 @@ export class DeliveryRepository {
       // the planner believes it holds a few dozen rows and instead fetches and
       // sorts every due row: 30 ms a claim at a 15k backlog.
       await planOnIndexes(manager, ['bitmapscan', 'sort']);
-      const result: [EmailRow[], number] = await manager.query(
+      const result: [EmailRow[], number] = await preparedStatements(manager).query(
         `WITH due AS (
            SELECT id, status AS previous_status FROM emails.emails
             WHERE status IN ('queued', 'scheduled') AND next_attempt_at <= now()
@@ -125,7 +134,7 @@ export class DeliveryRepository {
             SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::double precision / 1000),
                 status = 'queued', updated_at = now()
            FROM due WHERE e.id = due.id
-         RETURNING e.*, due.previous_status`,
+         RETURNING ${CLAIMED_COLUMNS}, due.previous_status`,
         [owner, leaseMs, limit],
       );
       // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
@@ -159,7 +168,7 @@ export class DeliveryRepository {
   /** Extends the leases this worker still holds, so a long delivery is not taken over while it runs; answers the ids renewed. */
   async renewLeases(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
     if (!ids.length) return [];
-    const renewed: Array<{ id: string }> = await this.dataSource.query(renewOwnLeasesSql('emails.emails'), [owner, ids, leaseMs]);
+    const renewed: Array<{ id: string }> = await preparedStatements(this.dataSource).query(renewOwnLeasesSql('emails.emails'), [owner, ids, leaseMs]);
     return renewed.map((row) => row.id);
   }
 
@@ -184,7 +193,7 @@ export class DeliveryRepository {
   async dueRecipients(manager: EntityManager, emails: ClaimedEmail[]): Promise<Map<string, DueRecipient[]>> {
     const due = new Map<string, DueRecipient[]>(emails.map((email) => [email.id, []]));
     if (!emails.length) return due;
-    const rows: Array<DueRecipient & { email_id: string }> = await manager.query(
+    const rows: Array<DueRecipient & { email_id: string }> = await preparedStatements(manager).query(
       `SELECT r.email_id, r.address, r.kind, r.status, r.attempts,
               EXISTS (SELECT 1 FROM emails.suppressions s WHERE s.mode = e.mode AND s.address = r.address) AS suppressed
          FROM emails.recipients r

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { encodeTime, entityRows, insertAll, insertAllUnless, KeysetPage, keysetPage, TableRows } from '@mailroom/database';
+import { encodeTime, entityRows, insertAll, insertAllUnless, KeysetPage, keysetPage, preparedStatements, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
@@ -23,7 +23,7 @@ export class EmailsRepository {
 
   /** The emails, their recipients and their outbox events, in one statement, within the caller's transaction. */
   async insert(manager: EntityManager, emails: NewEmail[]): Promise<void> {
-    await insertAll(manager, this.rowsOf(manager, emails));
+    await insertAll(preparedStatements(manager), this.rowsOf(manager, emails));
   }
 
   /**
@@ -39,7 +39,7 @@ export class EmailsRepository {
       return `(mode = $${parameters.length - 1} AND address = ANY($${parameters.length}::text[]))`;
     });
     const blocking = { sql: `SELECT mode, address FROM emails.suppressions WHERE ${perMode.join(' OR ') || 'false'}`, parameters };
-    const found = await insertAllUnless<{ mode: string; address: string }>(manager, blocking, this.rowsOf(manager, emails));
+    const found = await insertAllUnless<{ mode: string; address: string }>(preparedStatements(manager), blocking, this.rowsOf(manager, emails));
     const suppressed = new Map<string, Set<string>>();
     for (const { mode, address } of found) {
       if (!suppressed.has(mode)) suppressed.set(mode, new Set());
