@@ -31,12 +31,14 @@ describe('webhook health updates and event fan-out', () => {
               new Proxy(manager, {
                 get(inner, name, innerReceiver) {
                   if (name !== 'query') return Reflect.get(inner, name, innerReceiver);
-                  return async (sql: string, parameters?: unknown[]) => {
-                    if (pauseBeforeHealthUpdate && /^\s*UPDATE webhooks\.webhooks\s+SET status/.test(sql)) {
+                  // A prepared statement arrives as a pg query config rather than a text.
+                  return async (sql: string | { text: string }, parameters?: unknown[]) => {
+                    const text = typeof sql === 'string' ? sql : sql.text;
+                    if (pauseBeforeHealthUpdate && /^\s*UPDATE webhooks\.webhooks\s+SET status/.test(text)) {
                       reachedHealthUpdate();
                       await pauseBeforeHealthUpdate;
                     }
-                    return inner.query(sql, parameters);
+                    return inner.query(sql as string, parameters);
                   };
                 },
               }),

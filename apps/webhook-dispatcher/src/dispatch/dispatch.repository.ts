@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { recordsetJson, renewOwnLeasesSql, ulid } from '@mailroom/database';
+import { preparedStatements, recordsetJson, renewOwnLeasesSql, ulid } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
 import { afterFailure, afterSuccess, DisablePolicy, WebhookHealth } from './status-transitions';
 
@@ -60,7 +60,7 @@ export class DispatchRepository {
    */
   async fanOut(events: EventEnvelope[], firstDelayMs: number, attemptLimit: number): Promise<number> {
     if (!events.length) return 0;
-    const rows: unknown[] = await this.dataSource.query(
+    const rows: unknown[] = await preparedStatements(this.dataSource).query(
       `WITH incoming AS (
          SELECT e.id, e.type, e.mode, e.payload
            FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, mode text, payload jsonb))
@@ -152,7 +152,7 @@ export class DispatchRepository {
       // instead of walking deliveries_due_idx in order and stopping at the
       // limit (0.5 ms). Only this transaction is affected.
       if (options.walkDueIndex) await manager.query('SET LOCAL enable_bitmapscan = off');
-      return manager.query(sql, parameters);
+      return preparedStatements(manager).query(sql, parameters);
     });
   }
 
@@ -198,7 +198,7 @@ export class DispatchRepository {
       }));
       // One statement: the fenced state change, and an attempt log row for each delivery it changed.
       const updated = returningRows<{ delivery_id: string }>(
-        await manager.query(
+        await preparedStatements(manager).query(
         `WITH r AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, owner text, attempt int, started_at timestamptz, status text,
                                                             next_attempt_at timestamptz, response_code int, duration_ms int, error text)),
@@ -224,10 +224,11 @@ export class DispatchRepository {
 
   private async updateHealth(manager: EntityManager, record: AttemptRecord, policy: DisablePolicy): Promise<void> {
     const webhookId = record.delivery.webhookId;
+    const sql = preparedStatements(manager);
     if (record.success) {
       // The common case: a healthy webhook. Skip the row lock unless something changes or lastDeliveryAt is stale.
       const changed = returningRows(
-        await manager.query(
+        await sql.query(
         `UPDATE webhooks.webhooks SET last_delivery_at = now(), last_delivery_status = 'success', updated_at = now()
           WHERE id = $1 AND status = 'active' AND failure_count = 0
             AND (last_delivery_status IS DISTINCT FROM 'success' OR last_delivery_at IS NULL OR last_delivery_at < now() - make_interval(secs => $2::double precision / 1000))
@@ -236,13 +237,13 @@ export class DispatchRepository {
         ),
       );
       if (changed.length) return;
-      const healthy: unknown[] = await manager.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 AND status = 'active' AND failure_count = 0`, [webhookId]);
+      const healthy: unknown[] = await sql.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 AND status = 'active' AND failure_count = 0`, [webhookId]);
       if (healthy.length) return;
     }
     // NO KEY UPDATE, the lock the UPDATE below takes anyway: FOR UPDATE also blocked every delivery insert
     // for this webhook (its foreign key check takes KEY SHARE) until the batch committed, so event fan-out
     // stalled behind each recorded failure.
-    const [row]: WebhookHealthRow[] = await manager.query(
+    const [row]: WebhookHealthRow[] = await sql.query(
       `SELECT status, failure_count, failed_deliveries_streak, first_failure_at, disabled_reason FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
       [webhookId],
     );
@@ -257,7 +258,7 @@ export class DispatchRepository {
     const next = record.success
       ? afterSuccess(health)
       : afterFailure(health, { at: record.startedAt, gone: record.gone, deliveryExhausted: record.nextAttemptAt === null }, policy);
-    await manager.query(
+    await sql.query(
       `UPDATE webhooks.webhooks
           SET status = $2, failure_count = $3, failed_deliveries_streak = $4, first_failure_at = $5, disabled_reason = $6,
               last_delivery_at = now(), last_delivery_status = $7, updated_at = now()
