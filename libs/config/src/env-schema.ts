@@ -29,6 +29,7 @@ export const ENV_SCHEMA = {
   NODE_ENV: variable({ default: 'development', apps: 'all', description: 'development, test or production', parse: asOneOf('development', 'test', 'production') }),
   LOG_LEVEL: variable({ default: 'info', apps: 'all', description: 'pino log level', parse: asOneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') }),
   NATS_URL: variable({ default: 'nats://127.0.0.1:4222', apps: 'all', description: 'NATS server (JetStream enabled)', parse: asUrl('nats', 'tls') }),
+  DATABASE_PREPARED_STATEMENTS: variable({ default: 'true', apps: SERVICES, description: 'run the hot statements as named prepared statements (parsed and planned once per connection); false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21', parse: asBoolean }),
   DATABASE_URL: variable({ apps: SERVICES, description: 'PostgreSQL connection string; `npm start`, `npm run cli` use an embedded Postgres under DATA_DIR when unset', parse: asUrl('postgres', 'postgresql') }),
   PORT: variable({ default: '3000', apps: ['gateway'], description: 'HTTP port of the gateway', parse: asInteger(0, 65535) }),
   HOST: variable({ default: '0.0.0.0', apps: ['gateway'], description: 'HTTP bind address of the gateway', parse: asString }),

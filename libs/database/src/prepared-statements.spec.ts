@@ -1,4 +1,4 @@
-import { preparedStatements } from './prepared-statements';
+import { preparedStatements, usePreparedStatements } from './prepared-statements';
 
 /** A runner that records what it was handed. */
 function recordingRunner() {
@@ -37,5 +37,19 @@ describe('preparedStatements', () => {
     expect(typeof runner.calls[255][0]).toBe('object');
     expect(runner.calls[256]).toEqual(['SELECT 256', [7]]);
     expect(runner.calls[257][0]).toMatchObject({ text: 'SELECT 0' });
+  });
+
+  it('runs every statement unprepared while DATABASE_PREPARED_STATEMENTS is off', async () => {
+    const runner = recordingRunner();
+    const sql = preparedStatements(runner);
+    usePreparedStatements(false);
+    try {
+      await sql.query('SELECT $1::int AS n', [1]);
+    } finally {
+      usePreparedStatements(true);
+    }
+    await sql.query('SELECT $1::int AS n', [2]);
+    expect(runner.calls[0]).toEqual(['SELECT $1::int AS n', [1]]);
+    expect(runner.calls[1][0]).toMatchObject({ name: expect.stringMatching(/^mailroom_/), values: [2] });
   });
 });

@@ -9,6 +9,12 @@ import type { SqlRunner } from './insert-rows';
 const MAX_PREPARED_TEXTS = 256;
 
 const names = new Map<string, string>();
+let enabled = true;
+
+/** DATABASE_PREPARED_STATEMENTS, set once at boot: off, every statement runs unprepared (a pooler that cannot keep named statements). */
+export function usePreparedStatements(on: boolean): void {
+  enabled = on;
+}
 
 /**
  * `runner`, running each statement as a named prepared statement of its
@@ -28,7 +34,7 @@ const names = new Map<string, string>();
 export function preparedStatements(runner: SqlRunner): PreparedSqlRunner {
   return {
     query: <Result>(sql: string, parameters?: unknown[]) => {
-      const name = nameOf(sql);
+      const name = enabled ? nameOf(sql) : undefined;
       if (!name) return runner.query(sql, parameters) as Promise<Result>;
       // TypeORM hands its query argument to pg as it is, and pg takes a config with a name where it takes a text.
       return runner.query({ name, text: sql, values: parameters ?? [] } as unknown as string) as Promise<Result>;

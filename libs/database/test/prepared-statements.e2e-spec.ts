@@ -1,4 +1,4 @@
-import { preparedStatements } from '@mailroom/database';
+import { preparedStatements, usePreparedStatements } from '@mailroom/database';
 import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
 import { DataSource, QueryFailedError } from 'typeorm';
 
@@ -72,6 +72,21 @@ describe('preparedStatements against Postgres', () => {
     } finally {
       await single.destroy();
       await dataSource.query('ALTER TABLE item DROP COLUMN IF EXISTS added');
+    }
+  });
+
+  it('prepares nothing while switched off, for a pooler that cannot keep named statements', async () => {
+    usePreparedStatements(false);
+    try {
+      const prepared = await dataSource.transaction(async (manager) => {
+        const sql = preparedStatements(manager);
+        for (let id = 1; id <= 3; id++) await sql.query('INSERT INTO item (label, id) VALUES ($2, $1)', [id, `item ${id}`]);
+        return manager.query('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', ['INSERT INTO item (label, id) VALUES ($2, $1)']);
+      });
+      expect(prepared).toEqual([{ n: 0 }]);
+      expect(await dataSource.query('SELECT count(*)::int AS n FROM item')).toEqual([{ n: 3 }]);
+    } finally {
+      usePreparedStatements(true);
     }
   });
 });
