@@ -6,6 +6,8 @@ import type { BenchStack } from './bench-stack';
 /** CPU seconds used so far by each part of the stack, keyed by part name, and by the whole machine, at a moment. */
 export interface CpuSample {
   parts: Map<string, number>;
+  /** Context switches so far by each part, over all its threads: what a part costs follows how often it is woken more than how much it has to do. */
+  switches: Map<string, number>;
   /** Busy CPU seconds of the whole machine: every process and the kernel. */
   machine: number;
   /** When the sample was taken (ms, monotonic). */
@@ -32,21 +34,35 @@ export async function stackCpu(stack: BenchStack): Promise<CpuSample> {
   await db.end();
   const sampler = String(rows[0].pid);
   const parts = new Map<string, number>();
-  const add = (part: string, seconds: number) => parts.set(part, (parts.get(part) ?? 0) + seconds);
+  const switches = new Map<string, number>();
+  const add = (part: string, seconds: number, pid: string) => {
+    parts.set(part, (parts.get(part) ?? 0) + seconds);
+    switches.set(part, (switches.get(part) ?? 0) + contextSwitches(pid));
+  };
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
       // Fields after the parenthesised command: state is field 3, ppid 4, utime 14, stime 15 (in clock ticks, 100 per second).
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
       const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
-      if (pid !== sampler && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') add('postgres', seconds);
-      else if (fields[1] === String(process.pid)) add(/apps\/([^/]+)\//.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'nats', seconds);
+      if (pid !== sampler && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') add('postgres', seconds, pid);
+      else if (fields[1] === String(process.pid)) add(/apps\/([^/]+)\//.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'nats', seconds, pid);
     } catch {
       // The process ended between listing and reading.
     }
   }
   const own = process.cpuUsage();
-  add(BENCH_PART, (own.user + own.system) / 1e6);
-  return { parts, machine: machineBusySeconds(), at: performance.now() };
+  add(BENCH_PART, (own.user + own.system) / 1e6, String(process.pid));
+  return { parts, switches, machine: machineBusySeconds(), at: performance.now() };
+}
+
+/** Voluntary and involuntary context switches of every thread of a process so far. */
+function contextSwitches(pid: string): number {
+  let total = 0;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8');
+    for (const match of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) total += Number(match[1]);
+  }
+  return total;
 }
 
 /** Busy CPU seconds of the whole machine since boot: every state of the `cpu` line but idle and iowait (in clock ticks). */
@@ -74,6 +90,13 @@ export function cpuPerUnit(start: CpuSample, end: CpuSample, units: number, unit
   return (
     `  CPU per ${unit}: ${parts.map(([part, ms]) => `${part} ${ms.toFixed(2)} ms`).join(', ')}, ` +
     `unattributed ${Math.max(0, perUnit(machineSeconds) - countedMs).toFixed(2)} ms (machine ${busyPercent} % busy); ` +
-    `stack ${stackMs.toFixed(2)} ms → at most ${Math.round(2000 / stackMs)} ${unit}s/s on 2 idle cores`
+    `stack ${stackMs.toFixed(2)} ms → at most ${Math.round(2000 / stackMs)} ${unit}s/s on 2 idle cores\n` +
+    `  context switches per ${unit}: ${switchesPerUnit(start, end, units)}`
   );
+}
+
+function switchesPerUnit(start: CpuSample, end: CpuSample, units: number): string {
+  const parts = [...end.switches].map(([part, count]) => [part, (count - (start.switches.get(part) ?? 0)) / Math.max(1, units)] as const);
+  const total = parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, count]) => sum + count, 0);
+  return `${parts.map(([part, count]) => `${part} ${count.toFixed(1)}`).join(', ')}; stack ${total.toFixed(1)}`;
 }
