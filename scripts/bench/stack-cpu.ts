@@ -82,8 +82,8 @@ function machineBusySeconds(): number {
  */
 export function cpuPerUnit(start: CpuSample, end: CpuSample, units: number, unit: string): string {
   const perUnit = (seconds: number) => (seconds * 1000) / Math.max(1, units);
-  const parts = [...end.parts].map(([part, seconds]) => [part, perUnit(seconds - (start.parts.get(part) ?? 0))] as const);
-  const stackMs = parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, ms]) => sum + ms, 0);
+  const parts = perPart(start.parts, end.parts, units).map(([part, seconds]) => [part, seconds * 1000] as const);
+  const stackMs = stackTotal(parts);
   const countedMs = parts.reduce((sum, [, ms]) => sum + ms, 0);
   const machineSeconds = end.machine - start.machine;
   const busyPercent = Math.round((100 * machineSeconds * 1000) / ((end.at - start.at) * cpus().length));
@@ -96,7 +96,17 @@ export function cpuPerUnit(start: CpuSample, end: CpuSample, units: number, unit
 }
 
 function switchesPerUnit(start: CpuSample, end: CpuSample, units: number): string {
-  const parts = [...end.switches].map(([part, count]) => [part, (count - (start.switches.get(part) ?? 0)) / Math.max(1, units)] as const);
-  const total = parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, count]) => sum + count, 0);
+  const parts = perPart(start.switches, end.switches, units);
+  const total = stackTotal(parts);
   return `${parts.map(([part, count]) => `${part} ${count.toFixed(1)}`).join(', ')}; stack ${total.toFixed(1)}`;
+}
+
+/** What each part added between two samples, per unit of work. */
+function perPart(start: Map<string, number>, end: Map<string, number>, units: number): Array<readonly [string, number]> {
+  return [...end].map(([part, value]) => [part, (value - (start.get(part) ?? 0)) / Math.max(1, units)] as const);
+}
+
+/** The sum over every part but the bench's own process. */
+function stackTotal(parts: ReadonlyArray<readonly [string, number]>): number {
+  return parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, value]) => sum + value, 0);
 }
