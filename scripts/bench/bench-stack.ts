@@ -16,6 +16,8 @@ export interface BenchStack {
   /** The private nats-server, for benches that publish onto the event stream as an internal service would. */
   natsUrl: string;
   rootKey: string;
+  /** Each app's ops server (health, /metrics), by app. */
+  opsUrls: Map<BenchApp, string>;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
     databaseUrl,
     natsUrl: `nats://127.0.0.1:${natsPort}`,
     rootKey: root.key,
+    opsUrls: new Map(apps.map((app, index) => [app, `http://127.0.0.1:${port + 100 + index}`])),
     stop: async () => {
       await Promise.all(children.map((child) => stopChild(child)));
       await stopChild(nats);

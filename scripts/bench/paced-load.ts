@@ -27,7 +27,7 @@ const DRAIN_TIMEOUT_MS = 10_000;
  * the whole second's requests at its top. Requests go out on raw keep-alive
  * sockets, written once as bytes, so the generator costs little CPU.
  */
-export async function pacedLoad(options: PacedLoadOptions): Promise<LoadResult> {
+export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
   const url = new URL(options.url);
   const body = Buffer.from(options.body ?? '');
   const head = [`${options.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, `content-length: ${body.length}`, ...Object.entries(options.headers).map(([name, value]) => `${name}: ${value}`)];
@@ -35,6 +35,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<LoadResult> 
 
   const total = Math.round(options.rate * options.durationSeconds);
   const latencies = new Float64Array(total);
+  const dueAts = new Float64Array(total);
   const statusCodes: Record<string, number> = {};
   let completed = 0;
   let errors = 0;
@@ -47,6 +48,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<LoadResult> 
       errors += 1;
     } else {
       statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+      dueAts[completed] = dueAt;
       latencies[completed++] = performance.now() - dueAt;
     }
     if (completed + errors >= total) onDrained?.();
@@ -88,7 +90,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<LoadResult> 
   for (const connection of connections) connection.close();
 
   const sorted = latencies.slice(0, completed).sort();
-  const percentile = (p: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]) : 0);
+  const percentile = (p: number) => percentileOf(sorted, p);
   const ok = Object.entries(statusCodes).reduce((sum, [code, count]) => sum + (code.startsWith('2') ? count : 0), 0);
   return {
     requestsPerSecond: Math.round(completed / Math.max(options.durationSeconds, elapsedSeconds)),
@@ -100,7 +102,40 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<LoadResult> 
     errors: total - completed,
     total: completed,
     statusCodes,
+    windows: latencyWindows(dueAts.subarray(0, completed).map((dueAt) => dueAt - startedAt), latencies.subarray(0, completed)),
   };
+}
+
+/** The p-th percentile of sorted latencies, rounded to a millisecond. */
+function percentileOf(sorted: Float64Array, p: number): number {
+  return sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]) : 0;
+}
+
+const WINDOW_MS = 1000;
+
+/**
+ * p50 and p99 of the requests due in each second: a steady tail and a
+ * stall of a few hundred milliseconds give the same overall p99 but call
+ * for different remedies.
+ */
+function latencyWindows(dueOffsets: Float64Array, latencies: Float64Array): LatencyWindow[] {
+  const buckets: number[][] = [];
+  dueOffsets.forEach((offset, index) => (buckets[Math.floor(offset / WINDOW_MS)] ??= []).push(latencies[index]));
+  return Array.from(buckets, (bucket = []) => {
+    const sorted = Float64Array.from(bucket).sort();
+    return { p50: percentileOf(sorted, 50), p99: percentileOf(sorted, 99), max: Math.round(sorted[sorted.length - 1] ?? 0) };
+  });
+}
+
+export interface PacedLoadResult extends LoadResult {
+  /** One per second of the run, by when each request was due. */
+  windows: LatencyWindow[];
+}
+
+export interface LatencyWindow {
+  p50: number;
+  p99: number;
+  max: number;
 }
 
 /** One keep-alive connection with one request at a time; reads just enough of each response to find its end. */
