@@ -16,8 +16,8 @@ export interface BenchStack {
   /** The private nats-server, for benches that publish onto the event stream as an internal service would. */
   natsUrl: string;
   rootKey: string;
-  /** Each app's ops server (health, /metrics), by app. */
-  opsUrls: Map<BenchApp, string>;
+  /** Each app process's ops server (health, /metrics); an app may run more than once. */
+  processes: { app: BenchApp; opsUrl: string }[];
   stop(): Promise<void>;
 }
 
@@ -87,7 +87,7 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
     databaseUrl,
     natsUrl: `nats://127.0.0.1:${natsPort}`,
     rootKey: root.key,
-    opsUrls: new Map(apps.map((app, index) => [app, `http://127.0.0.1:${port + 100 + index}`])),
+    processes: apps.map((app, index) => ({ app, opsUrl: `http://127.0.0.1:${port + 100 + index}` })),
     stop: async () => {
       await Promise.all(children.map((child) => stopChild(child)));
       await stopChild(nats);

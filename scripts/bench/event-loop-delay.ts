@@ -9,7 +9,7 @@ import type { BenchStack } from './bench-stack';
  */
 export async function eventLoopDelays(stack: BenchStack): Promise<string> {
   const delays: string[] = [];
-  for (const [app, opsUrl] of stack.opsUrls) {
+  for (const { app, opsUrl } of stack.processes) {
     const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
     const max = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
     delays.push(`${app} ${max === undefined ? '?' : Math.round(Number(max) * 1000)} ms`);
