@@ -38,20 +38,10 @@ async function answers200(url: string): Promise<boolean> {
  * build, a fresh database on the local Postgres and a private nats-server.
  */
 export async function startBenchStack(apps: BenchApp[], env: Record<string, string> = {}): Promise<BenchStack> {
-  const name = `mailroom_bench_${Date.now().toString(36)}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const database = await createBenchDatabase();
+  const databaseUrl = database.url;
   await migrateAll(databaseUrl);
-
-  const natsPort = 14222 + Math.floor(Math.random() * 1000);
-  const natsStore = await mkdtemp(join(tmpdir(), 'mailroom-bench-nats-'));
-  const nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', natsStore], { stdio: 'ignore' });
-  await waitFor(() => portOpen('127.0.0.1', natsPort), 10000, 'nats-server did not start');
+  const nats = await startPrivateNats();
 
   const port = 13000 + Math.floor(Math.random() * 1000);
   const children: ChildProcess[] = [];
@@ -63,7 +53,7 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
         ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
         LOG_LEVEL: 'warn',
         DATABASE_URL: databaseUrl,
-        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        NATS_URL: nats.url,
         PORT: String(port),
         HOST: '127.0.0.1',
         HEALTH_PORT: String(port + 100 + index),
@@ -85,17 +75,53 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
   return {
     baseUrl,
     databaseUrl,
-    natsUrl: `nats://127.0.0.1:${natsPort}`,
+    natsUrl: nats.url,
     rootKey: root.key,
     processes: apps.map((app, index) => ({ app, opsUrl: `http://127.0.0.1:${port + 100 + index}` })),
     stop: async () => {
       await Promise.all(children.map((child) => stopChild(child)));
-      await stopChild(nats);
-      await rm(natsStore, { recursive: true, force: true });
+      await nats.stop();
+      await database.drop();
+    },
+  };
+}
+
+export interface BenchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database on the local Postgres (BENCH_DATABASE_URL's server), dropped again by drop(). */
+export async function createBenchDatabase(): Promise<BenchDatabase> {
+  const name = `mailroom_bench_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
       const cleanup = new Client({ connectionString: ADMIN_URL });
       await cleanup.connect();
       await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
+    },
+  };
+}
+
+/** A nats-server with JetStream of the bench's own, on a random loopback port with its store in a temporary directory. */
+export async function startPrivateNats(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = 14222 + Math.floor(Math.random() * 1000);
+  const store = await mkdtemp(join(tmpdir(), 'mailroom-bench-nats-'));
+  const server = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' });
+  await waitFor(() => portOpen('127.0.0.1', port), 10000, 'nats-server did not start');
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: async () => {
+      await stopChild(server);
+      await rm(store, { recursive: true, force: true });
     },
   };
 }

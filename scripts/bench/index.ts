@@ -2,6 +2,7 @@ import '../register-paths';
 import { analyticsBench } from './analytics.bench';
 import { authBench } from './auth.bench';
 import { listBench } from './list.bench';
+import { floorBench } from './floor.bench';
 import { calibrateMachine } from './machine-calibration';
 import { sendBench } from './send.bench';
 import { smtpBench } from './smtp.bench';
@@ -11,6 +12,7 @@ import { webhooksBench } from './webhooks.bench';
 const BENCHES: Record<string, () => Promise<void>> = {
   analytics: analyticsBench,
   auth: authBench,
+  floor: floorBench,
   list: listBench,
   send: sendBench,
   smtp: smtpBench,

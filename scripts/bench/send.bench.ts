@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { BenchStack, startBenchStack } from './bench-stack';
-import { load, LoadResult, report } from './load';
+import { load, report } from './load';
 import { pacedLoad } from './paced-load';
-import { cpuPerUnit, stackCpu } from './stack-cpu';
+import { measured } from './stack-cpu';
 import { eventLoopDelays } from './event-loop-delay';
 
 const TARGET_RATE = 2000;
@@ -62,12 +62,4 @@ async function deliveryBacklogDrained(stack: BenchStack): Promise<void> {
   } finally {
     await db.end();
   }
-}
-
-/** A load run, followed by what each part of the stack spent per unit of work during it (printed after its report line). */
-async function measured<Result extends LoadResult>(stack: BenchStack, unit: string, unitsPerRequest: number, run: () => Promise<Result>): Promise<Result & { cpu: string }> {
-  const before = await stackCpu(stack);
-  const result = await run();
-  const cpu = cpuPerUnit(before, await stackCpu(stack), result.total * unitsPerRequest, unit);
-  return { ...result, cpu };
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Client } from 'pg';
 import type { BenchStack } from './bench-stack';
+import type { LoadResult } from './load';
 
 /** CPU seconds used so far by each part of the stack, keyed by part name, and by the whole machine, at a moment. */
 export interface CpuSample {
@@ -26,7 +27,7 @@ const BENCH_PART = 'bench';
  * stack got; CPU per unit of work says what the work costs, so what two idle
  * cores could carry, and it moves far less between machines.
  */
-export async function stackCpu(stack: BenchStack): Promise<CpuSample> {
+export async function stackCpu(stack: Pick<BenchStack, 'databaseUrl'>): Promise<CpuSample> {
   const db = new Client({ connectionString: stack.databaseUrl });
   await db.connect();
   // Postgres's own processes share its binary name; the backend answering this query is left out.
@@ -45,7 +46,7 @@ export async function stackCpu(stack: BenchStack): Promise<CpuSample> {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
       const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
       if (pid !== sampler && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') add('postgres', seconds, pid);
-      else if (fields[1] === String(process.pid)) add(/apps\/([^/]+)\//.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'nats', seconds, pid);
+      else if (fields[1] === String(process.pid)) add(partOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8')), seconds, pid);
     } catch {
       // The process ended between listing and reading.
     }
@@ -53,6 +54,11 @@ export async function stackCpu(stack: BenchStack): Promise<CpuSample> {
   const own = process.cpuUsage();
   add(BENCH_PART, (own.user + own.system) / 1e6, String(process.pid));
   return { parts, switches, machine: machineBusySeconds(), at: performance.now() };
+}
+
+/** A child of the bench: an app (…/apps/<name>/…), a process started with --bench-part=<name>, or else nats-server. */
+function partOf(commandLine: string): string {
+  return /apps\/([^/]+)\//.exec(commandLine)?.[1] ?? /--bench-part=([\w-]+)/.exec(commandLine)?.[1] ?? 'nats';
 }
 
 /** Voluntary and involuntary context switches of every thread of a process so far. */
@@ -109,4 +115,17 @@ function perPart(start: Map<string, number>, end: Map<string, number>, units: nu
 /** The sum over every part but the bench's own process. */
 function stackTotal(parts: ReadonlyArray<readonly [string, number]>): number {
   return parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, value]) => sum + value, 0);
+}
+
+/** A load run, followed by what each part of the stack spent per unit of work during it (printed after its report line). */
+export async function measured<Result extends LoadResult>(
+  stack: Pick<BenchStack, 'databaseUrl'>,
+  unit: string,
+  unitsPerRequest: number,
+  run: () => Promise<Result>,
+): Promise<Result & { cpu: string }> {
+  const before = await stackCpu(stack);
+  const result = await run();
+  const cpu = cpuPerUnit(before, await stackCpu(stack), result.total * unitsPerRequest, unit);
+  return { ...result, cpu };
 }
