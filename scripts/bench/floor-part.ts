@@ -14,6 +14,17 @@ import { Pool } from 'pg';
 const part = /--bench-part=(\w+)/.exec(process.argv.join(' '))?.[1];
 const natsUrl = process.env.FLOOR_NATS_URL!;
 const ANSWER = Buffer.from(JSON.stringify({ id: 'floor', object: 'email', status: 'queued' }));
+const WORK_MS = Number(process.env.BENCH_FLOOR_WORK_US ?? 0) / 1000;
+
+/**
+ * BENCH_FLOOR_WORK_US of CPU spent on each request in each part, standing in
+ * for what an app does with it: raising it finds the CPU per request at which
+ * this machine still meets a p99.
+ */
+function work(): void {
+  const until = performance.now() + WORK_MS;
+  while (performance.now() < until);
+}
 
 async function http(): Promise<void> {
   const nats = await connect({ servers: natsUrl });
@@ -21,6 +32,7 @@ async function http(): Promise<void> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      work();
       nats.request(`floor${request.url!.replace(/\//g, '.')}`, Buffer.concat(chunks), { timeout: 5000 }).then(
         (reply) => response.writeHead(202, { 'content-type': 'application/json', 'content-length': reply.data.length }).end(reply.data),
         () => response.writeHead(503, { 'content-length': 0 }).end(),
@@ -36,9 +48,15 @@ async function service(): Promise<void> {
   const nats = await connect({ servers: natsUrl });
   const pool = new Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 4 });
   await pool.query('CREATE TABLE IF NOT EXISTS floor_requests (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
-  nats.subscribe('floor.echo', { callback: (_error, message) => message.respond(ANSWER) });
+  nats.subscribe('floor.echo', {
+    callback: (_error, message) => {
+      work();
+      message.respond(ANSWER);
+    },
+  });
   nats.subscribe('floor.insert', {
     callback: (_error, message) => {
+      work();
       pool.query('INSERT INTO floor_requests (body) VALUES ($1)', [Buffer.from(message.data).toString()]).then(
         () => message.respond(ANSWER),
         () => message.respond(Buffer.alloc(0)),

@@ -40,8 +40,9 @@ export async function floorBench(): Promise<void> {
       await pacedLoad({ ...options, rate: RATE, durationSeconds: 5 });
       const result = await measured({ databaseUrl: database.url }, 'request', 1, () => pacedLoad({ ...options, rate: RATE, durationSeconds: 20 }));
       const failed = result.errors + result.non2xx;
+      const work = process.env.BENCH_FLOOR_WORK_US ? ` (+${process.env.BENCH_FLOOR_WORK_US} µs of work in each part)` : '';
       process.stdout.write(
-        `floor ${chain}, ${RATE} req/s evenly paced: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p95 ${result.p95} ms, p99 ${result.p99} ms, ${failed} failed\n${result.cpu}\n`,
+        `floor ${chain}${work}, ${RATE} req/s evenly paced: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p95 ${result.p95} ms, p99 ${result.p99} ms, ${failed} failed\n${result.cpu}\n`,
       );
     }
   } finally {
