@@ -1,4 +1,3 @@
-import '../register-paths';
 import { createServer } from 'node:http';
 import { connect } from 'nats';
 import { Pool } from 'pg';
