@@ -33,7 +33,11 @@ async function http(): Promise<void> {
     request.on('end', () => {
       work();
       nats.request(`floor${request.url!.replace(/\//g, '.')}`, Buffer.concat(chunks), { timeout: 5000 }).then(
-        (reply) => response.writeHead(202, { 'content-type': 'application/json', 'content-length': reply.data.length }).end(reply.data),
+        // An empty reply is the service's failed INSERT: a failure the report must count, not a 202.
+        (reply) =>
+          reply.data.length
+            ? response.writeHead(202, { 'content-type': 'application/json', 'content-length': reply.data.length }).end(reply.data)
+            : response.writeHead(503, { 'content-length': 0 }).end(),
         () => response.writeHead(503, { 'content-length': 0 }).end(),
       );
     });

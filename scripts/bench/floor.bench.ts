@@ -4,9 +4,10 @@ import { createBenchDatabase, startPrivateNats } from './bench-stack';
 import { stopChild } from '../local/local-nats';
 import { pacedLoad } from './paced-load';
 import { measured } from './stack-cpu';
+import { BENCH_EMAIL } from './send.bench';
 
 const RATE = 2000;
-const BODY = JSON.stringify({ from: 'Bench <bench@bench.test>', to: 'delivered@example.com', subject: 'Benchmark', text: 'Hello from the benchmark.', html: '<p>Hello</p>' });
+const BODY = JSON.stringify(BENCH_EMAIL);
 
 /**
  * What this machine gives the send target's shape with nothing of Mailroom
@@ -23,6 +24,7 @@ export async function floorBench(): Promise<void> {
   const port = 15000 + Math.floor(Math.random() * 1000);
   const env = { ...process.env, FLOOR_NATS_URL: nats.url, FLOOR_DATABASE_URL: database.url, FLOOR_PORT: String(port) };
   const parts: ChildProcess[] = [];
+  const work = process.env.BENCH_FLOOR_WORK_US ? ` (+${process.env.BENCH_FLOOR_WORK_US} µs of work in each part)` : '';
   try {
     for (const part of ['service', 'http']) {
       const child = fork(join(__dirname, 'floor-part.js'), [`--bench-part=${part}`], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -40,7 +42,6 @@ export async function floorBench(): Promise<void> {
       await pacedLoad({ ...options, rate: RATE, durationSeconds: 5 });
       const result = await measured({ databaseUrl: database.url }, 'request', 1, () => pacedLoad({ ...options, rate: RATE, durationSeconds: 20 }));
       const failed = result.errors + result.non2xx;
-      const work = process.env.BENCH_FLOOR_WORK_US ? ` (+${process.env.BENCH_FLOOR_WORK_US} µs of work in each part)` : '';
       process.stdout.write(
         `floor ${chain}${work}, ${RATE} req/s evenly paced: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p95 ${result.p95} ms, p99 ${result.p99} ms, ${failed} failed\n${result.cpu}\n`,
       );

@@ -102,7 +102,7 @@ export async function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadRes
     errors: total - completed,
     total: completed,
     statusCodes,
-    windows: latencyWindows(dueAts.subarray(0, completed).map((dueAt) => dueAt - startedAt), latencies.subarray(0, completed)),
+    p99PerSecond: p99PerWindow(dueAts.subarray(0, completed).map((dueAt) => dueAt - startedAt), latencies.subarray(0, completed)),
   };
 }
 
@@ -114,28 +114,19 @@ function percentileOf(sorted: Float64Array, p: number): number {
 const WINDOW_MS = 1000;
 
 /**
- * p50 and p99 of the requests due in each second: a steady tail and a
- * stall of a few hundred milliseconds give the same overall p99 but call
- * for different remedies.
+ * p99 of the requests due in each second: a steady tail and a stall of a
+ * few hundred milliseconds give the same overall p99 but call for
+ * different remedies.
  */
-function latencyWindows(dueOffsets: Float64Array, latencies: Float64Array): LatencyWindow[] {
+function p99PerWindow(dueOffsets: Float64Array, latencies: Float64Array): number[] {
   const buckets: number[][] = [];
   dueOffsets.forEach((offset, index) => (buckets[Math.floor(offset / WINDOW_MS)] ??= []).push(latencies[index]));
-  return Array.from(buckets, (bucket = []) => {
-    const sorted = Float64Array.from(bucket).sort();
-    return { p50: percentileOf(sorted, 50), p99: percentileOf(sorted, 99), max: Math.round(sorted[sorted.length - 1] ?? 0) };
-  });
+  return Array.from(buckets, (bucket = []) => percentileOf(Float64Array.from(bucket).sort(), 99));
 }
 
 export interface PacedLoadResult extends LoadResult {
-  /** One per second of the run, by when each request was due. */
-  windows: LatencyWindow[];
-}
-
-export interface LatencyWindow {
-  p50: number;
-  p99: number;
-  max: number;
+  /** p99 (ms) of each second of the run, by when each request was due. */
+  p99PerSecond: number[];
 }
 
 /** One keep-alive connection with one request at a time; reads just enough of each response to find its end. */
