@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
-import { natsConnectionOptions } from '@mailroom/runtime';
+import { LoopTurnQueue, natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 
@@ -58,19 +58,28 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   };
 
   const concurrency = Math.max(1, options.concurrency ?? 1);
+  /**
+   * Each handler finishes in a callback of its own, and nats.js writes to the
+   * socket once per microtask checkpoint, so every ack cost a write syscall and
+   * a wake-up of nats-server: 0.9 writes per accepted email under a send load,
+   * three quarters of all the emails service's writes. Acks (and naks) of one
+   * loop turn go out together instead; an ack a turn later changes nothing for
+   * at-least-once delivery.
+   */
+  const settlements = new LoopTurnQueue();
   /** Acks only after the handler succeeded; never rejects. */
   const handleOne = async (message: JsMsg): Promise<void> => {
     const envelope = readEnvelope(message, logger);
     if (!envelope) return;
     try {
       await options.handle(envelope);
-      settle(() => message.ack());
+      settlements.push(() => settle(() => message.ack()));
     } catch (error) {
       logger.warn(
         { err: (error as Error).message, subject: message.subject, eventId: envelope.id, attempt: message.info.redeliveryCount },
         'event handler failed; redelivering later',
       );
-      redeliverLater(message);
+      settlements.push(() => redeliverLater(message));
     }
   };
 

@@ -78,6 +78,28 @@ describe(consumeEvents.name, () => {
     expect((await consumerState('poison-test')).redelivered).toBe(0);
   });
 
+  it('acks every event of a burst handled many at a time, so none is redelivered', async () => {
+    const handled = new Map<string, number>();
+    for (let n = 100; n < 400; n++) await publish('email.opened', JSON.stringify(envelope(n, { type: 'email.opened' })));
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'burst-test',
+      filterSubject: 'email.opened',
+      // Handlers finishing together, as a batched write releases them: their acks leave in one loop turn.
+      handle: async (event) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
+      },
+      concurrency: 50,
+    });
+    await eventually(async () => {
+      const state = await consumerState('burst-test');
+      return handled.size === 300 && state.pending === 0 && state.ackPending === 0 ? state : undefined;
+    });
+    expect((await consumerState('burst-test')).redelivered).toBe(0);
+    expect([...handled.values()].every((count) => count === 1)).toBe(true);
+  });
+
   it('redelivers an event whose handler failed, until it succeeds', async () => {
     let calls = 0;
     await publish('email.bounced', JSON.stringify(envelope(3, { type: 'email.bounced' })));

@@ -14,6 +14,7 @@ export * from './shutdown';
 export * from './change-aware-cache';
 export * from './key-changes';
 export * from './reply-inbox';
+export * from './loop-turn-queue';
 export * from './periodic-purge';
 export * from './repeated-failure-log';
 export * from './ip-address';
