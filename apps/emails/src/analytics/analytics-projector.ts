@@ -10,6 +10,8 @@ import { domainOf, metricsOf } from './event-metrics';
 /** A day past the stream's own retention: no event older than that can be delivered again. */
 export const APPLIED_EVENTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** The durable JetStream consumer the counters are kept by; replicas share it. */
+export const ANALYTICS_CONSUMER = 'emails-analytics';
 
 /**
  * Keeps the analytics counters as events happen: a durable consumer of every
@@ -37,7 +39,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
       natsUrl: this.config.NATS_URL,
-      durable: 'emails-analytics',
+      durable: ANALYTICS_CONSUMER,
       filterSubject: 'email.>',
       handle: (event) => this.apply(event),
       concurrency: 200,
