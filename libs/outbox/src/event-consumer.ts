@@ -106,6 +106,8 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       running = false;
       messages?.stop();
       await loop;
+      // The last handlers' acks are queued for the end of this turn; send them before the connection drains.
+      await new Promise((resolve) => setImmediate(resolve));
       await connection.drain().catch(() => undefined);
     },
   };
