@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { connect } from 'nats';
-import { EVENT_STREAM } from '@mailroom/contracts';
+import { unackedMessages } from '@mailroom/outbox';
 import { ANALYTICS_CONSUMER } from '../../apps/emails/src/analytics/analytics-projector';
 import { BenchStack, startBenchStack } from './bench-stack';
 import { load, report } from './load';
@@ -59,14 +59,13 @@ async function backgroundDrained(stack: BenchStack): Promise<void> {
   await db.connect();
   const nats = await connect({ servers: stack.natsUrl });
   try {
-    const consumers = (await nats.jetstreamManager()).consumers;
+    const manager = await nats.jetstreamManager();
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const { rows } = await db.query(
         `SELECT EXISTS (SELECT 1 FROM emails.emails WHERE status = 'queued') OR EXISTS (SELECT 1 FROM emails.outbox WHERE published_at IS NULL) AS waiting`,
       );
-      const analytics = await consumers.info(EVENT_STREAM, ANALYTICS_CONSUMER);
-      if (!rows[0].waiting && analytics.num_pending + analytics.num_ack_pending === 0) return;
+      if (!rows[0].waiting && (await unackedMessages(manager, ANALYTICS_CONSUMER)) === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     throw new Error('the delivery, outbox and analytics backlog did not drain within 2 minutes');

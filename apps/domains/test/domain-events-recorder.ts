@@ -1,5 +1,5 @@
-import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
+import { EventEnvelope } from '@mailroom/contracts';
+import { consumeEvents, RunningConsumer, unackedMessages } from '@mailroom/outbox';
 import { eventually } from '@mailroom/testing';
 import { connect, NatsConnection } from 'nats';
 import { Client } from 'pg';
@@ -36,8 +36,7 @@ export class DomainEventsRecorder {
     await eventually(async () => {
       const [{ unpublished }] = (await db.query(`SELECT count(*)::int AS unpublished FROM domains.outbox WHERE published_at IS NULL`)).rows;
       if (unpublished !== 0) return false;
-      const info = await (await this.connection.jetstreamManager()).consumers.info(EVENT_STREAM, this.durable);
-      return info.num_pending === 0 && info.num_ack_pending === 0;
+      return (await unackedMessages(await this.connection.jetstreamManager(), this.durable)) === 0;
     });
   }
 

@@ -33,3 +33,9 @@ export async function ensureEventStream(manager: JetStreamManager): Promise<void
       });
   }
 }
+
+/** Messages of the stream a durable consumer has not acked yet: not yet delivered, or delivered and awaiting an ack. */
+export async function unackedMessages(manager: JetStreamManager, durable: string): Promise<number> {
+  const info = await manager.consumers.info(EVENT_STREAM, durable);
+  return info.num_pending + info.num_ack_pending;
+}

@@ -1,6 +1,5 @@
 import type { EventEnvelope, Mode } from '@mailroom/contracts';
-import { EVENT_STREAM } from '@mailroom/contracts';
-import { ensureEventStream } from '@mailroom/outbox';
+import { ensureEventStream, unackedMessages } from '@mailroom/outbox';
 import { connect, headers, JetStreamClient, NatsConnection } from 'nats';
 import { ulid } from '@mailroom/database';
 
@@ -38,8 +37,7 @@ export class EventPublisher {
 
   /** Messages the dispatcher's durable consumer has not acked yet. */
   async pendingAcks(consumer: string): Promise<number> {
-    const info = await (await this.connection.jetstreamManager()).consumers.info(EVENT_STREAM, consumer);
-    return info.num_ack_pending + info.num_pending;
+    return unackedMessages(await this.connection.jetstreamManager(), consumer);
   }
 
   async close(): Promise<void> {
