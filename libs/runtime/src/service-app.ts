@@ -14,10 +14,10 @@ import { readinessChecks } from './readiness';
  * rather than process.env, so the e2e harness can boot the same app in-process.
  */
 export async function createServiceApp(name: string, module: Type<unknown> | DynamicModule, config: MailroomConfig): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice(module, {
-    ...drainingNatsServer(config.NATS_URL, name),
-    logger: new PinoLogger(name, config.LOG_LEVEL),
-  });
+  const app = await NestFactory.createMicroservice(
+    module,
+    Object.assign(drainingNatsServer(config.NATS_URL, name), { logger: new PinoLogger(name, config.LOG_LEVEL) }),
+  );
   app.useGlobalFilters(new DomainErrorRpcFilter());
   // No enableShutdownHooks(): runMain closes the app on SIGTERM (see closeOnSignals), through close() and its ops server.
   await app.listen();

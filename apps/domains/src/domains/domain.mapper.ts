@@ -29,16 +29,14 @@ const STATUS_OF: Record<DnsRecord['purpose'], 'spfStatus' | 'dkimStatus' | 'dmar
  */
 export function toResponse(entity: DomainEntity, settings: RecordSettings, defaultTrackingHost: string, withFlags = true): DomainResponse {
   const records = expectedRecords(entity, settings).map((record) =>
-    withFlags ? { ...record, verified: entity[STATUS_OF[record.purpose]] === 'verified' } : record,
+    withFlags ? Object.assign({}, record, { verified: entity[STATUS_OF[record.purpose]] === 'verified' }) : record,
   );
-  return {
-    ...toListItem(entity),
-    dnsRecords: records,
-    openTracking: entity.openTracking,
-    clickTracking: entity.clickTracking,
-    ...trackingOf(entity, defaultTrackingHost),
-    ...verifiedAt(entity),
-  };
+  return Object.assign(
+    toListItem(entity),
+    { dnsRecords: records, openTracking: entity.openTracking, clickTracking: entity.clickTracking },
+    trackingOf(entity, defaultTrackingHost),
+    verifiedAt(entity),
+  );
 }
 
 /** What the verify answer says about a custom tracking domain's lookup, when it was about the domain's current tracking domain. */

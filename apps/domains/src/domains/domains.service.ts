@@ -112,7 +112,7 @@ export class DomainsService {
     if (trackingDomain === undefined || trackingDomain === null) return input;
     const problem = domainNameProblem(trackingDomain);
     if (problem) throw DomainError.validation('trackingDomain', problem);
-    return { ...input, trackingDomain: normalizeDomainName(trackingDomain) };
+    return Object.assign({}, input, { trackingDomain: normalizeDomainName(trackingDomain) });
   }
 
   /**

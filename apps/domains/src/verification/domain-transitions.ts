@@ -51,7 +51,7 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
   const outcomes = PURPOSES.map((purpose) => check[purpose].result);
   if (outcomes.includes('error')) {
     const nextCheckAt = current.status === 'failed' ? current.nextCheckAt : trigger === 'background' ? after(now, settings.recheckSchedule[0]) : current.nextCheckAt;
-    return { state: { ...current, nextCheckAt }, event: null };
+    return { state: Object.assign({}, current, { nextCheckAt }), event: null };
   }
 
   const subStatuses = Object.fromEntries(PURPOSES.map((purpose) => [SUB_STATUS[purpose], check[purpose].result === 'pass' ? 'verified' : 'pending'])) as Pick<
@@ -62,29 +62,33 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
   if (outcomes.every((outcome) => outcome === 'pass')) {
     const entering = current.status !== 'verified';
     return {
-      state: {
-        ...current,
-        ...subStatuses,
+      state: Object.assign({}, current, subStatuses, {
         status: 'verified',
         verifiedAt: entering || !current.verifiedAt ? now : current.verifiedAt,
         failedAt: null,
         checkAttempts: 0,
         nextCheckAt: after(now, settings.verifiedRecheckMs),
-      },
+      }),
       event: entering ? DomainEvents.verified : null,
     };
   }
 
   const failed = (): Transition => ({
-    state: { ...current, ...subStatuses, status: 'failed', failedAt: now, nextCheckAt: null },
+    state: Object.assign({}, current, subStatuses, { status: 'failed', failedAt: now, nextCheckAt: null }),
     event: DomainEvents.failed,
   });
 
   if (current.status === 'verified') return failed();
   if (current.status === 'failed') {
-    if (trigger === 'background') return { state: { ...current, ...subStatuses, nextCheckAt: null }, event: null };
+    if (trigger === 'background') return { state: Object.assign({}, current, subStatuses, { nextCheckAt: null }), event: null };
     return {
-      state: { ...current, ...subStatuses, status: 'pending', failedAt: null, pendingSince: now, checkAttempts: 0, nextCheckAt: after(now, settings.recheckSchedule[0]) },
+      state: Object.assign({}, current, subStatuses, {
+        status: 'pending',
+        failedAt: null,
+        pendingSince: now,
+        checkAttempts: 0,
+        nextCheckAt: after(now, settings.recheckSchedule[0]),
+      }),
       event: null,
     };
   }
@@ -94,5 +98,5 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
   // Never wait past the deadline: the last check happens when the pending period ends.
   const deadline = current.pendingSince.getTime() + settings.pendingTimeoutMs;
   const nextCheckAt = new Date(Math.min(now.getTime() + backoffDelay(settings.recheckSchedule, attempts), deadline));
-  return { state: { ...current, ...subStatuses, checkAttempts: attempts, nextCheckAt }, event: null };
+  return { state: Object.assign({}, current, subStatuses, { checkAttempts: attempts, nextCheckAt }), event: null };
 }

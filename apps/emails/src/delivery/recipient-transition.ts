@@ -46,38 +46,38 @@ export interface TransitionContext {
 export function transitionRecipient(attemptsBefore: number, result: AttemptResult, context: TransitionContext): RecipientTransition {
   const { outcome } = result;
   const smtp = { code: outcome.code, reply: outcome.reply };
-  const base = { smtpCode: outcome.code, smtpReply: outcome.reply, nextAttemptAt: null };
-  if (result.suppressed) {
-    return { ...base, status: 'suppressed', attempts: attemptsBefore, events: [{ type: 'email.suppressed', extra: { reason: outcome.reply } }] };
-  }
+  // Written out rather than spread from a shared base: this runs for every recipient of every attempt (scripts/code-check/properties-after-spread.spec.ts).
+  const to = (status: RecipientStatus, attempts: number, events: RecipientTransition['events'], nextAttemptAt: Date | null = null): RecipientTransition => ({
+    status,
+    attempts,
+    nextAttemptAt,
+    smtpCode: outcome.code,
+    smtpReply: outcome.reply,
+    events,
+  });
+  if (result.suppressed) return to('suppressed', attemptsBefore, [{ type: 'email.suppressed', extra: { reason: outcome.reply } }]);
   const attempts = attemptsBefore + 1;
-  if (result.failNow) {
-    return { ...base, status: 'failed', attempts, events: [{ type: 'email.failed', extra: { smtp, attempts } }] };
-  }
+  if (result.failNow) return to('failed', attempts, [{ type: 'email.failed', extra: { smtp, attempts } }]);
   switch (outcome.kind) {
     case 'accepted': {
       const type = context.acceptedStatus === 'delivered' ? 'email.delivered' : 'email.sent';
-      const events: RecipientTransition['events'] = [{ type, extra: { smtp } }];
-      if (!result.complained) return { ...base, status: context.acceptedStatus, attempts, events };
-      events.push({ type: 'email.complained', extra: {} });
-      return { ...base, status: context.acceptedStatus, attempts, events, suppress: { reason: 'complaint', details: 'simulated complaint (test mode)' } };
+      const accepted = to(context.acceptedStatus, attempts, [{ type, extra: { smtp } }]);
+      if (!result.complained) return accepted;
+      accepted.events.push({ type: 'email.complained', extra: {} });
+      accepted.suppress = { reason: 'complaint', details: 'simulated complaint (test mode)' };
+      return accepted;
     }
     case 'permanent': {
       // `suppressed` tells webhook consumers whether the address joined the suppression list.
       const suppressed = !outcome.senderRefused;
-      const bounced = { ...base, status: 'bounced' as const, attempts, events: [{ type: 'email.bounced' as const, extra: { smtp, suppressed } }] };
-      return suppressed ? { ...bounced, suppress: { reason: 'bounce', details: outcome.reply } } : bounced;
+      const bounced = to('bounced', attempts, [{ type: 'email.bounced', extra: { smtp, suppressed } }]);
+      if (suppressed) bounced.suppress = { reason: 'bounce', details: outcome.reply };
+      return bounced;
     }
     case 'temporary': {
       const next = result.retryAfterMs !== undefined ? new Date(context.now.getTime() + result.retryAfterMs) : nextAttemptAt(context.schedule, attempts, context.now);
-      if (!next) return { ...base, status: 'failed', attempts, events: [{ type: 'email.failed', extra: { smtp, attempts } }] };
-      return {
-        ...base,
-        status: 'deferred',
-        attempts,
-        nextAttemptAt: next,
-        events: [{ type: 'email.delivery_delayed', extra: { smtp, attempts, nextAttemptAt: next.toISOString() } }],
-      };
+      if (!next) return to('failed', attempts, [{ type: 'email.failed', extra: { smtp, attempts } }]);
+      return to('deferred', attempts, [{ type: 'email.delivery_delayed', extra: { smtp, attempts, nextAttemptAt: next.toISOString() } }], next);
     }
   }
 }

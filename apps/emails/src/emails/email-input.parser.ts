@@ -70,7 +70,7 @@ function attachments(value: EmailSendInput['attachments'], name: string): Parsed
     if (!BASE64.test(attachment.content)) throw DomainError.validation(`${name}[${index}].content`, 'must be base64');
     const size = Buffer.byteLength(attachment.content, 'base64');
     total += size;
-    return { ...attachment, size };
+    return Object.assign({}, attachment, { size });
   });
   if (total > EMAIL_LIMITS.attachmentsMaxBytes) {
     throw new DomainError(

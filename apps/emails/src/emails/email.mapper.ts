@@ -16,9 +16,14 @@ export function toListItem(email: EmailEntity): EmailListItem {
   };
 }
 
+/**
+ * The list item's fields, then the rest. Object.assign rather than a spread:
+ * V8 11 (Node 20) defines every property written after a spread in an
+ * object literal through its runtime, about a microsecond each, and this
+ * answers every send (scripts/code-check/properties-after-spread.spec.ts).
+ */
 export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): EmailResponse {
-  return {
-    ...toListItem(email),
+  return Object.assign(toListItem(email), {
     cc: email.cc,
     bcc: email.bcc,
     replyTo: email.replyTo,
@@ -49,5 +54,5 @@ export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): E
       smtpReply: recipient.smtpReply,
       nextAttemptAt: iso(recipient.nextAttemptAt),
     })),
-  };
+  });
 }

@@ -31,5 +31,5 @@ export function applyTracking<E extends TrackableEmail>(email: E, identity: Send
     tokens,
     unsubscribeUrl: unsubscribeUrlOf(email.headers),
   });
-  return { ...email, html };
+  return Object.assign({}, email, { html });
 }

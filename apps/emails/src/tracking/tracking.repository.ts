@@ -38,16 +38,10 @@ export class TrackingRepository {
         {
           type: column.event,
           mode: row.mode,
-          data: {
-            emailId,
-            from: row.from_address,
-            to: row.to,
-            subject: row.subject,
-            tags: row.tags,
-            ...details,
+          data: Object.assign({ emailId, from: row.from_address, to: row.to, subject: row.subject, tags: row.tags }, details, {
             // Unique opens and clicks in analytics count the first of each per email.
             first: Number(row.count) === 1,
-          },
+          }),
         },
       ]);
       return true;

@@ -49,7 +49,7 @@ export class TrackingController {
     if (claim?.kind !== 'click' || !claim.url || !/^https?:\/\//i.test(claim.url)) {
       throw DomainError.notFound('tracked link', token.slice(0, 16));
     }
-    await this.record(() => this.tracking.click({ ...this.hit(claim.emailId, request), url: claim.url }));
+    await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
     reply.header('cache-control', NO_CACHE).redirect(claim.url, 302);
   }
 

@@ -37,5 +37,5 @@ export async function issueApiKey(
     deletedAt: null,
   });
   const saved = await insert(entity);
-  return { ...toResponse(saved), key: secret };
+  return Object.assign(toResponse(saved), { key: secret });
 }

@@ -31,11 +31,11 @@ export class ApiKeysRepository {
   }
 
   findLive(id: string, mode: Mode): Promise<ApiKeyEntity | null> {
-    return this.findOne({ ...FIND_LIVE, values: [id, mode] });
+    return this.findOne(Object.assign({}, FIND_LIVE, { values: [id, mode] }));
   }
 
   findByHash(keyHash: string): Promise<ApiKeyEntity | null> {
-    return this.findOne({ ...FIND_BY_HASH, values: [keyHash] });
+    return this.findOne(Object.assign({}, FIND_BY_HASH, { values: [keyHash] }));
   }
 
   private async findOne(query: { name: string; text: string; values: unknown[] }): Promise<ApiKeyEntity | null> {

@@ -52,7 +52,7 @@ export class DeliveryAttempter {
     const result = await this.sender.send(delivery.url, body, headers);
     sent();
     if (this.stopping && result.statusCode === null) {
-      recordAttemptMetrics({ ...result, failure: 'aborted' }, null);
+      recordAttemptMetrics(Object.assign({}, result, { failure: 'aborted' }), null);
       await this.repository.releaseLease(owner, delivery.id);
       return;
     }

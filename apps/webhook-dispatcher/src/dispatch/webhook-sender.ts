@@ -33,7 +33,7 @@ export class WebhookSender {
         settled = true;
         clearTimeout(timer);
         this.inFlight.delete(abort);
-        resolve({ ...result, durationMs: elapsed() });
+        resolve(Object.assign({}, result, { durationMs: elapsed() }));
       };
       let target: URL;
       try {
@@ -46,7 +46,7 @@ export class WebhookSender {
       const request = (secure ? httpsRequest : httpRequest)(target, {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers: Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) }),
         ...(this.options.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
       });
       let cause: HttpResult['failure'] = 'network';

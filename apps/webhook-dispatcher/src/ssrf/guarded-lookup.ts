@@ -27,7 +27,7 @@ export function assertLiteralAllowed(host: string): void {
  * created and private when it is called).
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses: LookupAddress[]) => {
+  dnsLookup(hostname, Object.assign({}, options as LookupOptions, { all: true as const }), (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
     const refused = addresses.map((entry) => ({ entry, reason: refusedAddressReason(entry.address) })).find((item) => item.reason);
     if (refused) return callback(new RefusedAddressError(hostname, refused.entry.address, refused.reason as string), '', 0);

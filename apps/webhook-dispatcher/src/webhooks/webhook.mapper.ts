@@ -14,10 +14,9 @@ export function toListItem(entity: WebhookEntity): WebhookListItem {
 }
 
 export function toResponse(entity: WebhookEntity): WebhookResponse {
-  return {
-    ...toListItem(entity),
+  return Object.assign(toListItem(entity), {
     description: entity.description,
     lastDeliveryStatus: entity.lastDeliveryStatus,
     failureCount: entity.failureCount,
-  };
+  });
 }

@@ -56,7 +56,7 @@ export class WebhooksService {
       updatedAt: now,
     } satisfies WebhookEntity);
     const saved = await this.repository.insert(entity);
-    return { ...toResponse(saved), secret };
+    return Object.assign(toResponse(saved), { secret });
   }
 
   async list(ctx: RequestContext, params: ListParams, status?: WebhookStatus): Promise<WebhookList> {

@@ -65,7 +65,7 @@ const withCrlf = (body: string) => body.replace(/\r\n|\r|\n/g, '\r\n');
 
 /** Signs a message with rsa-sha256, relaxed/relaxed canonicalization, d= the from domain. */
 export function signMessage(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
-  return dkimSign(message, { ...key, headerFieldNames: DKIM_SIGNED_HEADERS });
+  return dkimSign(message, Object.assign({}, key, { headerFieldNames: DKIM_SIGNED_HEADERS }));
 }
 
 /** The message as it goes on the wire: composed, then signed when there is a key (test mode has none). */

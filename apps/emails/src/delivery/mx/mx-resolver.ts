@@ -73,7 +73,7 @@ export class MxResolver implements MailRouter {
     let ttlSeconds = Infinity;
     lookups.forEach((found, index) => {
       if ('failure' in found || !found.addresses.length) return;
-      hosts.push({ ...names[index], addresses: found.addresses });
+      hosts.push(Object.assign({}, names[index], { addresses: found.addresses }));
       ttlSeconds = Math.min(ttlSeconds, found.ttlSeconds);
     });
     if (hosts.length) return { kind: 'hosts', hosts, ttlSeconds };

@@ -12,13 +12,14 @@ export function createDeliveryTransport(config: MailroomConfig): DeliveryTranspo
   const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
   if (config.DELIVERY_MODE === 'relay') {
     if (!config.SMTP_RELAY_URL) throw new Error('SMTP_RELAY_URL is required when DELIVERY_MODE=relay');
-    return new RelayTransport({
-      ...common,
-      url: config.SMTP_RELAY_URL,
-      secure: config.SMTP_RELAY_SECURE,
-      requireTls: config.SMTP_RELAY_REQUIRE_TLS,
-      verifyTls: config.SMTP_RELAY_TLS_VERIFY,
-    });
+    return new RelayTransport(
+      Object.assign({}, common, {
+        url: config.SMTP_RELAY_URL,
+        secure: config.SMTP_RELAY_SECURE,
+        requireTls: config.SMTP_RELAY_REQUIRE_TLS,
+        verifyTls: config.SMTP_RELAY_TLS_VERIFY,
+      }),
+    );
   }
-  return new MxTransport(new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS)), { ...common, port: config.SMTP_MX_PORT });
+  return new MxTransport(new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS)), Object.assign({}, common, { port: config.SMTP_MX_PORT }));
 }
