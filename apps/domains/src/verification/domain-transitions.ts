@@ -51,7 +51,7 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
   const outcomes = PURPOSES.map((purpose) => check[purpose].result);
   if (outcomes.includes('error')) {
     const nextCheckAt = current.status === 'failed' ? current.nextCheckAt : trigger === 'background' ? after(now, settings.recheckSchedule[0]) : current.nextCheckAt;
-    return { state: Object.assign({}, current, { nextCheckAt }), event: null };
+    return { state: Object.assign({}, current, { nextCheckAt } satisfies Partial<DomainState>), event: null };
   }
 
   const subStatuses = Object.fromEntries(PURPOSES.map((purpose) => [SUB_STATUS[purpose], check[purpose].result === 'pass' ? 'verified' : 'pending'])) as Pick<
@@ -68,19 +68,19 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
         failedAt: null,
         checkAttempts: 0,
         nextCheckAt: after(now, settings.verifiedRecheckMs),
-      }),
+      } satisfies Partial<DomainState>),
       event: entering ? DomainEvents.verified : null,
     };
   }
 
   const failed = (): Transition => ({
-    state: Object.assign({}, current, subStatuses, { status: 'failed', failedAt: now, nextCheckAt: null }),
+    state: Object.assign({}, current, subStatuses, { status: 'failed', failedAt: now, nextCheckAt: null } satisfies Partial<DomainState>),
     event: DomainEvents.failed,
   });
 
   if (current.status === 'verified') return failed();
   if (current.status === 'failed') {
-    if (trigger === 'background') return { state: Object.assign({}, current, subStatuses, { nextCheckAt: null }), event: null };
+    if (trigger === 'background') return { state: Object.assign({}, current, subStatuses, { nextCheckAt: null } satisfies Partial<DomainState>), event: null };
     return {
       state: Object.assign({}, current, subStatuses, {
         status: 'pending',
@@ -88,7 +88,7 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
         pendingSince: now,
         checkAttempts: 0,
         nextCheckAt: after(now, settings.recheckSchedule[0]),
-      }),
+      } satisfies Partial<DomainState>),
       event: null,
     };
   }
@@ -98,5 +98,5 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
   // Never wait past the deadline: the last check happens when the pending period ends.
   const deadline = current.pendingSince.getTime() + settings.pendingTimeoutMs;
   const nextCheckAt = new Date(Math.min(now.getTime() + backoffDelay(settings.recheckSchedule, attempts), deadline));
-  return { state: Object.assign({}, current, subStatuses, { checkAttempts: attempts, nextCheckAt }), event: null };
+  return { state: Object.assign({}, current, subStatuses, { checkAttempts: attempts, nextCheckAt } satisfies Partial<DomainState>), event: null };
 }

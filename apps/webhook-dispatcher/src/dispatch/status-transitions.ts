@@ -57,11 +57,11 @@ export function afterFailure(
       : next.failedDeliveriesStreak >= policy.disableAfterFailedDeliveries
         ? `${next.failedDeliveriesStreak} deliveries in a row failed`
         : null;
-  return reason ? Object.assign({}, next, { status: 'disabled', disabledReason: reason }) : next;
+  return reason ? Object.assign({}, next, { status: 'disabled', disabledReason: reason } satisfies Partial<WebhookHealth>) : next;
 }
 
 /** PATCH status: `active` re-enables and forgets past failures; `disabled` stops deliveries. */
 export function afterManualStatus(health: WebhookHealth, status: 'active' | 'disabled'): WebhookHealth {
   if (status === 'active') return { status: 'active', failureCount: 0, failedDeliveriesStreak: 0, firstFailureAt: null, disabledReason: null };
-  return Object.assign({}, health, { status: 'disabled', disabledReason: 'disabled through the API' });
+  return Object.assign({}, health, { status: 'disabled', disabledReason: 'disabled through the API' } satisfies Partial<WebhookHealth>);
 }
