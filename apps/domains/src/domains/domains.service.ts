@@ -108,11 +108,12 @@ export class DomainsService {
     for (const field of ['openTracking', 'clickTracking'] as const) {
       if (input[field] !== undefined && typeof input[field] !== 'boolean') throw DomainError.validation(field, 'must be true or false');
     }
-    const { trackingDomain } = input;
+    const { trackingDomain, ...flags } = input;
     if (trackingDomain === undefined || trackingDomain === null) return input;
     const problem = domainNameProblem(trackingDomain);
     if (problem) throw DomainError.validation('trackingDomain', problem);
-    return Object.assign({}, input, { trackingDomain: normalizeDomainName(trackingDomain) });
+    // Spread, not Object.assign: the input is parsed JSON, and Object.assign would set a `__proto__` key as the prototype.
+    return { trackingDomain: normalizeDomainName(trackingDomain), ...flags };
   }
 
   /**

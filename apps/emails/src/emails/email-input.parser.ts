@@ -70,7 +70,8 @@ function attachments(value: EmailSendInput['attachments'], name: string): Parsed
     if (!BASE64.test(attachment.content)) throw DomainError.validation(`${name}[${index}].content`, 'must be base64');
     const size = Buffer.byteLength(attachment.content, 'base64');
     total += size;
-    return Object.assign({}, attachment, { size });
+    // Field by field: what a NATS caller adds beyond them is not stored.
+    return { filename: attachment.filename, content: attachment.content, contentType: attachment.contentType, contentId: attachment.contentId, size };
   });
   if (total > EMAIL_LIMITS.attachmentsMaxBytes) {
     throw new DomainError(
