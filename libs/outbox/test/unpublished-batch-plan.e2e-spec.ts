@@ -1,0 +1,55 @@
+import { planOnIndexes } from '@mailroom/database';
+import { outboxTableMigration, UNPUBLISHED_BATCH_PLAN, unpublishedBatchSql } from '@mailroom/outbox';
+import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { DataSource, EntityManager } from 'typeorm';
+
+const SCHEMA = 'plan_test';
+
+/** The plan of the relay's read when a backlog builds faster than autovacuum analyzes the outbox. */
+describe('the outbox relay read against Postgres', () => {
+  let databaseUrl: string;
+  let dataSource: DataSource;
+  const planOf = async (manager: EntityManager) =>
+    (await manager.query(`EXPLAIN ${unpublishedBatchSql(SCHEMA)}`)).map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+  const insertUnpublished = (from: number, to: number) =>
+    dataSource.query(`INSERT INTO ${SCHEMA}.outbox (id, type, mode, data) SELECT 'evt_' || g, 'email.sent', 'live', '{}' FROM generate_series(${from}, ${to}) g`);
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    dataSource = await new DataSource({ type: 'postgres', url: databaseUrl }).initialize();
+    await dataSource.query(`CREATE SCHEMA ${SCHEMA}`);
+    for (const statement of outboxTableMigration(SCHEMA).up) await dataSource.query(statement);
+    // A backlog in an outbox autovacuum has not analyzed yet, as in a new installation's first minutes
+    // (the bench saw this plan then); switched off here so it cannot analyze between the insert and the plan.
+    await dataSource.query(`ALTER TABLE ${SCHEMA}.outbox SET (autovacuum_enabled = false)`);
+    await insertUnpublished(1, 30_000);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  it('reads the first rows in order through the unpublished index, where the planner'"'"'s guesses before the first analyze sorted every waiting row', async () => {
+    const seqScanOnly = await dataSource.transaction(async (manager) => {
+      await planOnIndexes(manager);
+      return planOf(manager);
+    });
+    expect(seqScanOnly).toMatch(/Sort/);
+
+    const guarded = await dataSource.transaction(async (manager) => {
+      await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
+      return planOf(manager);
+    });
+    expect(guarded).toMatch(/Index Scan using outbox_unpublished_idx/);
+    expect(guarded).not.toMatch(/Sort|Bitmap/);
+  });
+
+  it('returns the oldest unpublished rows', async () => {
+    const rows: Array<{ seq: string }> = await dataSource.transaction(async (manager) => {
+      await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
+      return manager.query(unpublishedBatchSql(SCHEMA));
+    });
+    expect(rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+  });
+});
