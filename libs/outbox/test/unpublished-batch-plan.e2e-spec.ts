@@ -30,7 +30,7 @@ describe('the outbox relay read against Postgres', () => {
     await dropTestDatabase(databaseUrl);
   });
 
-  it('reads the first rows in order through the unpublished index, where the planner'"'"'s guesses before the first analyze sorted every waiting row', async () => {
+  it('reads the first rows in order through the unpublished index, where the guesses made before the first analyze sorted every waiting row', async () => {
     const seqScanOnly = await dataSource.transaction(async (manager) => {
       await planOnIndexes(manager);
       return planOf(manager);
