@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { Client } from 'pg';
 import type { BenchStack } from './bench-stack';
 import type { LoadResult } from './load';
+import { startStatementTimes } from './statement-times';
 
 /** CPU seconds used so far by each part of the stack, keyed by part name, and by the whole machine, at a moment. */
 export interface CpuSample {
@@ -117,15 +118,21 @@ function stackTotal(parts: ReadonlyArray<readonly [string, number]>): number {
   return parts.filter(([part]) => part !== BENCH_PART).reduce((sum, [, value]) => sum + value, 0);
 }
 
-/** A load run, followed by what each part of the stack spent per unit of work during it (printed after its report line). */
+/**
+ * A load run, followed by what each part of the stack spent per unit of work
+ * during it, and, where Postgres loads pg_stat_statements, on which
+ * statements (printed after its report line).
+ */
 export async function measured<Result extends LoadResult>(
   stack: Pick<BenchStack, 'databaseUrl'>,
   unit: string,
   unitsPerRequest: number,
   run: () => Promise<Result>,
 ): Promise<Result & { cpu: string }> {
+  const statements = await startStatementTimes(stack.databaseUrl);
   const before = await stackCpu(stack);
   const result = await run();
-  const cpu = cpuPerUnit(before, await stackCpu(stack), result.total * unitsPerRequest, unit);
-  return { ...result, cpu };
+  const units = result.total * unitsPerRequest;
+  const cpu = cpuPerUnit(before, await stackCpu(stack), units, unit) + (await statements.report(units, unit));
+  return Object.assign(result, { cpu });
 }
