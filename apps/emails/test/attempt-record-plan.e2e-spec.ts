@@ -1,5 +1,5 @@
 import { planOnIndexes, runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, queryPlan } from '@mailroom/testing';
 import { DataSource } from 'typeorm';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 import { EMAIL_SUMMARY_UPDATE } from '../src/delivery/attempts.repository';
@@ -11,12 +11,8 @@ describe('the summary update of recorded attempts against Postgres', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
   const summaries = JSON.stringify([{ id: 'email_1', status: 'delivered', delivered: true, attempted: 1 }]);
-  const planOf = (sql: string, parameters: unknown[]) =>
-    dataSource.transaction(async (manager) => {
-      // As recordAttempts runs it.
-      await planOnIndexes(manager);
-      return (await manager.query(`EXPLAIN ${sql}`, parameters)).map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
-    });
+  // As recordAttempts runs it.
+  const planOf = (sql: string, parameters: unknown[]) => queryPlan(dataSource, sql, parameters, (manager) => planOnIndexes(manager));
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();

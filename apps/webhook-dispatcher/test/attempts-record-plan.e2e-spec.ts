@@ -1,5 +1,5 @@
 import { planOnIndexes, runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, queryPlan } from '@mailroom/testing';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../src/database/data-source';
 import { ATTEMPTS_RECORD } from '../src/dispatch/dispatch.repository';
@@ -11,11 +11,6 @@ describe('recording webhook delivery attempts against Postgres', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
   const states = JSON.stringify([{ id: 'dlv_1', owner: 'dispatcher-1', attempt: 1, status: 'succeeded' }]);
-  const planOf = (sql: string, parameters: unknown[], guarded: boolean) =>
-    dataSource.transaction(async (manager) => {
-      if (guarded) await planOnIndexes(manager);
-      return (await manager.query(`EXPLAIN ${sql}`, parameters)).map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
-    });
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
@@ -30,10 +25,11 @@ describe('recording webhook delivery attempts against Postgres', () => {
 
   it('looks up the deliveries named, where the join alone read the whole table', async () => {
     expect(ATTEMPTS_RECORD).toContain(BOUND);
-    const joinedOnly = await planOf(ATTEMPTS_RECORD.replace(BOUND, ''), [states], false);
+    const joinedOnly = await queryPlan(dataSource, ATTEMPTS_RECORD.replace(BOUND, ''), [states]);
     expect(joinedOnly).toMatch(/Seq Scan on deliveries d/);
 
-    const recorded = await planOf(ATTEMPTS_RECORD, [states, ['dlv_1']], true);
+    // As recordAttempts runs it.
+    const recorded = await queryPlan(dataSource, ATTEMPTS_RECORD, [states, ['dlv_1']], (manager) => planOnIndexes(manager));
     expect(recorded).not.toMatch(/Seq Scan on deliveries/);
     expect(recorded).toMatch(/Index Cond: .*id = ANY/);
   });

@@ -1,7 +1,7 @@
 import { planOnIndexes } from '@mailroom/database';
 import { outboxTableMigration, UNPUBLISHED_BATCH_PLAN, unpublishedBatchSql } from '@mailroom/outbox';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
-import { DataSource, EntityManager } from 'typeorm';
+import { createTestDatabase, dropTestDatabase, queryPlan } from '@mailroom/testing';
+import { DataSource } from 'typeorm';
 
 const SCHEMA = 'plan_test';
 
@@ -9,8 +9,6 @@ const SCHEMA = 'plan_test';
 describe('the outbox relay read against Postgres', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  const planOf = async (manager: EntityManager) =>
-    (await manager.query(`EXPLAIN ${unpublishedBatchSql(SCHEMA)}`)).map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
   const insertUnpublished = (from: number, to: number) =>
     dataSource.query(`INSERT INTO ${SCHEMA}.outbox (id, type, mode, data) SELECT 'evt_' || g, 'email.sent', 'live', '{}' FROM generate_series(${from}, ${to}) g`);
 
@@ -31,16 +29,10 @@ describe('the outbox relay read against Postgres', () => {
   });
 
   it('reads the first rows in order through the unpublished index, where the guesses made before the first analyze sorted every waiting row', async () => {
-    const seqScanOnly = await dataSource.transaction(async (manager) => {
-      await planOnIndexes(manager);
-      return planOf(manager);
-    });
+    const seqScanOnly = await queryPlan(dataSource, unpublishedBatchSql(SCHEMA), [], (manager) => planOnIndexes(manager));
     expect(seqScanOnly).toMatch(/Sort/);
 
-    const guarded = await dataSource.transaction(async (manager) => {
-      await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
-      return planOf(manager);
-    });
+    const guarded = await queryPlan(dataSource, unpublishedBatchSql(SCHEMA), [], (manager) => planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN));
     expect(guarded).toMatch(/Index Scan using outbox_unpublished_idx/);
     expect(guarded).not.toMatch(/Sort|Bitmap/);
   });

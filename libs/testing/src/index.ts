@@ -9,3 +9,4 @@ export * from './test-smtp';
 export * from './prometheus-text';
 export * from './app-process';
 export * from './database-outage';
+export * from './query-plan';
