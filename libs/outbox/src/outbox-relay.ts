@@ -19,6 +19,9 @@ interface OutboxRow {
 }
 
 const BATCH_SIZE = 200;
+const MAX_BACKOFF_MS = 5000;
+/** Published events past OUTBOX_RETENTION are deleted once a minute. */
+const PURGE_EVERY_MS = 60_000;
 
 /**
  * The next rows to publish, oldest first, locked so replicas share the work.
@@ -38,9 +41,6 @@ export function unpublishedBatchSql(schema: string): string {
 
 /** Switched off with sequential scans for unpublishedBatchSql, leaving the ordered index scan. */
 export const UNPUBLISHED_BATCH_PLAN: readonly PlanMethod[] = ['bitmapscan', 'sort'];
-const MAX_BACKOFF_MS = 5000;
-/** Published events past OUTBOX_RETENTION are deleted once a minute. */
-const PURGE_EVERY_MS = 60_000;
 
 /**
  * Publishes a service's outbox to JetStream. Rows are claimed with FOR UPDATE
