@@ -18,3 +18,4 @@ export * from './loop-turn-queue';
 export * from './periodic-purge';
 export * from './repeated-failure-log';
 export * from './ip-address';
+export * from './worker-thread';

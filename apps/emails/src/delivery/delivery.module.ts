@@ -6,6 +6,7 @@ import { AttemptRecorder } from './attempt-recorder';
 import { AttemptsRepository } from './attempts.repository';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryWorker } from './delivery.worker';
+import { MessageBuilder } from './message/message-builder';
 import { QueueMetrics } from './queue-metrics';
 import { trackingTokensFromConfig } from '@mailroom/auth';
 import { EmailDelivery, TRACKING_TOKENS } from './email-delivery.service';
@@ -27,6 +28,7 @@ export class DeliveryModule {
         AttemptsRepository,
         AttemptRecorder,
         SenderIdentityCache,
+        MessageBuilder,
         EmailDelivery,
         DeliveryWorker,
         QueueMetrics,

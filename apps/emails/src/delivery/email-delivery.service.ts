@@ -7,7 +7,7 @@ import { AttemptRecorder } from './attempt-recorder';
 import type { AttemptRecord } from './attempts.repository';
 import { ClaimedEmail, DueRecipient, RecipientUpdate } from './delivery.repository';
 import { deliveryOutcomes, outcomeRecordRetries } from './delivery-metrics';
-import { buildMessage } from './message/build-message';
+import { MessageBuilder } from './message/message-builder';
 import { parsedPrivateKey } from './message/parsed-private-key';
 import { AttemptResult, transitionRecipient } from './recipient-transition';
 import { SenderIdentityCache } from './sender-identity.cache';
@@ -48,6 +48,7 @@ export class EmailDelivery {
   constructor(
     private readonly recorder: AttemptRecorder,
     private readonly identities: SenderIdentityCache,
+    private readonly messages: MessageBuilder,
     @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
     @Inject(TRACKING_TOKENS) private readonly trackingTokens: TrackingTokens,
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
@@ -119,7 +120,7 @@ export class EmailDelivery {
     if (!identity || !privateKey) return everyone({ kind: 'permanent', code: null, reply: `5.7.0 ${email.fromDomain} is no longer a sending domain of this Mailroom` }, true);
 
     // Open pixel and rewritten links under the domain's tracking host, as the domain and the email ask.
-    const raw = await buildMessage(applyTracking(email, identity, this.trackingTokens), {
+    const raw = await this.messages.build(applyTracking(email, identity, this.trackingTokens), {
       domainName: email.fromDomain,
       keySelector: identity.dkim.selector,
       privateKey,

@@ -1,0 +1,11 @@
+import type { DkimSigningKey, OutgoingEmail } from './outgoing-email';
+
+/** What MessageBuilder posts to a build thread: one message to compose and, with a key, sign. */
+export interface BuildRequest {
+  id: number;
+  email: OutgoingEmail;
+  key: DkimSigningKey | null;
+}
+
+/** The thread's answer: the message's bytes (their buffer transferred, not copied), or why it could not be built. */
+export type BuildReply = { id: number; bytes: Uint8Array } | { id: number; error: string };
