@@ -10,11 +10,12 @@ interface Waiting {
 /**
  * One worker thread that builds messages, and the builds it has been asked
  * for. A thread that dies (an uncaught error, a crash) fails the builds it
- * held, which the delivery then retries like any failed attempt, and is
- * replaced by a new one for the builds that follow.
+ * held, which the delivery then retries like any failed attempt, and the next
+ * build starts a new one. Not at once: a thread that cannot start at all
+ * would otherwise be restarted in a loop.
  */
 export class BuildThread {
-  private worker: Worker;
+  private worker: Worker | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
   private closed = false;
@@ -25,11 +26,12 @@ export class BuildThread {
 
   build(email: OutgoingEmail, key: DkimSigningKey | null): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('the message build threads have been closed'));
+    const worker = (this.worker ??= this.started());
     const id = this.nextId++;
     return new Promise<Buffer>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       try {
-        this.worker.postMessage({ id, email, key });
+        worker.postMessage({ id, email, key });
       } catch (error) {
         // An email that cannot be cloned for the thread (it never should be): this build fails, not the thread.
         this.waiting.delete(id);
@@ -41,7 +43,7 @@ export class BuildThread {
   /** Builds in flight are not waited for: shutdown closes the threads only after the deliveries have drained. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.worker.terminate();
+    await this.worker?.terminate();
   }
 
   private started(): Worker {
@@ -51,8 +53,8 @@ export class BuildThread {
     worker.on('message', (reply: BuildReply) => this.settle(reply));
     worker.on('error', (error) => this.failAll(error));
     worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = undefined;
       this.failAll(new Error(`the message build thread stopped (exit code ${code})`));
-      if (!this.closed) this.worker = this.started();
     });
     return worker;
   }
