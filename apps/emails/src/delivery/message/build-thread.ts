@@ -20,9 +20,8 @@ export class BuildThread {
   private nextId = 0;
   private closed = false;
 
-  constructor(private readonly start: () => Worker) {
-    this.worker = this.started();
-  }
+  /** The thread starts with the first build: a process that only ever sends test-mode mail never starts one. */
+  constructor(private readonly start: () => Worker) {}
 
   build(email: OutgoingEmail, key: DkimSigningKey | null): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('the message build threads have been closed'));
