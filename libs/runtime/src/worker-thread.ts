@@ -13,14 +13,16 @@ const ROOT = join(__dirname, '..', '..', '..');
  */
 const FROM_SOURCE = `
 const { readFileSync } = require('node:fs');
-const ts = require('typescript');
 const { workerData } = require('node:worker_threads');
 const root = workerData.root;
+// From the repository, wherever the test runner was started.
+const requireFromRoot = require('node:module').createRequire(root + '/package.json');
+const ts = requireFromRoot('typescript');
 const { config } = ts.readConfigFile(root + '/tsconfig.json', ts.sys.readFile);
 const { options } = ts.convertCompilerOptionsFromJson(config.compilerOptions, root);
 options.module = ts.ModuleKind.CommonJS;
 options.sourceMap = false;
-require('tsconfig-paths').register({ baseUrl: root, paths: { '@mailroom/*': ['libs/*/src'] } });
+requireFromRoot('tsconfig-paths').register({ baseUrl: root, paths: { '@mailroom/*': ['libs/*/src'] } });
 require.extensions['.ts'] = (module, filename) =>
   module._compile(ts.transpileModule(readFileSync(filename, 'utf8'), { compilerOptions: options, fileName: filename }).outputText, filename);
 require(workerData.modulePath);
