@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import type { BuildReply } from './message-build.protocol';
+import type { BuildReply, BuildRequest } from './message-build.protocol';
 import type { DkimSigningKey, OutgoingEmail } from './outgoing-email';
 
 interface Waiting {
@@ -29,8 +29,9 @@ export class BuildThread {
     const id = this.nextId++;
     return new Promise<Buffer>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
+      const request: BuildRequest = { id, email, key };
       try {
-        worker.postMessage({ id, email, key });
+        worker.postMessage(request);
       } catch (error) {
         // An email that cannot be cloned for the thread (it never should be): this build fails, not the thread.
         this.waiting.delete(id);
