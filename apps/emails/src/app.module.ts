@@ -9,6 +9,7 @@ import { AnalyticsModule } from './analytics/analytics.module';
 import { TrackingModule } from './tracking/tracking.module';
 import { ComplaintsModule } from './complaints/complaints.module';
 import { OutboxRelayModule } from '@mailroom/outbox';
+import { backgroundOnly } from './process-role';
 
 @Module({})
 export class EmailsAppModule {
@@ -20,12 +21,14 @@ export class EmailsAppModule {
         serviceDatabaseModule(config, EMAILS_SCHEMA),
         EmailsModule.forRoot(config),
         SuppressionsModule,
-        DeliveryModule.forRoot(config),
         TrackingModule,
-        AnalyticsModule,
-        ComplaintsModule,
-        // Publishes emails.outbox to the event stream (webhooks, analytics, internal consumers).
-        OutboxRelayModule.forSchema('emails'),
+        AnalyticsModule.forRoot(config),
+        ...backgroundOnly(config, [
+          DeliveryModule.forRoot(config),
+          ComplaintsModule,
+          // Publishes emails.outbox to the event stream (webhooks, analytics, internal consumers).
+          OutboxRelayModule.forSchema('emails'),
+        ]),
       ],
       controllers: [healthController('emails')],
     };

@@ -54,4 +54,14 @@ describe(loadConfig.name, () => {
       delete process.env.PORT;
     }
   });
+
+  it('takes an emails role and a nice value, and names each when it is wrong', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://db/x', EMAILS_ROLE: 'worker', PROCESS_NICE: '10' }, 'emails');
+    expect(config.EMAILS_ROLE).toBe('worker');
+    expect(config.PROCESS_NICE).toBe(10);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }, 'emails')).toMatchObject({ EMAILS_ROLE: 'all', PROCESS_NICE: 0 });
+    const problems = problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/x', EMAILS_ROLE: 'both', PROCESS_NICE: '-5' }, 'emails'));
+    expect(problems).toEqual([expect.stringMatching(/^PROCESS_NICE must be between 0 and 19, got -5/), expect.stringMatching(/^EMAILS_ROLE must be one of all, api, worker/)]);
+    expect(problemsOf(() => loadConfig({ PROCESS_NICE: '20' }, 'gateway'))).toEqual(['PROCESS_NICE must be between 0 and 19, got 20']);
+  });
 });

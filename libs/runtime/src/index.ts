@@ -4,6 +4,7 @@ export * from './rpc-client';
 export * from './service-app';
 export * from './config.module';
 export * from './run-main';
+export * from './process-priority';
 export * from './health';
 export * from './metrics';
 export * from './ops-server';

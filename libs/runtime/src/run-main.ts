@@ -1,4 +1,5 @@
 import { AppName, ConfigError, loadProcessConfig, MailroomConfig } from '@mailroom/config';
+import { lowerProcessPriority } from './process-priority';
 import { Closable, closeOnSignals } from './shutdown';
 
 /**
@@ -15,6 +16,12 @@ export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<
       process.exit(78); // EX_CONFIG
     }
     throw error;
+  }
+  try {
+    lowerProcessPriority(config.PROCESS_NICE);
+  } catch (error) {
+    // Only an optimisation: an app that cannot lower its priority (a platform without nice) still runs.
+    process.stderr.write(`[${app}] PROCESS_NICE=${config.PROCESS_NICE} could not be applied: ${(error as Error).message}\n`);
   }
   boot(config).then(
     (instance) => closeOnSignals(instance, app, config.SHUTDOWN_TIMEOUT_MS),

@@ -9,18 +9,33 @@ import { startOpsServer } from './ops-server';
 import { PinoLogger } from './pino-logger';
 import { readinessChecks } from './readiness';
 
+export interface ServiceAppOptions {
+  /**
+   * False for a process that only does background work (EMAILS_ROLE=worker):
+   * it starts its providers but subscribes to no request subject, so requests
+   * only ever reach the processes that answer them.
+   */
+  answersRequests?: boolean;
+}
+
 /**
  * Boots one NATS microservice. The module is built from the validated config
  * rather than process.env, so the e2e harness can boot the same app in-process.
  */
-export async function createServiceApp(name: string, module: Type<unknown> | DynamicModule, config: MailroomConfig): Promise<INestMicroservice> {
+export async function createServiceApp(
+  name: string,
+  module: Type<unknown> | DynamicModule,
+  config: MailroomConfig,
+  { answersRequests = true }: ServiceAppOptions = {},
+): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(
     module,
     Object.assign(drainingNatsServer(config.NATS_URL, name), { logger: new PinoLogger(name, config.LOG_LEVEL) }),
   );
   app.useGlobalFilters(new DomainErrorRpcFilter());
   // No enableShutdownHooks(): runMain closes the app on SIGTERM (see closeOnSignals), through close() and its ops server.
-  await app.listen();
+  if (answersRequests) await app.listen();
+  else await app.init();
   await attachOpsServer(app, name, config, app.get(DataSource, { strict: false }));
   return app;
 }

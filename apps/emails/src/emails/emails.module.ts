@@ -16,6 +16,7 @@ import { IdempotencyStore } from './idempotency.store';
 import { EMAILS_NATS_CLIENT, SenderIdentityClient } from './sender-identity.client';
 import { SenderPolicy } from './sender-policy';
 import { SingleSendCommitter } from './single-send.committer';
+import { backgroundOnly } from '../process-role';
 
 /** The sending and reading API of emails (the delivery worker lives in ../delivery). */
 @Module({})
@@ -25,7 +26,19 @@ export class EmailsModule {
       module: EmailsModule,
       imports: [ClientsModule.register([{ name: EMAILS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
       controllers: [EmailsController, DomainUsageController],
-      providers: [EmailsRepository, EmailCountsRepository, EmailCountsCompactor, IdempotencyStore, SenderIdentityClient, SenderPolicy, EmailWriter, SingleSendCommitter, EmailSendingService, EmailScheduleService, EmailQueryService, EmailRetention],
+      providers: [
+        EmailsRepository,
+        EmailCountsRepository,
+        IdempotencyStore,
+        SenderIdentityClient,
+        SenderPolicy,
+        EmailWriter,
+        SingleSendCommitter,
+        EmailSendingService,
+        EmailScheduleService,
+        EmailQueryService,
+        ...backgroundOnly(config, [EmailCountsCompactor, EmailRetention]),
+      ],
       exports: [EmailsRepository, SenderIdentityClient],
     };
   }
