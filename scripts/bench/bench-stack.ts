@@ -9,6 +9,8 @@ import { stopChild, waitFor } from '../local/local-nats';
 import { migrateAll } from '../migrate-all';
 
 export type BenchApp = 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'gateway';
+/** An app, or an app with environment of its own (e.g. one emails process as the api, another as the worker). */
+export type BenchProcess = BenchApp | { app: BenchApp; env: Record<string, string> };
 
 export interface BenchStack {
   baseUrl: string;
@@ -37,7 +39,9 @@ async function answers200(url: string): Promise<boolean> {
  * The stack as production runs it: each app its own process from the compiled
  * build, a fresh database on the local Postgres and a private nats-server.
  */
-export async function startBenchStack(apps: BenchApp[], env: Record<string, string> = {}): Promise<BenchStack> {
+export async function startBenchStack(processes: BenchProcess[], env: Record<string, string> = {}): Promise<BenchStack> {
+  const apps = processes.map((process) => (typeof process === 'string' ? process : process.app));
+  const ownEnv = processes.map((process) => (typeof process === 'string' ? {} : process.env));
   const database = await createBenchDatabase();
   const databaseUrl = database.url;
   await migrateAll(databaseUrl);
@@ -61,6 +65,7 @@ export async function startBenchStack(apps: BenchApp[], env: Record<string, stri
         RATE_LIMIT_PER_SECOND: '0',
         DKIM_DNS_BIND: 'off',
         ...env,
+        ...ownEnv[index],
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

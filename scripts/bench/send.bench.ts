@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { connect } from 'nats';
 import { unackedMessages } from '@mailroom/outbox';
 import { ANALYTICS_CONSUMER } from '../../apps/emails/src/analytics/analytics-projector';
-import { BenchStack, startBenchStack } from './bench-stack';
+import { BenchProcess, BenchStack, startBenchStack } from './bench-stack';
 import { load, report } from './load';
 import { pacedLoad } from './paced-load';
 import { measured } from './stack-cpu';
@@ -13,11 +13,25 @@ const TARGET_RATE = 2000;
 export const BENCH_EMAIL = { from: 'Bench <bench@bench.test>', to: 'delivered@example.com', subject: 'Benchmark', text: 'Hello from the benchmark.', html: '<p>Hello</p>' };
 
 /**
+ * One emails process as `npm start` runs it, or with BENCH_EMAILS_SPLIT=1 an
+ * api process and a worker process at PROCESS_NICE=10, as a host that shares
+ * its cores between them would run them (EMAILS_ROLE).
+ */
+function emailsProcesses(): BenchProcess[] {
+  if (process.env.BENCH_EMAILS_SPLIT !== '1') return ['emails'];
+  process.stdout.write('emails split: one api process, one worker process at PROCESS_NICE=10\n');
+  return [
+    { app: 'emails', env: { EMAILS_ROLE: 'api' } },
+    { app: 'emails', env: { EMAILS_ROLE: 'worker', PROCESS_NICE: '10' } },
+  ];
+}
+
+/**
  * POST /v1/emails and /v1/emails/batch with a test key (no verified domain
  * needed; delivery is simulated, so the accept path is what is measured).
  */
 export async function sendBench(): Promise<void> {
-  const stack = await startBenchStack(['keys', 'domains', 'emails', 'gateway']);
+  const stack = await startBenchStack(['keys', 'domains', ...emailsProcesses(), 'gateway']);
   try {
     const created = await fetch(`${stack.baseUrl}/v1/api-keys`, {
       method: 'POST',

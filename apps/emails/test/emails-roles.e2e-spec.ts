@@ -89,4 +89,9 @@ describe('the emails service split into an api process and a worker process', ()
     expect(response.body.error.code).toBe('service_unavailable');
     expect(await workerReady()).toBe(true);
   });
+
+  it('a worker shuts down cleanly on SIGTERM', async () => {
+    worker!.child.kill('SIGTERM');
+    expect(await worker!.exited).toEqual({ code: 0, signal: null });
+  });
 });
