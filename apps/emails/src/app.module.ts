@@ -3,6 +3,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { healthController, MailroomConfigModule, serviceDatabaseModule } from '@mailroom/runtime';
 import { EMAILS_SCHEMA } from './database/data-source';
 import { DeliveryModule } from './delivery/delivery.module';
+import { QueueMetricsModule } from './delivery/queue-metrics.module';
 import { EmailsModule } from './emails/emails.module';
 import { SuppressionsModule } from './suppressions/suppressions.module';
 import { AnalyticsModule } from './analytics/analytics.module';
@@ -23,6 +24,7 @@ export class EmailsAppModule {
         SuppressionsModule,
         TrackingModule,
         AnalyticsModule.forRoot(config),
+        QueueMetricsModule,
         ...backgroundOnly(config, [
           DeliveryModule.forRoot(config),
           ComplaintsModule,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { AppProcess, buildApps, eventually, freeDnsPort, Stack, startAppProcess, startStack } from '@mailroom/testing';
+import { AppProcess, buildApps, eventually, freeDnsPort, scrapeMetrics, Stack, startAppProcess, startStack } from '@mailroom/testing';
 import { emailReaching } from './support/delivery-harness';
 
 const POLL_MS = 50;
@@ -57,6 +57,12 @@ describe('the emails service split into an api process and a worker process', ()
       expect((await stack.api.get(`/v1/emails/${id}`, { key: testKey })).body.status).toBe('queued');
     }
     expect(await unpublishedEvents()).toBeGreaterThan(0);
+    // The api process still reports the queue, so a missing worker shows as mail waiting longer and longer.
+    const scrape = await eventually(async () => {
+      const metrics = await scrapeMetrics(stack.opsUrl('emails'));
+      return metrics.value('mailroom_email_oldest_due_age_seconds') > 0.5 ? metrics : undefined;
+    }, 5000);
+    expect(scrape.value('mailroom_email_queue_depth', { state: 'due' })).toBe(1);
   });
 
   it('a worker process at PROCESS_NICE=10 delivers what the api accepted and publishes its events', async () => {
@@ -80,6 +86,7 @@ describe('the emails service split into an api process and a worker process', ()
     const email = await emailReaching(stack, testKey, id, ['delivered']);
     expect(email.recipients[0]).toMatchObject({ address: 'delivered@example.com', status: 'delivered', smtpCode: 250 });
     await eventually(async () => (await unpublishedEvents()) === 0, 10000);
+    await eventually(async () => (await scrapeMetrics(stack.opsUrl('emails'))).value('mailroom_email_queue_depth', { state: 'due' }) === 0, 5000);
   });
 
   it('a worker answers no request: with the api process stopped, the API answers 503 while the worker runs on', async () => {
