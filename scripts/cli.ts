@@ -27,6 +27,9 @@ async function keysCreate(args: string[]): Promise<void> {
   });
   const config = loadProcessConfig('launcher');
   const database = await resolveDatabase(config, (line) => process.stderr.write(`${line}\n`));
+  // An embedded Postgres this command started is stopped on Ctrl-C too, not left running.
+  const stopOnSignal = () => void database.stop().finally(() => process.exit(130));
+  process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
   try {
     const created = await issueKeyDirectly(database.url, {
       name: input.name,

