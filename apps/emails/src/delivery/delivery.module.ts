@@ -7,7 +7,6 @@ import { AttemptsRepository } from './attempts.repository';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryWorker } from './delivery.worker';
 import { MessageBuilder } from './message/message-builder';
-import { QueueMetricsModule } from './queue-metrics.module';
 import { trackingTokensFromConfig } from '@mailroom/auth';
 import { EmailDelivery, TRACKING_TOKENS } from './email-delivery.service';
 import { DELIVERY_NATS_CLIENT, SenderIdentityCache } from './sender-identity.cache';
@@ -20,10 +19,11 @@ export class DeliveryModule {
   static forRoot(config: MailroomConfig): DynamicModule {
     return {
       module: DeliveryModule,
-      imports: [QueueMetricsModule, ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
+      imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
       providers: [
         { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
         { provide: TRACKING_TOKENS, useValue: trackingTokensFromConfig(config) },
+        DeliveryRepository,
         AttemptsRepository,
         AttemptRecorder,
         SenderIdentityCache,

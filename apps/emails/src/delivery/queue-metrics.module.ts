@@ -7,5 +7,5 @@ import { QueueMetrics } from './queue-metrics';
  * api process reports a queue that no worker drains, which is how a missing
  * worker shows.
  */
-@Module({ providers: [DeliveryRepository, QueueMetrics], exports: [DeliveryRepository] })
+@Module({ providers: [DeliveryRepository, QueueMetrics] })
 export class QueueMetricsModule {}
