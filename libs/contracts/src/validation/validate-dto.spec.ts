@@ -1,4 +1,4 @@
-import { IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { IsOmittable } from './is-omittable';
 import { validateDto } from './validate-dto';
@@ -23,6 +23,19 @@ class ProbeDto {
   @ValidateNested({ each: true })
   @Type(() => ProbeItemDto)
   items?: ProbeItemDto[];
+
+  @IsOmittable()
+  @IsString()
+  @Length(1, 20)
+  @Matches(/^[a-z]*$/, { message: 'must contain only a-z' })
+  word?: string;
+
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(2)
+  @IsString({ each: true })
+  @Matches(/^[a-z]*$/, { each: true, message: 'each value must contain only a-z' })
+  words?: string[];
 }
 
 const problemOf = (body: unknown): string | null => {
@@ -57,5 +70,19 @@ describe(validateDto.name, () => {
     expect(problemOf({ items: [{ label: 'a' }, { label: 3 }] })).toBe('items[1].label: must be a string');
     expect(problemOf({ nmae: 'typo' })).toBe('nmae: is not a known field');
     expect(problemOf([])).toBe('body: must be a JSON object');
+  });
+
+  it('says a value of the wrong type has the wrong type, rather than quoting a pattern or size rule it also fails', () => {
+    expect(problemOf({ word: 123 })).toBe('word: must be a string');
+    expect(problemOf({ word: ['abc'] })).toBe('word: must be a string');
+    expect(problemOf({ words: 'abc' })).toBe('words: must be an array');
+    expect(problemOf({ words: { a: 'b' } })).toBe('words: must be an array');
+  });
+
+  it('still quotes the rule a value of the right type breaks', () => {
+    expect(problemOf({ word: 'ABC' })).toBe('word: must contain only a-z');
+    expect(problemOf({ word: '' })).toBe('word: must be longer than or equal to 1 characters');
+    expect(problemOf({ words: ['a', 'b', 'c'] })).toBe('words: must contain no more than 2 elements');
+    expect(problemOf({ words: ['A'] })).toBe('words: each value must contain only a-z');
   });
 });

@@ -8,6 +8,23 @@ function withoutPropertyName(message: string, property: string): string {
   return message.startsWith(`${property} `) ? message.slice(property.length + 1) : message;
 }
 
+/**
+ * The rules that say what type a field has. A value of the wrong type fails
+ * its field's other rules too (a number has no length, an object is not a
+ * short array), and class-validator lists the constraints in the order the
+ * decorators were applied, bottom-up, so the first one was often a pattern
+ * or a size: `subject: 123` answered "must not contain CR or LF". The type is
+ * the complaint that helps.
+ */
+const TYPE_CONSTRAINTS = ['isString', 'isArray', 'isBoolean', 'isInt', 'isNumber', 'isObject'];
+
+/** The type rule written highest above the field (the last applied) when one fails, else the first failure. */
+function mainComplaint(constraints: Record<string, string>): string {
+  const failed = Object.keys(constraints);
+  const types = failed.filter((name) => TYPE_CONSTRAINTS.includes(name));
+  return constraints[types.length ? types[types.length - 1] : failed[0]];
+}
+
 /** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
   for (const error of errors) {
@@ -17,7 +34,7 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
       // A field left out or null fails every rule at once; the first rule's complaint would mislead.
       if (error.value === undefined) return `${path}: is required`;
       if (error.value === null) return `${path}: must not be null`;
-      return `${path}: ${withoutPropertyName(Object.values(error.constraints)[0], error.property)}`;
+      return `${path}: ${withoutPropertyName(mainComplaint(error.constraints), error.property)}`;
     }
     const nested = describeValidationErrors(error.children ?? [], path);
     if (nested) return nested;
