@@ -23,7 +23,6 @@ export const BENCH_EMAIL = { from: 'Bench <bench@bench.test>', to: 'delivered@ex
  */
 function emailsProcesses(): BenchProcess[] {
   if (process.env.BENCH_EMAILS_SPLIT !== '1') return ['emails'];
-  process.stdout.write('emails split: one api process, one worker process at PROCESS_NICE=10\n');
   return [
     { app: 'emails', env: { EMAILS_ROLE: 'api' } },
     { app: 'emails', env: { EMAILS_ROLE: 'worker', PROCESS_NICE: '10' } },
@@ -45,7 +44,9 @@ function selectedPhases(): Set<Phase> {
  */
 export async function sendBench(): Promise<void> {
   const phases = selectedPhases();
-  const stack = await startBenchStack(['keys', 'domains', ...emailsProcesses(), 'gateway']);
+  const emails = emailsProcesses();
+  if (emails.length > 1) process.stdout.write('emails split: one api process, one worker process at PROCESS_NICE=10\n');
+  const stack = await startBenchStack(['keys', 'domains', ...emails, 'gateway']);
   try {
     const created = await fetch(`${stack.baseUrl}/v1/api-keys`, {
       method: 'POST',
