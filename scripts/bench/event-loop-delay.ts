@@ -1,3 +1,4 @@
+import { scrapeMetrics } from '../prometheus-text';
 import type { BenchStack } from './bench-stack';
 
 /**
@@ -10,9 +11,8 @@ import type { BenchStack } from './bench-stack';
 export async function eventLoopDelays(stack: BenchStack): Promise<string> {
   const delays: string[] = [];
   for (const { app, opsUrl } of stack.processes) {
-    const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
-    const max = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
-    delays.push(`${app} ${max === undefined ? '?' : Math.round(Number(max) * 1000)} ms`);
+    const max = (await scrapeMetrics(opsUrl)).find('nodejs_eventloop_lag_max_seconds')[0]?.value;
+    delays.push(`${app} ${max === undefined ? '?' : Math.round(max * 1000)} ms`);
   }
   return `longest event-loop delay (timer resolution 10 ms): ${delays.join(', ')}`;
 }

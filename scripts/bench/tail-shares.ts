@@ -1,23 +1,26 @@
+import { Scrape, scrapeMetrics } from '../prometheus-text';
 import type { BenchStack } from './bench-stack';
 
-/** Cumulative histogram buckets (le → count) of one series, from a Prometheus text exposition. */
-type Buckets = Map<string, number>;
+interface Series {
+  label: string;
+  name: string;
+  /** The labels that pick the send out of the histogram. */
+  labels: Record<string, string>;
+}
 
-const SERIES = [
-  { label: 'gateway HTTP POST /v1/emails', pattern: /^mailroom_http_request_duration_seconds_bucket\{(?=[^}]*method="POST")(?=[^}]*route="\/v1\/emails")[^}]*le="([^"]+)"[^}]*\} (\S+)$/gm },
-  { label: 'its emails.email.send RPC', pattern: /^mailroom_nats_request_duration_seconds_bucket\{(?=[^}]*subject="emails\.email\.send")(?=[^}]*outcome="ok")[^}]*le="([^"]+)"[^}]*\} (\S+)$/gm },
+/** The two histograms a send passes through at the gateway. */
+const SERIES: Series[] = [
+  { label: 'gateway HTTP POST /v1/emails', name: 'mailroom_http_request_duration_seconds_bucket', labels: { method: 'POST', route: '/v1/emails' } },
+  { label: 'its emails.email.send RPC', name: 'mailroom_nats_request_duration_seconds_bucket', labels: { subject: 'emails.email.send', outcome: 'ok' } },
 ];
 
-async function scrape(stack: BenchStack): Promise<Buckets[]> {
-  const gateways = stack.processes.filter((process) => process.app === 'gateway');
-  const totals = SERIES.map(() => new Map<string, number>());
-  for (const { opsUrl } of gateways) {
-    const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
-    SERIES.forEach(({ pattern }, index) => {
-      for (const [, le, count] of metrics.matchAll(pattern)) totals[index].set(le, (totals[index].get(le) ?? 0) + Number(count));
-    });
-  }
-  return totals;
+function scrapeGateways(stack: BenchStack): Promise<Scrape[]> {
+  return Promise.all(stack.processes.filter((process) => process.app === 'gateway').map(({ opsUrl }) => scrapeMetrics(opsUrl)));
+}
+
+/** Requests of one series that took at most `le` seconds, over every gateway and every other label (status). */
+function countWithin(scrapes: Scrape[], series: Series, le: string): number {
+  return scrapes.flatMap((scrape) => scrape.find(series.name, { ...series.labels, le })).reduce((sum, sample) => sum + sample.value, 0);
 }
 
 /**
@@ -29,15 +32,14 @@ async function scrape(stack: BenchStack): Promise<Buckets[]> {
  * answer reports the run.
  */
 export async function tailShares(stack: BenchStack, thresholdSeconds: number): Promise<() => Promise<string>> {
-  const before = await scrape(stack);
+  const before = await scrapeGateways(stack);
   return async () => {
-    const after = await scrape(stack);
-    const shares = SERIES.map(({ label }, index) => {
-      const delta = (le: string) => (after[index].get(le) ?? 0) - (before[index].get(le) ?? 0);
+    const after = await scrapeGateways(stack);
+    const shares = SERIES.map((series) => {
+      const delta = (le: string) => countWithin(after, series, le) - countWithin(before, series, le);
       const total = delta('+Inf');
-      const within = delta(String(thresholdSeconds));
-      if (!total) return `${label} ?`;
-      return `${label} ${((100 * (total - within)) / total).toFixed(2)} %`;
+      if (!total) return `${series.label} ?`;
+      return `${series.label} ${((100 * (total - delta(String(thresholdSeconds)))) / total).toFixed(2)} %`;
     });
     return `share over ${thresholdSeconds * 1000} ms: ${shares.join(', ')}`;
   };

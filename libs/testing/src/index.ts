@@ -6,7 +6,7 @@ export * from './stack';
 export * from './test-dns';
 export * from './test-postgres';
 export * from './test-smtp';
-export * from './prometheus-text';
+export * from '../../../scripts/prometheus-text';
 export * from './app-process';
 export * from './database-outage';
 export * from './query-plan';

@@ -26,7 +26,7 @@ function parseValue(text: string): number {
   return Number(text);
 }
 
-/** Parses /metrics output, so tests assert on values rather than on substrings. */
+/** Parses /metrics output, so tests and benches read values rather than match substrings. */
 export function parsePrometheusText(text: string): Scrape {
   const samples: MetricSample[] = [];
   const types: Record<string, string> = {};
