@@ -75,6 +75,18 @@ describe('POST /v1/emails', () => {
     expect(batch.body.data).toHaveLength(1);
   });
 
+  it('keeps metadata keys and custom headers named like members of Object.prototype, in a send and a batch', async () => {
+    const metadata = { constructor: 'c', toString: 't', valueOf: 'v', userId: '7' };
+    const headers = { hasOwnProperty: 'h', 'X-Plain': 'p' };
+    const single = await test.post('/v1/emails', emailBody({ metadata, headers }));
+    expect(single.status).toBe(202);
+    const stored = await test.get(`/v1/emails/${single.body.id}`);
+    expect(stored.body).toMatchObject({ metadata, headers });
+    const batch = await test.post('/v1/emails/batch', { emails: [emailBody({ metadata })] });
+    expect(batch.status).toBe(202);
+    expect((await test.get(`/v1/emails/${batch.body.data[0].id}`)).body.metadata).toEqual(metadata);
+  });
+
   it('starts an email with scheduledAt as scheduled, due at that time', async () => {
     const at = inOneDay();
     const response = await test.post('/v1/emails', emailBody({ scheduledAt: at }));
@@ -113,6 +125,9 @@ describe('POST /v1/emails', () => {
       ['header name with a colon', { headers: { 'X:A': 'v' } }, /^headers\.X:A: is not a valid header name/],
       ['header value not a string', { headers: { 'X-A': 1 } }, /^headers: must be an object whose values are strings/],
       ['attachment without filename', { attachments: [{ content: 'aGk=' }] }, /^attachments\[0\]\.filename: /],
+      ['attachment filename with a path', { attachments: [{ filename: '../../etc/passwd', content: 'aGk=' }] }, /^attachments\[0\]\.filename: must be a file name without a path/],
+      ['attachment filename with a backslash', { attachments: [{ filename: 'C:\\temp\\a.txt', content: 'aGk=' }] }, /^attachments\[0\]\.filename: must be a file name without a path/],
+      ['attachment filename with CR LF', { attachments: [{ filename: 'a.txt\r\nX-Evil: 1', content: 'aGk=' }] }, /^attachments\[0\]\.filename: .*no control characters/],
       ['attachment not base64', { attachments: [{ filename: 'a.txt', content: 'not base64!' }] }, /^attachments\[0\]\.content: must be base64/],
       ['attachment with a bad content type', { attachments: [{ filename: 'a.txt', content: 'aGk=', contentType: 'text' }] }, /^attachments\[0\]\.contentType: /],
       ['21 tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /^tags: /],

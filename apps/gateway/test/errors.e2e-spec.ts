@@ -49,10 +49,26 @@ describe('error answers', () => {
     });
   });
 
+  describe('query parameters', () => {
+    it('refuses a parameter given twice, naming it', async () => {
+      const response = await stack.api.get('/v1/api-keys?limit=10&limit=20');
+      expectError(response, 422, 'validation_error');
+      expect(response.body.error.message).toBe('limit: must be given once, not 2 times');
+    });
+
+    it('still reads each parameter given once', async () => {
+      const response = await stack.api.get('/v1/api-keys?limit=1');
+      expect(response.status).toBe(200);
+      expect(response.body.data.length).toBeLessThanOrEqual(1);
+    });
+  });
+
   describe('request bodies', () => {
     it('answers malformed JSON with 400 invalid_json', async () => {
       const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name": "x",', headers: { 'content-type': 'application/json' } });
       expectError(response, 400, 'invalid_json');
+      // The parser's own words, so the client can find the mistake.
+      expect(response.body.error.message).toBe('The body is not valid JSON: Expected double-quoted property name in JSON at position 13.');
     });
 
     it('reads an empty JSON body as no body: a route that needs one says so', async () => {
@@ -68,6 +84,19 @@ describe('error answers', () => {
     it('refuses a body that sets __proto__, as Fastify does', async () => {
       const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"x","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
       expectError(response, 400, 'invalid_json');
+      expect(response.body.error.message).toMatch(/^The body is refused: it has the key "__proto__"/);
+    });
+
+    it('refuses a body with a constructor holding prototype, naming it', async () => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"x","constructor":{"prototype":{"admin":true}}}', headers: { 'content-type': 'application/json' } });
+      expectError(response, 400, 'invalid_json');
+      expect(response.body.error.message).toMatch(/^The body is refused: it has the key "constructor" holding "prototype"/);
+    });
+
+    it('refuses "constructor" holding no prototype as an unknown field, like any other', async () => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"x","constructor":"y"}', headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(422);
+      expect(response.body.error.message).toBe('constructor: is not a known field');
     });
 
     it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('answers a %s body with 415 unsupported_media_type', async (type) => {

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { IsOmittable } from './is-omittable';
 import { validateDto } from './validate-dto';
@@ -36,6 +36,10 @@ class ProbeDto {
   @IsString({ each: true })
   @Matches(/^[a-z]*$/, { each: true, message: 'each value must contain only a-z' })
   words?: string[];
+
+  @IsOmittable()
+  @IsObject()
+  labels?: Record<string, string>;
 }
 
 const problemOf = (body: unknown): string | null => {
@@ -84,5 +88,25 @@ describe(validateDto.name, () => {
     expect(problemOf({ word: '' })).toBe('word: must be longer than or equal to 1 characters');
     expect(problemOf({ words: ['a', 'b', 'c'] })).toBe('words: must contain no more than 2 elements');
     expect(problemOf({ words: ['A'] })).toBe('words: each value must contain only a-z');
+  });
+
+  describe('keys named after members of Object.prototype', () => {
+    it.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'])('refuses %s as an unknown field, at the top and nested', (key) => {
+      expect(problemOf({ [key]: 'x' })).toBe(`${key}: is not a known field`);
+      expect(problemOf({ items: [{ label: 'a', [key]: 'x' }] })).toBe(`items[0].${key}: is not a known field`);
+    });
+
+    it('keeps them as keys of a map, which class-transformer alone dropped (or crashed on, for constructor)', () => {
+      const labels = { constructor: 'a', toString: 'b', valueOf: 'c', plain: 'd' };
+      const dto = validateDto(ProbeDto, { labels });
+      expect(JSON.parse(JSON.stringify(dto.labels))).toEqual(labels);
+      expect(Object.getPrototypeOf(dto.labels)).toBe(Object.prototype);
+    });
+
+    it('leaves the body alone when it has none', () => {
+      const dto = validateDto(ProbeDto, { name: 'n', labels: { a: 'b' } });
+      expect(dto).toBeInstanceOf(ProbeDto);
+      expect(dto.labels).toEqual({ a: 'b' });
+    });
   });
 });

@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { findNulCharacter } from './find-nul-character';
+import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
 
 /** class-validator's default messages begin with the property name, which the path already gives. */
 function withoutPropertyName(message: string, property: string): string {
@@ -52,9 +53,10 @@ export function validateDto<T extends object>(cls: new () => T, plain: unknown, 
   }
   const withNul = findNulCharacter(plain);
   if (withNul !== null) throw new DomainError(ErrorCode.ValidationError, `${withNul}: must not contain the NUL character (U+0000)`);
-  const instance = plainToInstance(cls, plain, { enableImplicitConversion: false });
+  const instance = plainToInstance(cls, hidePrototypeNamedKeys(plain), { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   const problem = describeValidationErrors(errors);
-  if (problem) throw new DomainError(ErrorCode.ValidationError, problem);
+  if (problem) throw new DomainError(ErrorCode.ValidationError, unmarkKeys(problem));
+  restorePrototypeNamedKeys(instance);
   return instance;
 }

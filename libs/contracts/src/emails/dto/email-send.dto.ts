@@ -15,11 +15,13 @@ import { IsFlatStringMap, IsStringOrStringArray } from './email-validators';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 const NO_CR_LF = /^[^\r\n]*$/;
+// A name, not a path: receiving clients would strip the directories anyway, and control characters have no place in a header.
+const FILE_NAME = /^[^/\\\x00-\x1f\x7f]*$/;
 
 export class EmailAttachmentDto {
   @IsString()
   @Length(1, 255)
-  @Matches(NO_CR_LF, { message: 'must not contain CR or LF' })
+  @Matches(FILE_NAME, { message: 'must be a file name without a path: no / or \\ and no control characters' })
   filename: string;
 
   /** Base64; checked and measured by the emails service. */
