@@ -1,7 +1,7 @@
 import { ApiClient, ApiResponse, startStack, Stack } from '@mailroom/testing';
 
 /** Values of every JSON type and a few awkward strings, for any field of any body. */
-const ODD_VALUES: unknown[] = [null, true, 0, -1, 1.5, 'x', '', ' ', '\u0000', 'a'.repeat(5000), [], [null], [1], {}, { a: 1 }, '😀', 'a\r\nb', '../..', '2026-13-45'];
+const ODD_VALUES: unknown[] = [null, true, 0, -1, 1.5, 'x', '', ' ', '\u0000', 'a'.repeat(5000), [], [null], [1], {}, { a: 1 }, '😀', 'a\r\nb', '../..', '2026-13-45', { constructor: 'x' }, { toString: 'x', valueOf: 1 }];
 const ODD_QUERY_VALUES = ['', 'x', '-1', '0', '101', '1e3', '%00', '%FF', 'a'.repeat(2000), '2026-13-01', 'email_', ',', 'a,b', 'null'];
 const ODD_IDS = ['x', 'email_', '%00', '..%2F..', 'a'.repeat(2000), 'email_01JAAAAAAAAAAAAAAAAAAAAAAA', '%E0%A4%A', '😀'];
 
@@ -82,6 +82,24 @@ describe('hostile input, across the API', () => {
     expect(failures).toEqual([]);
   });
 
+  it('answers a body nested 100,000 levels deep with 422 naming the field, on every kind of body', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    for (const [path, rawBody, field] of [
+      ['/v1/emails', `{"from":"hi@acme.test","to":"a@example.com","subject":"s","text":"t","metadata":${deep}}`, 'metadata'],
+      ['/v1/emails/batch', `{"emails":${deep}}`, 'emails'],
+      ['/v1/api-keys', `{"name":"n","permissions":${deep}}`, 'permissions'],
+      // "constructor" makes the JSON parser scan the body for prototype poisoning too.
+      ['/v1/webhooks', `{"url":"https://hooks.example.org/in","events":${deep},"constructor":1}`, 'events'],
+    ]) {
+      const response = await test.request('POST', path, { rawBody, headers: { 'content-type': 'application/json' } });
+      expect({ path, status: response.status, body: response.body }).toEqual({
+        path,
+        status: 422,
+        body: { error: { code: 'validation_error', message: `${field}: must not nest objects or arrays more than 32 levels deep` } },
+      });
+    }
+  });
+
   it('answers odd ids and query parameters on every route without a 5xx', async () => {
     for (const id of ODD_IDS) {
       for (const [method, path] of [
@@ -103,6 +121,9 @@ describe('hostile input, across the API', () => {
       for (const name of ['limit', 'starting_after', 'ending_before', 'status', 'to', 'tags', 'from_date', 'to_date']) await check(stack.api, 'GET', `/v1/emails?${name}=${value}`);
       for (const name of ['interval', 'from_date', 'to_date', 'domain', 'tags']) await check(stack.api, 'GET', `/v1/analytics?${name}=${value}`);
       for (const route of ['suppressions', 'api-keys', 'domains', 'webhooks']) await check(stack.api, 'GET', `/v1/${route}?limit=${value}&starting_after=${value}`);
+    }
+    for (const route of ['emails', 'analytics', 'suppressions', 'api-keys', 'domains', 'webhooks']) {
+      await check(stack.api, 'GET', `/v1/${route}?constructor=x&toString=y&__proto__=z&limit=1&limit=2`);
     }
     expect(failures).toEqual([]);
   });

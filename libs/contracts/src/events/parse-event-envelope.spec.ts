@@ -27,6 +27,7 @@ describe(parseEventEnvelope.name, () => {
     ['no data', { ...good, data: undefined }, /^data: /],
     ['data as a list', { ...good, data: ['a'] }, /^data: /],
     ['a NUL in a tag', { ...good, data: { tags: ['ok', 'b\u0000d'] } }, /^data\.tags\[1\]: .*NUL/],
+    ['data nested 100,000 deep', JSON.stringify(good).replace('"recipient"', `"deep":${'['.repeat(100_000)}${']'.repeat(100_000)},"recipient"`), /^data: must not nest/],
   ])('refuses %s', (_what, value, problem) => {
     expect(problemOf(value)).toMatch(problem);
   });

@@ -1,3 +1,4 @@
+import { findDeepNesting, MAX_NESTING_DEPTH } from '../validation/find-deep-nesting';
 import { findNulCharacter } from '../validation/find-nul-character';
 import type { EventEnvelope } from './event-envelope';
 import { asUtcTimestamp } from '../validation/utc-timestamp';
@@ -12,10 +13,11 @@ export type ParsedEnvelope = { envelope: EventEnvelope } | { problem: string };
 /**
  * Reads an event off the stream, which internal services publish onto too,
  * and says what is wrong with one no consumer could ever apply: not JSON, not
- * the envelope's shape, a createdAt that is no time, or a NUL character
- * Postgres cannot store. Consumers drop such an event instead of redelivering
- * it forever, and one bad event never fails a batch of good ones. A missing
- * mode means live, as the README's schema lets a publisher leave it out.
+ * the envelope's shape, a createdAt that is no time, data nested deeper than
+ * any walk over it can go, or a NUL character Postgres cannot store.
+ * Consumers drop such an event instead of redelivering it forever, and one
+ * bad event never fails a batch of good ones. A missing mode means live, as
+ * the README's schema lets a publisher leave it out.
  */
 export function parseEventEnvelope(json: string): ParsedEnvelope {
   let value: unknown;
@@ -32,6 +34,8 @@ export function parseEventEnvelope(json: string): ParsedEnvelope {
   const at = asUtcTimestamp(createdAt);
   if (!isIsoTimestamp(at) || !withinPostgresRange(at)) return { problem: 'createdAt: must be an ISO 8601 timestamp' };
   if (!isPlainObject(data)) return { problem: 'data: must be an object' };
+  const tooDeep = findDeepNesting(value);
+  if (tooDeep !== null) return { problem: `${tooDeep}: must not nest objects or arrays more than ${MAX_NESTING_DEPTH} levels deep` };
   const withNul = findNulCharacter(value);
   if (withNul !== null) return { problem: `${withNul}: must not contain the NUL character (U+0000)` };
   return { envelope: { id, type, createdAt: at, mode, data } };

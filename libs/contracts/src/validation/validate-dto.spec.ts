@@ -109,4 +109,9 @@ describe(validateDto.name, () => {
       expect(dto.labels).toEqual({ a: 'b' });
     });
   });
+
+  it('refuses a body nested too deep for its walks, naming the field, rather than overflowing the stack', () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    expect(problemOf({ items: deep })).toBe('items: must not nest objects or arrays more than 32 levels deep');
+  });
 });

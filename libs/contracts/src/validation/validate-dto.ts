@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import { findDeepNesting, MAX_NESTING_DEPTH } from './find-deep-nesting';
 import { findNulCharacter } from './find-nul-character';
 import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
 
@@ -51,6 +52,8 @@ export function validateDto<T extends object>(cls: new () => T, plain: unknown, 
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     throw new DomainError(ErrorCode.ValidationError, `${what}: must be a JSON object`);
   }
+  const tooDeep = findDeepNesting(plain);
+  if (tooDeep !== null) throw DomainError.validation(tooDeep, `must not nest objects or arrays more than ${MAX_NESTING_DEPTH} levels deep`);
   const withNul = findNulCharacter(plain);
   if (withNul !== null) throw new DomainError(ErrorCode.ValidationError, `${withNul}: must not contain the NUL character (U+0000)`);
   const instance = plainToInstance(cls, hidePrototypeNamedKeys(plain), { enableImplicitConversion: false });
