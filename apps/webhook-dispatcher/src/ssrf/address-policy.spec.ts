@@ -30,11 +30,18 @@ describe(refusedAddressReason.name, () => {
     ['fe80::1%eth0', 'link-local'],
     ['ff02::1', 'multicast'],
     ['64:ff9b::a00:1', 'NAT64 of a private address'],
+    ['192.0.2.10', 'documentation'],
+    ['198.51.100.7', 'documentation'],
+    ['203.0.113.255', 'documentation'],
+    ['192.88.99.1', '6to4 relay anycast'],
+    ['2002:7f00:1::', '6to4 of a loopback address'],
+    ['2002:a9fe:a9fe::1', '6to4 of a cloud metadata address'],
+    ['2001:db8::1', 'documentation'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(refusedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.1.1', '2001:4860:4860::8888', '2606:4700::1111', '64:ff9b::808:808'])(
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.1.1', '2001:4860:4860::8888', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1', '192.0.3.1', '203.0.114.1'])(
     'allows the public address %s',
     (address) => {
       expect(refusedAddressReason(address)).toBeNull();

@@ -16,8 +16,12 @@ const IPV4_REFUSED: Array<[string, number, string]> = [
   ['169.254.0.0', 16, 'link-local'],
   ['172.16.0.0', 12, 'private'],
   ['192.0.0.0', 24, 'IETF protocol assignments'],
+  ['192.0.2.0', 24, 'documentation'],
+  ['192.88.99.0', 24, '6to4 relay anycast'],
   ['192.168.0.0', 16, 'private'],
   ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation'],
+  ['203.0.113.0', 24, 'documentation'],
   ['224.0.0.0', 4, 'multicast'],
   ['240.0.0.0', 4, 'reserved'],
 ];
@@ -34,8 +38,9 @@ function classifyIpv4(address: string): string | null {
   return hit ? hit[2] : null;
 }
 
-function embeddedIpv4(groups: number[]): string {
-  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+/** The IPv4 address in two of the groups: the last two for NAT64, the second and third for 6to4. */
+function embeddedIpv4(groups: number[], first = 6): string {
+  return [groups[first] >> 8, groups[first] & 0xff, groups[first + 1] >> 8, groups[first + 1] & 0xff].join('.');
 }
 
 function classifyIpv6(address: string): string | null {
@@ -49,6 +54,12 @@ function classifyIpv6(address: string): string | null {
     const inner = classifyIpv4(embeddedIpv4(g));
     if (inner) return `NAT64 of a ${inner} address`;
   }
+  // 6to4 (RFC 3056) routes 2002:AABB:CCDD::/48 to the IPv4 address AA.BB.CC.DD.
+  if (g[0] === 0x2002) {
+    const inner = classifyIpv4(embeddedIpv4(g, 1));
+    if (inner) return `6to4 of a ${inner} address`;
+  }
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return 'documentation';
   if ((g[0] & 0xfe00) === 0xfc00) return 'unique local (ULA)';
   if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
   if ((g[0] & 0xffc0) === 0xfec0) return 'site-local';
