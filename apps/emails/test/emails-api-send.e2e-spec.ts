@@ -122,6 +122,7 @@ describe('POST /v1/emails', () => {
       ['header overriding Message-ID', { headers: { 'MESSAGE-ID': '<x@y>' } }, /^headers\.MESSAGE-ID: /],
       ['header overriding DKIM-Signature', { headers: { 'Dkim-Signature': 'v=1' } }, /^headers\.Dkim-Signature: /],
       ['header overriding Date', { headers: { Date: 'now' } }, /^headers\.Date: /],
+      ['header name of 129 characters', { headers: { ['X-' + 'n'.repeat(127)]: 'v' } }, /^headers: header names must be at most 128 characters \('X-n{22}…' has 129\)$/],
       ['header name with a colon', { headers: { 'X:A': 'v' } }, /^headers\.X:A: is not a valid header name/],
       ['header value not a string', { headers: { 'X-A': 1 } }, /^headers: must be an object whose values are strings/],
       ['attachment without filename', { attachments: [{ content: 'aGk=' }] }, /^attachments\[0\]\.filename: /],

@@ -52,6 +52,9 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
   const seen = new Set<string>();
   for (const [header, content] of entries) {
     const lower = header.toLowerCase();
+    if (header.length > EMAIL_LIMITS.headerNameMaxLength) {
+      throw DomainError.validation(name, `header names must be at most ${EMAIL_LIMITS.headerNameMaxLength} characters ('${header.slice(0, 24)}…' has ${header.length})`);
+    }
     if (!HEADER_NAME.test(header)) throw DomainError.validation(`${name}.${header}`, 'is not a valid header name');
     if (RESERVED.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is set by Mailroom and cannot be overridden');
     if (seen.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is given twice (header names are case-insensitive)');

@@ -6,6 +6,8 @@ export const EMAIL_LIMITS = {
   replyToMax: 10,
   subjectMaxLength: 998,
   headersMax: 50,
+  /** Far above any real header's; a name cannot be folded, and a line may hold only 998 characters (RFC 5322 §2.1.1). */
+  headerNameMaxLength: 128,
   headerValueMaxLength: 998,
   attachmentsMax: 100,
   /** Sum of the decoded attachment sizes. The HTTP body limit (BODY_LIMIT_BYTES) and NATS max_payload also apply. */
