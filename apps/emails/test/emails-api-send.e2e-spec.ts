@@ -174,6 +174,23 @@ describe('POST /v1/emails', () => {
     expect(response.body.error.message).toMatch(/max_payload/);
   });
 
+  it('refuses with 413, storing nothing, an email that would not fit the message bus when read back with its recipients, and reads back one that does', async () => {
+    // 150 recipients: each gains a delivery outcome that the request did not carry.
+    const addresses = (kind: string) => Array.from({ length: 50 }, (_, i) => `${kind}${i}-a-rather-long-local-part@recipients.example.com`);
+    const body = (size: number) => emailBody({ to: addresses('to'), cc: addresses('cc'), bcc: addresses('bcc'), html: 'h'.repeat(size), text: 't'.repeat(size) });
+    const before = await countEmails();
+    // Its request fits; its answer did not, so it was stored and then answered 503 after RPC_TIMEOUT_MS.
+    const refused = await test.post('/v1/emails', body(510_000));
+    expect(refused.status).toBe(413);
+    expect(refused.body.error.message).toMatch(/room for each recipient's delivery outcome.*max_payload/);
+    expect(await countEmails()).toBe(before);
+    const accepted = await test.post('/v1/emails', body(300_000));
+    expect(accepted.status).toBe(202);
+    const read = await test.get(`/v1/emails/${accepted.body.id}`);
+    expect(read.status).toBe(200);
+    expect([read.body.html.length, read.body.recipients.length]).toEqual([300_000, 150]);
+  });
+
   describe('live mode', () => {
     it('refuses a from domain that is not a verified domain, naming it', async () => {
       const response = await stack.api.post('/v1/emails', emailBody({ from: 'hi@unknown-sender.test' }));

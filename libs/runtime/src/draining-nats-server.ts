@@ -1,6 +1,7 @@
 import { ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { LoopTurnQueue } from './loop-turn-queue';
+import { replacementForOversizedReply } from './reply-that-fits';
 
 /** How long closing waits for handlers in flight; a request still unanswered then times out at its caller. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -19,7 +20,11 @@ export class DrainingNatsServer extends ServerNats {
   /** Replies ready in one event-loop turn go out together, in one socket write. */
   private readonly replies = new LoopTurnQueue();
 
+  /** Read at each reply: its info (max_payload) is the server's it is connected to now. */
+  private connection?: NatsConnection;
+
   override bindEvents(client: NatsConnection): void {
+    this.connection = client;
     // ServerNats keeps its subscriptions private; this view of the client records them as they are made.
     const recording = Object.create(client) as NatsConnection;
     recording.subscribe = (subject, options) => {
@@ -39,7 +44,10 @@ export class DrainingNatsServer extends ServerNats {
       message.respond = (...args: Parameters<Msg['respond']>) => {
         this.replies.push(() => {
           try {
-            respond(...args);
+            const [data, options] = args;
+            const replacement = data && replacementForOversizedReply(data, this.connection?.info?.max_payload);
+            if (replacement) this.logger.warn(`reply on ${channel} does not fit the server's max_payload: answered payload_too_large instead`);
+            respond(replacement ?? data, options);
           } catch (error) {
             // The connection closed under us: the caller times out, as it would have without a reply.
             this.logger.warn(`reply on ${channel} not sent: ${(error as Error).message}`);

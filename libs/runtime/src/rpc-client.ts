@@ -36,14 +36,24 @@ export class RpcClient<M extends RpcMap<M>> {
     private readonly tooLarge?: (bytes: number, maxPayload: number) => Error,
   ) {}
 
-  async request<S extends keyof M & string>(subject: S, payload: M[S]['payload'], timeoutMs = this.timeoutMs): Promise<M[S]['reply']> {
+  /**
+   * @param options.answerRoomBytes room the answer needs in a NATS message
+   * beyond the request's own size, checked before anything is sent: an
+   * answer too large to send back would leave the caller waiting for work
+   * that was done.
+   */
+  async request<S extends keyof M & string>(
+    subject: S,
+    payload: M[S]['payload'],
+    { timeoutMs = this.timeoutMs, answerRoomBytes = 0 }: { timeoutMs?: number; answerRoomBytes?: number } = {},
+  ): Promise<M[S]['reply']> {
     const stopTimer = natsRequestDuration.startTimer({ subject });
     // Nest's ClientProxy subscribes a fresh inbox per request; a shared muxed inbox halves the NATS
     // traffic per call. The wire format stays Nest's ({pattern, data, id} → {response, err}).
     const connection = await this.connection(stopTimer);
     // Encoded once here, so that the size check and the publish share the bytes.
     const body = Buffer.from(JSON.stringify({ pattern: subject, data: payload, id: randomUUID() }));
-    this.assertFits(connection, body.length, stopTimer);
+    this.assertFits(connection, body.length + answerRoomBytes, stopTimer);
     let message;
     try {
       message = await inboxFor(connection).request(subject, body, timeoutMs, requestHeaders(payload));

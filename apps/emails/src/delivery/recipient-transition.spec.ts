@@ -16,6 +16,14 @@ describe(transitionRecipient.name, () => {
     expect(result.events).toEqual([{ type: 'email.bounced', extra: { smtp: { code: 550, reply: '550 5.1.1 No such user' }, suppressed: true } }]);
   });
 
+  it('keeps the first 1,000 characters of a longer reply, in the recipient and in its events', () => {
+    const reply = `550-5.1.1 ${'x'.repeat(5000)}`;
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply } }, mx);
+    expect(result.smtpReply).toBe(reply.slice(0, 1000));
+    expect(result.events[0].extra).toMatchObject({ smtp: { code: 550, reply: reply.slice(0, 1000) } });
+    expect(result.suppress?.details).toBe(reply.slice(0, 1000));
+  });
+
   it('bounces without suppressing when the 5xx refused the envelope sender', () => {
     const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.7.1 Sender rejected', senderRefused: true } }, mx);
     expect(result).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, events: [{ type: 'email.bounced' }] });

@@ -1,3 +1,4 @@
+import { EMAIL_LIMITS } from '@mailroom/contracts';
 import { nextAttemptAt } from './retry-schedule';
 import { SmtpOutcome } from './smtp-outcome';
 import { RecipientStatus } from './status-summary';
@@ -45,17 +46,19 @@ export interface TransitionContext {
  */
 export function transitionRecipient(attemptsBefore: number, result: AttemptResult, context: TransitionContext): RecipientTransition {
   const { outcome } = result;
-  const smtp = { code: outcome.code, reply: outcome.reply };
+  // A server's reply can run to many lines; what is kept must leave an email small enough to read back in one NATS message.
+  const reply = outcome.reply.length > EMAIL_LIMITS.smtpReplyMaxLength ? outcome.reply.slice(0, EMAIL_LIMITS.smtpReplyMaxLength) : outcome.reply;
+  const smtp = { code: outcome.code, reply };
   // Written out rather than spread from a shared base: this runs for every recipient of every attempt (scripts/code-check/properties-after-spread.spec.ts).
   const to = (status: RecipientStatus, attempts: number, events: RecipientTransition['events'], nextAttemptAt: Date | null = null): RecipientTransition => ({
     status,
     attempts,
     nextAttemptAt,
     smtpCode: outcome.code,
-    smtpReply: outcome.reply,
+    smtpReply: reply,
     events,
   });
-  if (result.suppressed) return to('suppressed', attemptsBefore, [{ type: 'email.suppressed', extra: { reason: outcome.reply } }]);
+  if (result.suppressed) return to('suppressed', attemptsBefore, [{ type: 'email.suppressed', extra: { reason: reply } }]);
   const attempts = attemptsBefore + 1;
   if (result.failNow) return to('failed', attempts, [{ type: 'email.failed', extra: { smtp, attempts } }]);
   switch (outcome.kind) {
@@ -71,7 +74,7 @@ export function transitionRecipient(attemptsBefore: number, result: AttemptResul
       // `suppressed` tells webhook consumers whether the address joined the suppression list.
       const suppressed = !outcome.senderRefused;
       const bounced = to('bounced', attempts, [{ type: 'email.bounced', extra: { smtp, suppressed } }]);
-      if (suppressed) bounced.suppress = { reason: 'bounce', details: outcome.reply };
+      if (suppressed) bounced.suppress = { reason: 'bounce', details: reply };
       return bounced;
     }
     case 'temporary': {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
 import {
+  EMAIL_LIMITS,
   EmailListFilters,
   EmailSendInput,
   EmailsRpc,
@@ -16,15 +17,34 @@ import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 import { NATS_CLIENT } from './nats-client.provider';
 
 /**
- * An email travels to the emails service as one NATS message, so the
- * server's max_payload (1 MB unless raised) caps its size below
- * BODY_LIMIT_BYTES. Say so with 413 rather than fail inside the client.
+ * An email travels to the emails service as one NATS message, and comes back
+ * in one when it is read (GET /v1/emails/{id}, and the send's own answer), so
+ * the server's max_payload (1 MB unless raised) caps its size below
+ * BODY_LIMIT_BYTES. Say so with 413 before anything is stored, rather than
+ * store an email that could never be answered or read back.
  */
 const tooLarge = (bytes: number, maxPayload: number) =>
   new DomainError(
     ErrorCode.PayloadTooLarge,
-    `The request encodes to about ${bytes} bytes, more than the ${maxPayload} bytes this installation's message bus carries (NATS max_payload); send fewer or smaller attachments, or fewer emails per batch.`,
+    `The request, with room for each recipient's delivery outcome, comes to about ${bytes} bytes, more than the ${maxPayload} bytes this installation's message bus carries (NATS max_payload); send smaller bodies, fewer or smaller attachments, fewer recipients, or fewer emails per batch.`,
   );
+
+/**
+ * What reading an email back may need beyond its request: each recipient's
+ * outcome (status, attempts, code and a reply of up to smtpReplyMaxLength
+ * characters, at two bytes each in the worst JSON escaping) and the fields
+ * that fill in later (deliveredAt, opens, clicks…).
+ */
+const ROOM_PER_RECIPIENT_BYTES = 2 * EMAIL_LIMITS.smtpReplyMaxLength + 512;
+const ROOM_PER_EMAIL_BYTES = 1024;
+
+const countAddresses = (value: string | string[] | null | undefined) => (Array.isArray(value) ? value.length : value ? 1 : 0);
+
+function answerRoom(inputs: EmailSendInput[]): number {
+  let recipients = 0;
+  for (const input of inputs) recipients += countAddresses(input.to) + countAddresses(input.cc) + countAddresses(input.bcc);
+  return inputs.length * ROOM_PER_EMAIL_BYTES + recipients * ROOM_PER_RECIPIENT_BYTES;
+}
 
 @Injectable()
 export class EmailsClient {
@@ -35,10 +55,10 @@ export class EmailsClient {
   }
 
   send(ctx: RequestContext, input: EmailSendInput, idempotency?: IdempotencyInput) {
-    return this.rpc.request(EmailsSubjects.send, { ctx, input, idempotency });
+    return this.rpc.request(EmailsSubjects.send, { ctx, input, idempotency }, { answerRoomBytes: answerRoom([input]) });
   }
   batch(ctx: RequestContext, inputs: EmailSendInput[], idempotency?: IdempotencyInput) {
-    return this.rpc.request(EmailsSubjects.batch, { ctx, inputs, idempotency });
+    return this.rpc.request(EmailsSubjects.batch, { ctx, inputs, idempotency }, { answerRoomBytes: answerRoom(inputs) });
   }
   list(ctx: RequestContext, params: ListParams, filters: EmailListFilters) {
     return this.rpc.request(EmailsSubjects.list, { ctx, params, filters });

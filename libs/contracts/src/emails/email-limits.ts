@@ -20,6 +20,8 @@ export const EMAIL_LIMITS = {
   scheduleMaxDays: 30,
   batchMax: 100,
   idempotencyKeyMaxLength: 256,
+  /** How much of an SMTP server's reply a recipient keeps (smtpReply, and the events' smtp.reply). */
+  smtpReplyMaxLength: 1000,
   /** How long an Idempotency-Key replays its first answer. */
   idempotencyWindowHours: 24,
 } as const;
