@@ -1,7 +1,7 @@
 import { ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { LoopTurnQueue } from './loop-turn-queue';
-import { replacementForOversizedReply } from './reply-that-fits';
+import { replacementForOversizedReply } from './oversized-reply';
 
 /** How long closing waits for handlers in flight; a request still unanswered then times out at its caller. */
 const DRAIN_TIMEOUT_MS = 10_000;

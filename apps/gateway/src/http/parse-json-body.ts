@@ -3,7 +3,16 @@ import { DomainError, ErrorCode } from '@mailroom/errors';
 
 // secure-json-parse's one message for both kinds of prototype poisoning.
 const FORBIDDEN_PROTOTYPE = 'Object contains forbidden prototype property';
-const PROTO_KEY = /"__proto__"\s*:/;
+
+/** Which of the two keys it was; parsed, since JSON may spell `__proto__` with \u escapes. */
+function forbiddenKey(body: string): string {
+  try {
+    secureJsonParse.parse(body, undefined, { protoAction: 'error', constructorAction: 'ignore' });
+    return '"constructor" holding "prototype"';
+  } catch {
+    return '"__proto__"';
+  }
+}
 
 /**
  * JSON.parse with the guard Fastify's own parser uses: a `__proto__` key, or a
@@ -18,8 +27,7 @@ export function parseJsonBody(body: string): unknown {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (reason === FORBIDDEN_PROTOTYPE) {
-      const key = PROTO_KEY.test(body) ? '"__proto__"' : '"constructor" holding "prototype"';
-      throw new DomainError(ErrorCode.InvalidJson, `The body is refused: it has the key ${key}, which could alter the server's objects and is accepted nowhere.`);
+      throw new DomainError(ErrorCode.InvalidJson, `The body is refused: it has the key ${forbiddenKey(body)}, which could alter the server's objects and is accepted nowhere.`);
     }
     throw new DomainError(ErrorCode.InvalidJson, `The body is not valid JSON: ${reason}.`);
   }

@@ -1,4 +1,4 @@
-import { replacementForOversizedReply } from './reply-that-fits';
+import { replacementForOversizedReply } from './oversized-reply';
 
 const reply = (size: number) => Buffer.from(JSON.stringify({ id: 'req-7', response: { data: 'x'.repeat(size) }, isDisposed: true }));
 

@@ -1,0 +1,32 @@
+import { parseJsonBody } from './parse-json-body';
+
+const problemOf = (body: string) => {
+  try {
+    parseJsonBody(body);
+    return null;
+  } catch (error) {
+    return { code: (error as { code?: string }).code, message: (error as Error).message };
+  }
+};
+
+describe(parseJsonBody.name, () => {
+  it('parses JSON', () => {
+    expect(parseJsonBody('{"a":[1,{"b":"c"}],"constructor":"plain"}')).toEqual({ a: [1, { b: 'c' }], constructor: 'plain' });
+  });
+
+  it("says what is wrong with malformed JSON, in the parser's words", () => {
+    expect(problemOf('{"name": "x",')).toEqual({ code: 'invalid_json', message: 'The body is not valid JSON: Expected double-quoted property name in JSON at position 13.' });
+    expect(problemOf('  ')).toEqual({ code: 'invalid_json', message: 'The body is not valid JSON: Unexpected end of JSON input.' });
+  });
+
+  it.each([
+    ['__proto__', '{"a":1,"__proto__":{"admin":true}}'],
+    ['__proto__ spelt with escapes', '{"a":1,"\\u005f_proto__":{"admin":true}}'],
+  ])('refuses %s, naming it', (_what, body) => {
+    expect(problemOf(body)?.message).toMatch(/^The body is refused: it has the key "__proto__"/);
+  });
+
+  it('refuses a constructor holding prototype, naming it', () => {
+    expect(problemOf('{"constructor":{"prototype":{"admin":true}}}')?.message).toMatch(/^The body is refused: it has the key "constructor" holding "prototype"/);
+  });
+});
