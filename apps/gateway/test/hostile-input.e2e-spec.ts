@@ -2,7 +2,7 @@ import { ApiClient, ApiResponse, startStack, Stack } from '@mailroom/testing';
 
 /** Values of every JSON type and a few awkward strings, for any field of any body. */
 const ODD_VALUES: unknown[] = [null, true, 0, -1, 1.5, 'x', '', ' ', '\u0000', 'a'.repeat(5000), [], [null], [1], {}, { a: 1 }, '😀', 'a\r\nb', '../..', '2026-13-45', '\ud800', 'a\udc00b', { constructor: 'x' }, { toString: 'x', valueOf: 1 }];
-const ODD_QUERY_VALUES = ['', 'x', '-1', '0', '101', '1e3', '%00', '%FF', 'a'.repeat(2000), '2026-13-01', 'email_', ',', 'a,b', 'null'];
+const ODD_QUERY_VALUES = ['', 'x', '-1', '0', '101', '1e3', '%00', '%FF', 'a'.repeat(2000), '2026-13-01', 'email_', ',', 'a,b', 'null', '9999-12-31T23:59:59.999999999Z', '2026-W48-3', '2026-329', '20261125T100000Z', '%2B275760-09-14T00:00:00Z'];
 const ODD_IDS = ['x', 'email_', '%00', '..%2F..', 'a'.repeat(2000), 'email_01JAAAAAAAAAAAAAAAAAAAAAAA', '%E0%A4%A', '😀'];
 
 const EMAIL = { from: 'hi@acme.test', to: 'someone@example.com', subject: 'Hello', text: 'Hi' };

@@ -41,8 +41,14 @@ export function planCount(from: number, to: number): CountPlan {
 /** The smallest id an email created at `ms` can have: ULIDs start with their time. */
 const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
 
-const timestamp = (ms: number) => (ms === -Infinity ? '-infinity' : ms === Infinity ? 'infinity' : new Date(ms).toISOString());
-const day = (ms: number) => (ms === -Infinity ? '-infinity' : ms === Infinity ? 'infinity' : new Date(ms).toISOString().slice(0, 10));
+/**
+ * A bound rounded up past 9999-12-31 (from_date=9999-12-31T23:59:59Z) would
+ * be written +010000-01-01, which Postgres cannot read; no email is created
+ * that late, so it bounds the same as infinity.
+ */
+const YEAR_10000_MS = Date.UTC(10000, 0, 1);
+const timestamp = (ms: number) => (ms === -Infinity ? '-infinity' : ms >= YEAR_10000_MS ? 'infinity' : new Date(ms).toISOString());
+const day = (ms: number) => (ms === -Infinity ? '-infinity' : ms >= YEAR_10000_MS ? 'infinity' : new Date(ms).toISOString().slice(0, 10));
 
 /** Reads totalCount of GET /v1/emails from the count tables instead of counting rows. */
 @Injectable()

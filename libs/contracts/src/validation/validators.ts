@@ -34,6 +34,10 @@ export function isFutureTimestamp(value: unknown): boolean {
   return isIsoTimestamp(value) && Date.parse(value) > Date.now();
 }
 
+/** A strict ISO 8601 timestamp (any time, past or future) that Date reads: week dates (2026-W48-3) and ordinal dates pass ISO 8601 but not Date. */
+export const IsIsoTimestamp = (options?: ValidationOptions) =>
+  rule('isIsoTimestamp', isIsoTimestamp, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', options);
+
 export const IsIpOrCidr = (options?: ValidationOptions) =>
   rule('isIpOrCidr', isIpOrCidr, 'each value must be an IPv4/IPv6 address or CIDR range', options);
 

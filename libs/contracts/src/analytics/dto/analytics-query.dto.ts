@@ -1,18 +1,18 @@
-import { IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
-import { IsHostname } from '../../validation/validators';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsHostname, IsIsoTimestamp } from '../../validation/validators';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 export class AnalyticsQueryDto {
   /** Default: 30 days before to_date. */
   @IsOptional()
   @ReadAsUtc()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
+  @IsIsoTimestamp()
   from_date?: string;
 
   /** Default: now. */
   @IsOptional()
   @ReadAsUtc()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 timestamp' })
+  @IsIsoTimestamp()
   to_date?: string;
 
   @IsOptional()

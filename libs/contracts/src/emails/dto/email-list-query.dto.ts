@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/list-query.dto';
-import { IsIsoTimestamp } from './email-validators';
+import { IsIsoTimestamp } from '../../validation/validators';
 import { EMAIL_STATUSES } from '../email-limits';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 

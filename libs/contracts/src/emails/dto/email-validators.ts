@@ -1,5 +1,4 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
-import { isIsoTimestamp } from '../../validation/validators';
 
 /** `to`, `cc`, `bcc`, `replyTo`: one string, or an array of `min`..`max` strings. */
 export function IsStringOrStringArray(min: number, max: number, options?: ValidationOptions) {
@@ -35,14 +34,3 @@ export function IsFlatStringMap(options?: ValidationOptions) {
     });
 }
 
-/** A strict ISO 8601 timestamp (any time, past or future). */
-export function IsIsoTimestamp(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isIsoTimestamp',
-      target: target.constructor,
-      propertyName,
-      options: { message: 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', ...options },
-      validator: { validate: isIsoTimestamp },
-    });
-}
