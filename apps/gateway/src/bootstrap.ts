@@ -9,6 +9,7 @@ import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runt
 import { GatewayAppModule } from './app.module';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
+import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { assertJsonBody } from './http/require-json-body';
 import { recordRegisteredRoutes } from './openapi/registered-routes';
@@ -23,6 +24,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   const adapter = new FastifyAdapter({
     // Paths Fastify cannot route (bad percent-encoding, an overlong segment) never reach Nest's filter.
     frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => sendHttpError(reply, error, logger),
+    // Requests that are not HTTP enough to reach a route (a bad header, a bad Content-Length).
+    clientErrorHandler: answerMalformedRequest,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Tracking tokens carry the original link, so path parameters can be long; longer links are not rewritten.
     routerOptions: { maxParamLength: TRACKING_TOKEN_MAX_LENGTH },

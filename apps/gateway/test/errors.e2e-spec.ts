@@ -1,3 +1,4 @@
+import { connect as connectTcp } from 'node:net';
 import { connect } from 'nats';
 import { Client } from 'pg';
 import { KeysSubjects } from '@mailroom/contracts';
@@ -46,6 +47,46 @@ describe('error answers', () => {
       const response = await stack.api.get('/v1/api-keys/key_01ARZ3NDEKTSV4RRFFQ69G5FAV');
       expectError(response, 404, 'not_found');
       expect(response.body.error.message).toContain('key_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    });
+  });
+
+  describe('requests that are not valid HTTP', () => {
+    /** Writes raw bytes and reads until the server closes: fetch cannot send what these tests need. */
+    function rawExchange(request: string): Promise<{ status: number; contentType: string; body: any }> {
+      const { hostname, port } = new URL(stack.api.baseUrl);
+      return new Promise((resolve, reject) => {
+        const socket = connectTcp(Number(port), hostname, () => socket.write(request));
+        let received = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (received += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head, body] = received.split('\r\n\r\n');
+          resolve({ status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) });
+        });
+      });
+    }
+
+    it.each([
+      ['a control character in a header', 'GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Odd: a\u0001b\r\n\r\n'],
+      ['a Content-Length that is no number', 'POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
+      ['broken chunked encoding', 'POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    ])('answers %s with 400 in the API shape', async (_what, request) => {
+      const response = await rawExchange(request);
+      expect(response).toEqual({
+        status: 400,
+        contentType: 'application/json; charset=utf-8',
+        body: { error: { code: 'invalid_json', message: expect.stringMatching(/^The request is not valid HTTP\/1\.1 \(HPE_[A-Z_]+\)\.$/) } },
+      });
+    });
+
+    it('answers headers over the size limit with 413 in the API shape', async () => {
+      const response = await rawExchange(`GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(response).toEqual({
+        status: 413,
+        contentType: 'application/json; charset=utf-8',
+        body: { error: { code: 'payload_too_large', message: 'The request headers are larger than this server reads.' } },
+      });
     });
   });
 
