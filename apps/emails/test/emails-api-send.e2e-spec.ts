@@ -191,6 +191,13 @@ describe('POST /v1/emails', () => {
     expect([read.body.html.length, read.body.recipients.length]).toEqual([300_000, 150]);
   });
 
+  it('keeps that room per email, not for all the recipients of a batch together: 100 emails of 10 recipients each are accepted', async () => {
+    const recipients = Array.from({ length: 10 }, (_, i) => `r${i}@example.com`);
+    const response = await test.post('/v1/emails/batch', { emails: Array.from({ length: 100 }, () => emailBody({ to: recipients })) });
+    expect(response.status).toBe(202);
+    expect(response.body.data).toHaveLength(100);
+  });
+
   describe('live mode', () => {
     it('refuses a from domain that is not a verified domain, naming it', async () => {
       const response = await stack.api.post('/v1/emails', emailBody({ from: 'hi@unknown-sender.test' }));

@@ -30,10 +30,13 @@ const tooLarge = (bytes: number, maxPayload: number) =>
   );
 
 /**
- * What reading an email back may need beyond its request: each recipient's
- * outcome (status, attempts, code and a reply of up to smtpReplyMaxLength
- * characters, at two bytes each in the worst JSON escaping) and the fields
- * that fill in later (deliveredAt, opens, clicks…).
+ * What an answer may need beyond the request. Each email is read back on its
+ * own, with every recipient's outcome (status, attempts, code and a reply of
+ * up to smtpReplyMaxLength characters, at two bytes each in the worst JSON
+ * escaping): the email with the most recipients needs the most room, and no
+ * email is larger than the whole request. Each email also grows by the
+ * fields the service adds (id, status, timestamps, counters), in its own
+ * answer and in a batch's list.
  */
 const ROOM_PER_RECIPIENT_BYTES = 2 * EMAIL_LIMITS.smtpReplyMaxLength + 512;
 const ROOM_PER_EMAIL_BYTES = 1024;
@@ -41,9 +44,9 @@ const ROOM_PER_EMAIL_BYTES = 1024;
 const countAddresses = (value: string | string[] | null | undefined) => (Array.isArray(value) ? value.length : value ? 1 : 0);
 
 function answerRoom(inputs: EmailSendInput[]): number {
-  let recipients = 0;
-  for (const input of inputs) recipients += countAddresses(input.to) + countAddresses(input.cc) + countAddresses(input.bcc);
-  return inputs.length * ROOM_PER_EMAIL_BYTES + recipients * ROOM_PER_RECIPIENT_BYTES;
+  let mostRecipients = 0;
+  for (const input of inputs) mostRecipients = Math.max(mostRecipients, countAddresses(input.to) + countAddresses(input.cc) + countAddresses(input.bcc));
+  return inputs.length * ROOM_PER_EMAIL_BYTES + mostRecipients * ROOM_PER_RECIPIENT_BYTES;
 }
 
 @Injectable()
