@@ -37,6 +37,16 @@ describe(loadConfig.name, () => {
     expect(() => loadConfig({}, 'gateway')).not.toThrow();
   });
 
+  it('requires SMTP_RELAY_URL in relay mode, in the emails app, alongside the other problems', () => {
+    const db = { DATABASE_URL: 'postgres://u@127.0.0.1/x' };
+    expect(problemsOf(() => loadConfig({ ...db, DELIVERY_MODE: 'relay', PORT: 'x' }, 'emails'))).toEqual([
+      expect.stringMatching(/^PORT must be an integer/),
+      'SMTP_RELAY_URL is required when DELIVERY_MODE=relay (smtp://user:pass@host:587 or smtps://…:465)',
+    ]);
+    expect(loadConfig({ ...db, DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://relay.example.com:587' }, 'emails').SMTP_RELAY_URL).toBe('smtp://relay.example.com:587');
+    expect(() => loadConfig({ DELIVERY_MODE: 'relay' }, 'gateway')).not.toThrow();
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }, 'gateway').PORT).toBe(3000);
   });

@@ -42,7 +42,10 @@ export class PinoLogger implements LoggerService {
   private write(level: pino.Level, message: unknown, rest: unknown[]): void {
     // Nest passes the context as the last string argument.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
-    if (message && typeof message === 'object') {
+    if (message instanceof Error) {
+      // Nest's ExceptionHandler logs a failed boot this way; spreading an Error would keep neither its message nor its stack.
+      this.logger[level]({ context, err: { name: message.name, message: message.message, stack: message.stack } }, message.message);
+    } else if (message && typeof message === 'object') {
       const text = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
       this.logger[level]({ context, ...(message as object) }, text);
     } else {

@@ -1,0 +1,33 @@
+import { PinoLogger, setLogDestination } from './pino-logger';
+
+describe(PinoLogger.name, () => {
+  const lines: Record<string, unknown>[] = [];
+  beforeEach(() => {
+    lines.length = 0;
+    setLogDestination({ write: (line: string) => void lines.push(JSON.parse(line)) });
+  });
+  afterEach(() => setLogDestination(undefined));
+
+  it('logs an Error with its message and stack, as Nest logs a failed boot', () => {
+    new PinoLogger('emails', 'info').error(new Error('SMTP relay unreachable'), 'ExceptionHandler');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 50,
+        app: 'emails',
+        context: 'ExceptionHandler',
+        msg: 'SMTP relay unreachable',
+        err: expect.objectContaining({ name: 'Error', message: 'SMTP relay unreachable', stack: expect.stringContaining('pino-logger.spec') }),
+      }),
+    ]);
+  });
+
+  it('logs a string with its context, and an object with its fields', () => {
+    const logger = new PinoLogger('keys', 'info');
+    logger.log('ready', 'Bootstrap');
+    logger.warn({ keyId: 'key_1' }, 'evicted', 'KeyCache');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, context: 'Bootstrap', msg: 'ready' }),
+      expect.objectContaining({ level: 40, context: 'KeyCache', keyId: 'key_1', msg: 'evicted' }),
+    ]);
+  });
+});
