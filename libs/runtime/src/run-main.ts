@@ -26,8 +26,17 @@ export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<
   boot(config).then(
     (instance) => closeOnSignals(instance, app, config.SHUTDOWN_TIMEOUT_MS),
     (error: Error) => {
-      process.stderr.write(`[${app}] failed to start: ${error.message}\n`);
+      process.stderr.write(`[${app}] failed to start: ${describeBootFailure(error, config)}\n`);
       process.exit(1);
     },
   );
+}
+
+/** nats.js says only CONNECTION_REFUSED or TIMEOUT; the operator needs to know which server it was. */
+function describeBootFailure(error: Error, config: MailroomConfig): string {
+  if (error.name !== 'NatsError') return error.message;
+  const server = new URL(config.NATS_URL);
+  server.username = '';
+  server.password = '';
+  return `cannot use NATS at ${server.toString()} (${error.message}); is nats-server running there, with JetStream enabled (-js)?`;
 }

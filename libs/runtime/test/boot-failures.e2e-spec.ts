@@ -1,0 +1,22 @@
+import { buildApps, startAppProcess } from '@mailroom/testing';
+
+/** Port 1 is privileged and unused, so nothing answers there. */
+const NOWHERE = 'nats://ops:hunter2@127.0.0.1:1';
+
+/** An app that cannot start says why, naming what to fix, and exits with a status a supervisor can tell apart. */
+describe('an app that cannot start', () => {
+  beforeAll(() => buildApps(), 120_000);
+
+  it('names the NATS server it could not reach, without its credentials, and exits 1', async () => {
+    const gateway = startAppProcess('gateway', { NATS_URL: NOWHERE, PORT: '0', HEALTH_PORT: '0' });
+    expect(await gateway.exited).toEqual({ code: 1, signal: null });
+    expect(gateway.stderr()).toContain('[gateway] failed to start: cannot use NATS at nats://127.0.0.1:1 (CONNECTION_REFUSED)');
+    expect(gateway.stderr()).not.toContain('hunter2');
+  });
+
+  it('reports relay mode without a relay as a configuration problem, exit 78', async () => {
+    const emails = startAppProcess('emails', { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', DELIVERY_MODE: 'relay', HEALTH_PORT: '0' });
+    expect(await emails.exited).toEqual({ code: 78, signal: null });
+    expect(emails.stderr()).toContain('SMTP_RELAY_URL is required when DELIVERY_MODE=relay');
+  });
+});
