@@ -4,6 +4,7 @@ import type { RpcMap } from '@mailroom/contracts';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, JSONCodec, MsgHdrs, NatsConnection } from 'nats';
 import { natsRequestDuration } from './metrics';
+import { NATS_HEADER_ROOM_BYTES } from './oversized-reply';
 import { NoReplyError, ReplyInbox } from './reply-inbox';
 
 const codec = JSONCodec<{ response?: unknown; err?: unknown }>();
@@ -85,13 +86,10 @@ export class RpcClient<M extends RpcMap<M>> {
     }
   }
 
-  /** Room left for the NATS headers (request id) around the body. */
-  private static readonly HEADER_BYTES = 4096;
-
   private assertFits(connection: NatsConnection, bodyBytes: number, stopTimer: (labels: { outcome: string }) => void): void {
     const maxPayload = this.tooLarge && connection.info?.max_payload;
     if (!maxPayload) return;
-    const bytes = bodyBytes + RpcClient.HEADER_BYTES;
+    const bytes = bodyBytes + NATS_HEADER_ROOM_BYTES;
     if (bytes <= maxPayload) return;
     stopTimer({ outcome: 'error' });
     throw this.tooLarge!(bytes, maxPayload);
