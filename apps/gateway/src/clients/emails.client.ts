@@ -63,8 +63,21 @@ export class EmailsClient {
   batch(ctx: RequestContext, inputs: EmailSendInput[], idempotency?: IdempotencyInput) {
     return this.rpc.request(EmailsSubjects.batch, { ctx, inputs, idempotency }, { answerRoomBytes: answerRoom(inputs) });
   }
-  list(ctx: RequestContext, params: ListParams, filters: EmailListFilters) {
-    return this.rpc.request(EmailsSubjects.list, { ctx, params, filters });
+  /**
+   * A page of 100 emails with 50 long addresses each is larger than one NATS
+   * message carries; the emails service then answers payload_too_large at
+   * once, and the page is asked for again with half the limit. A page may so
+   * hold fewer items than `limit`, which the cursors allow: hasMore still
+   * says whether more follow.
+   */
+  async list(ctx: RequestContext, params: ListParams, filters: EmailListFilters) {
+    for (let limit = params.limit; ; limit = Math.ceil(limit / 2)) {
+      try {
+        return await this.rpc.request(EmailsSubjects.list, { ctx, params: { ...params, limit }, filters });
+      } catch (error) {
+        if (limit === 1 || !(error instanceof DomainError) || error.code !== ErrorCode.PayloadTooLarge) throw error;
+      }
+    }
   }
   get(ctx: RequestContext, id: string) {
     return this.rpc.request(EmailsSubjects.get, { ctx, id });
