@@ -73,7 +73,8 @@ export class EmailsClient {
   async list(ctx: RequestContext, params: ListParams, filters: EmailListFilters) {
     for (let limit = params.limit; ; limit = Math.ceil(limit / 2)) {
       try {
-        return await this.rpc.request(EmailsSubjects.list, { ctx, params: { ...params, limit }, filters });
+        const page: ListParams = { limit, startingAfter: params.startingAfter, endingBefore: params.endingBefore };
+        return await this.rpc.request(EmailsSubjects.list, { ctx, params: page, filters });
       } catch (error) {
         if (limit === 1 || !(error instanceof DomainError) || error.code !== ErrorCode.PayloadTooLarge) throw error;
       }
