@@ -12,18 +12,6 @@ function usedBy(spec: VariableSpec<unknown>, app: AppName): boolean {
 }
 
 /**
- * Rules between variables, for the apps that use the first of them: each
- * names what is wrong, or is null. Checked at boot with the rest, so the app
- * says so instead of failing later with a stack trace.
- */
-const CROSS_CHECKS: Array<{ variable: EnvName; problem: (config: Partial<Record<EnvName, unknown>>) => string | null }> = [
-  {
-    variable: 'SMTP_RELAY_URL',
-    problem: (config) => (config.DELIVERY_MODE === 'relay' && !config.SMTP_RELAY_URL ? 'SMTP_RELAY_URL is required when DELIVERY_MODE=relay (smtp://user:pass@host:587 or smtps://…:465)' : null),
-  },
-];
-
-/**
  * Reads and validates the environment once, for one app, and reports every
  * problem at once. Variables the app does not use keep their defaults but
  * are still validated when set, so a typo fails early wherever it is read.
@@ -43,9 +31,9 @@ export function loadConfig(env: Record<string, string | undefined>, app: AppName
       problems.push(`${name} ${(error as Error).message}`);
     }
   }
-  for (const check of CROSS_CHECKS) {
-    const problem = usedBy(ENV_SCHEMA[check.variable], app) ? check.problem(config) : null;
-    if (problem) problems.push(problem);
+  // A rule between variables, checked with the rest so the app says so instead of failing later with a stack trace.
+  if (usedBy(ENV_SCHEMA.SMTP_RELAY_URL, app) && config.DELIVERY_MODE === 'relay' && !config.SMTP_RELAY_URL) {
+    problems.push('SMTP_RELAY_URL is required when DELIVERY_MODE=relay (smtp://user:pass@host:587 or smtps://…:465)');
   }
   if (problems.length) throw new ConfigError(problems);
   return config as MailroomConfig;

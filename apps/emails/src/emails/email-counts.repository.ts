@@ -48,7 +48,10 @@ const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
  */
 const YEAR_10000_MS = Date.UTC(10000, 0, 1);
 const timestamp = (ms: number) => (ms === -Infinity ? '-infinity' : ms >= YEAR_10000_MS ? 'infinity' : new Date(ms).toISOString());
-const day = (ms: number) => (ms === -Infinity ? '-infinity' : ms >= YEAR_10000_MS ? 'infinity' : new Date(ms).toISOString().slice(0, 10));
+const day = (ms: number) => {
+  const bound = timestamp(ms);
+  return bound.endsWith('infinity') ? bound : bound.slice(0, 10);
+};
 
 /** Reads totalCount of GET /v1/emails from the count tables instead of counting rows. */
 @Injectable()

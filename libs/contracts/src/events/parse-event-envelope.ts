@@ -1,5 +1,4 @@
-import { findDeepNesting, MAX_NESTING_DEPTH } from '../validation/find-deep-nesting';
-import { findNulCharacter } from '../validation/find-nul-character';
+import { findUnstorableInput } from '../validation/find-unstorable-input';
 import type { EventEnvelope } from './event-envelope';
 import { asUtcTimestamp } from '../validation/utc-timestamp';
 import { isIsoTimestamp } from '../validation/validators';
@@ -34,10 +33,8 @@ export function parseEventEnvelope(json: string): ParsedEnvelope {
   const at = asUtcTimestamp(createdAt);
   if (!isIsoTimestamp(at) || !withinPostgresRange(at)) return { problem: 'createdAt: must be an ISO 8601 timestamp' };
   if (!isPlainObject(data)) return { problem: 'data: must be an object' };
-  const tooDeep = findDeepNesting(value);
-  if (tooDeep !== null) return { problem: `${tooDeep}: must not nest objects or arrays more than ${MAX_NESTING_DEPTH} levels deep` };
-  const withNul = findNulCharacter(value);
-  if (withNul !== null) return { problem: `${withNul}: must not contain the NUL character (U+0000)` };
+  const unstorable = findUnstorableInput(value);
+  if (unstorable !== null) return { problem: unstorable };
   return { envelope: { id, type, createdAt: at, mode, data } };
 }
 

@@ -6,8 +6,8 @@
  * was lost, and `metadata: {"constructor": "x"}` answered 500. Such keys are
  * renamed out of its way before the transform and back after validation.
  *
- * The mark is NUL, which no key can hold by then (findNulCharacter refuses
- * it first), so a renamed key cannot collide with one the client sent.
+ * The mark is NUL, which no key can hold by then (findUnstorableInput
+ * refuses it first), so a renamed key cannot collide with one the client sent.
  */
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 const MARK = '\u0000';

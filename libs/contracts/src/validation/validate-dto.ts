@@ -1,8 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
-import { findDeepNesting, MAX_NESTING_DEPTH } from './find-deep-nesting';
-import { findNulCharacter } from './find-nul-character';
+import { findUnstorableInput } from './find-unstorable-input';
 import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
 
 /** class-validator's default messages begin with the property name, which the path already gives. */
@@ -52,10 +51,8 @@ export function validateDto<T extends object>(cls: new () => T, plain: unknown, 
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     throw new DomainError(ErrorCode.ValidationError, `${what}: must be a JSON object`);
   }
-  const tooDeep = findDeepNesting(plain);
-  if (tooDeep !== null) throw DomainError.validation(tooDeep, `must not nest objects or arrays more than ${MAX_NESTING_DEPTH} levels deep`);
-  const withNul = findNulCharacter(plain);
-  if (withNul !== null) throw new DomainError(ErrorCode.ValidationError, `${withNul}: must not contain the NUL character (U+0000)`);
+  const unstorable = findUnstorableInput(plain);
+  if (unstorable !== null) throw new DomainError(ErrorCode.ValidationError, unstorable);
   const instance = plainToInstance(cls, hidePrototypeNamedKeys(plain), { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   const problem = describeValidationErrors(errors);

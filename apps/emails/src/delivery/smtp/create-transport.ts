@@ -6,12 +6,11 @@ import { DeliveryTransport } from './delivery-transport';
 import { MxTransport } from './mx-transport';
 import { RelayTransport } from './relay-transport';
 
-/** The transport DELIVERY_MODE selects. Relay mode without SMTP_RELAY_URL refuses to boot rather than queue mail it can never send. */
+/** The transport DELIVERY_MODE selects; loadConfig has made sure relay mode has its SMTP_RELAY_URL. */
 export function createDeliveryTransport(config: MailroomConfig): DeliveryTransport {
   const heloName = config.SMTP_HELO_NAME || hostname();
   const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
   if (config.DELIVERY_MODE === 'relay') {
-    if (!config.SMTP_RELAY_URL) throw new Error('SMTP_RELAY_URL is required when DELIVERY_MODE=relay');
     return new RelayTransport(
       Object.assign({}, common, {
         url: config.SMTP_RELAY_URL,
