@@ -30,4 +30,11 @@ describe(PinoLogger.name, () => {
       expect.objectContaining({ level: 40, context: 'KeyCache', keyId: 'key_1', msg: 'evicted' }),
     ]);
   });
+
+  it('keeps the stack Nest passes beside a string message, which alone says why a retry happened', () => {
+    new PinoLogger('keys', 'info').error('Unable to connect to the database. Retrying (1)...', 'Error: connect ECONNREFUSED 127.0.0.1:5999', 'TypeOrmModule');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 50, context: 'TypeOrmModule', msg: 'Unable to connect to the database. Retrying (1)...', stack: 'Error: connect ECONNREFUSED 127.0.0.1:5999' }),
+    ]);
+  });
 });

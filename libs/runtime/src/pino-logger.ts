@@ -48,6 +48,9 @@ export class PinoLogger implements LoggerService {
     } else if (message && typeof message === 'object') {
       const text = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined;
       this.logger[level]({ context, ...(message as object) }, text);
+    } else if (typeof rest[0] === 'string') {
+      // Nest's error(message, stack, context): TypeORM's "Unable to connect to the database. Retrying" says why only in the stack.
+      this.logger[level]({ context, stack: rest[0] }, String(message));
     } else {
       this.logger[level]({ context }, String(message));
     }
