@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { isKnownVariable, variableProblem } from './test/known-env';
+import { AppName, ENV_SCHEMA } from '@mailroom/config';
+import { configProblems, isKnownVariable, variableProblem } from './test/known-env';
 
 interface ComposeService {
   image?: string;
@@ -13,6 +14,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   restart?: string;
   read_only?: boolean;
+  stop_grace_period?: string;
 }
 
 const APPS = ['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'];
@@ -56,6 +58,17 @@ describe('docker-compose.yml', () => {
       const environment = Object.entries(services[name].environment ?? {}).map(([key, value]) => [key, interpolate(String(value))]);
       expect({ name, unknown: environment.filter(([key]) => !isKnownVariable(key)).map(([key]) => key) }).toEqual({ name, unknown: [] });
       expect({ name, problems: environment.map(([key, value]) => variableProblem(key, value)).filter(Boolean) }).toEqual({ name, problems: [] });
+      if (APPS.includes(name)) expect({ name, problems: configProblems(Object.fromEntries(environment), name as AppName) }).toEqual({ name, problems: [] });
+    }
+  });
+
+  it('gives every app time to finish its work in flight before Docker kills it', () => {
+    for (const app of APPS) {
+      const environment = services[app].environment ?? {};
+      const shutdownMs = Number(environment.SHUTDOWN_TIMEOUT_MS ?? ENV_SCHEMA.SHUTDOWN_TIMEOUT_MS.default);
+      // Docker's default is 10 s: an emails app still in an SMTP conversation would be killed mid-delivery.
+      const graceMs = 1000 * Number(/^(\d+)s$/.exec(services[app].stop_grace_period ?? '10s')?.[1]);
+      expect({ app, roomMs: graceMs - shutdownMs >= 3000 }).toEqual({ app, roomMs: true });
     }
   });
 

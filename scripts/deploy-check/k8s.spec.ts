@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { isKnownVariable, variableProblem } from './test/known-env';
+import { AppName, ENV_SCHEMA } from '@mailroom/config';
+import { configProblems, containerEnvironment, isKnownVariable, variableProblem } from './test/known-env';
 import {
   configFor,
   Container,
@@ -125,13 +126,32 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
     }
   });
 
-  it('gives database credentials to the services and none to the gateway', () => {
+  it('gives database credentials to the services, and the gateway only the key that verifies tracking links', () => {
     const objects = render(path);
     const secretNames = (app: string) => (appContainer(objects, app).env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.name] : []));
-    expect(secretNames('gateway')).toEqual([]);
+    expect(secretNames('gateway')).toEqual(['ENCRYPTION_KEY']);
     for (const app of APPS.filter((name) => name !== 'gateway')) expect(secretNames(app)).toContain('DATABASE_URL');
-    expect(secretNames('domains')).toContain('ENCRYPTION_KEY');
-    expect(secretNames('webhook-dispatcher')).toContain('ENCRYPTION_KEY');
+  });
+
+  it("gives every app an environment its own boot validation accepts, in production too", () => {
+    const objects = render(path);
+    for (const app of APPS) {
+      const environment = Object.assign({ NODE_ENV: 'production' }, containerEnvironment(objects, appContainer(objects, app)));
+      expect({ app, problems: configProblems(environment, app as AppName) }).toEqual({ app, problems: [] });
+    }
+  });
+
+  it('lets every app finish its work in flight within its grace period, after its preStop hook', () => {
+    const objects = render(path);
+    for (const app of APPS) {
+      const pod = podTemplate(named(objects, 'Deployment', `mailroom-${app}`));
+      const container = pod.spec.containers[0];
+      const shutdownMs = Number(containerEnvironment(objects, container).SHUTDOWN_TIMEOUT_MS ?? ENV_SCHEMA.SHUTDOWN_TIMEOUT_MS.default);
+      const preStopMs = 1000 * Number(container.lifecycle?.preStop?.exec?.command?.[0] === 'sleep' ? container.lifecycle.preStop.exec.command[1] : 0);
+      const graceMs = 1000 * (pod.spec.terminationGracePeriodSeconds ?? 30);
+      // The app exits at SHUTDOWN_TIMEOUT_MS at the latest; a grace period shorter than that, with a few seconds to exit, kills it mid-delivery.
+      expect({ app, roomMs: graceMs - preStopMs - shutdownMs >= 3000 }).toEqual({ app, roomMs: true });
+    }
   });
 
   it('denies all traffic by default; only the gateway takes requests, and each app reaches only NATS, Postgres and what it delivers to', () => {
@@ -199,5 +219,7 @@ describe('k8s/overlays/production', () => {
     expect(new Set(backends)).toEqual(new Set(['mailroom-gateway']));
     expect(spec<{ type: string }>(named(objects, 'Service', 'mailroom-dkim-dns')).type).toBe('LoadBalancer');
     expect(configFor(objects, appContainer(objects, 'emails')).DELIVERY_MODE).toBe('mx');
+    // Behind the ingress controller the TCP peer is the controller, never the client.
+    expect(configFor(objects, appContainer(objects, 'gateway')).TRUSTED_PROXIES).toMatch(/\//);
   });
 });

@@ -47,6 +47,17 @@ describe(loadConfig.name, () => {
     expect(() => loadConfig({ DELIVERY_MODE: 'relay' }, 'gateway')).not.toThrow();
   });
 
+  it('requires ENCRYPTION_KEY in production, in the apps that keep secrets or sign tracking links', () => {
+    const production = { DATABASE_URL: 'postgres://u@127.0.0.1/x', NODE_ENV: 'production' };
+    for (const app of ['gateway', 'emails', 'domains', 'webhook-dispatcher'] as const) {
+      expect(problemsOf(() => loadConfig(production, app))).toEqual(['ENCRYPTION_KEY is required when NODE_ENV=production (base64 of 32 random bytes: openssl rand -base64 32)']);
+    }
+    expect(() => loadConfig(production, 'keys')).not.toThrow();
+    expect(() => loadConfig({ ...production, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }, 'emails')).not.toThrow();
+    // A malformed key is named once, for what is wrong with it.
+    expect(problemsOf(() => loadConfig({ ...production, ENCRYPTION_KEY: 'short' }, 'gateway'))).toEqual([expect.stringMatching(/^ENCRYPTION_KEY must be 32 bytes in base64/)]);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }, 'gateway').PORT).toBe(3000);
   });

@@ -23,7 +23,8 @@ export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<
     // Only an optimisation: an app that cannot lower its priority (a platform without nice) still runs.
     process.stderr.write(`[${app}] PROCESS_NICE=${config.PROCESS_NICE} could not be applied: ${(error as Error).message}\n`);
   }
-  boot(config).then(
+  // Through a promise, so a boot that throws before its first await is reported like one that rejects.
+  Promise.resolve(config).then(boot).then(
     (instance) => closeOnSignals(instance, app, config.SHUTDOWN_TIMEOUT_MS),
     (error: Error) => {
       process.stderr.write(`[${app}] failed to start: ${describeBootFailure(error, config)}\n`);

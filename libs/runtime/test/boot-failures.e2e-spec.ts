@@ -19,4 +19,13 @@ describe('an app that cannot start', () => {
     expect(await emails.exited).toEqual({ code: 78, signal: null });
     expect(emails.stderr()).toContain('SMTP_RELAY_URL is required when DELIVERY_MODE=relay');
   });
+
+  it('reports production without ENCRYPTION_KEY as a configuration problem, exit 78, in every app that needs the key', async () => {
+    const emails = startAppProcess('emails', { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', NODE_ENV: 'production', HEALTH_PORT: '0' });
+    const gateway = startAppProcess('gateway', { NODE_ENV: 'production', PORT: '0', HEALTH_PORT: '0' });
+    for (const app of [emails, gateway]) {
+      expect(await app.exited).toEqual({ code: 78, signal: null });
+      expect(app.stderr()).toContain('ENCRYPTION_KEY is required when NODE_ENV=production');
+    }
+  });
 });
