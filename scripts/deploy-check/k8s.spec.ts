@@ -219,6 +219,8 @@ describe('k8s/overlays/production', () => {
     expect(new Set(backends)).toEqual(new Set(['mailroom-gateway']));
     expect(spec<{ type: string }>(named(objects, 'Service', 'mailroom-dkim-dns')).type).toBe('LoadBalancer');
     expect(configFor(objects, appContainer(objects, 'emails')).DELIVERY_MODE).toBe('mx');
+    // A three-node NATS cluster keeps the event stream through the loss of a node only with three copies.
+    expect(configFor(objects, appContainer(objects, 'emails')).EVENT_STREAM_REPLICAS).toBe('3');
     // Behind the ingress controller the TCP peer is the controller, never the client.
     expect(configFor(objects, appContainer(objects, 'gateway')).TRUSTED_PROXIES).toMatch(/\//);
   });

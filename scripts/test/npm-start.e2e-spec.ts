@@ -1,36 +1,11 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { buildApps, createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
+import { buildApps, createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
 
 const ROOT = join(__dirname, '../..');
-
-/** Below Linux's ephemeral range (32768–60999), which outgoing connections take from. */
-const STABLE_PORTS = { from: 20000, to: 32000 };
-
-/**
- * A port that is free now and stays free while the launcher boots (20 s and
- * more with an embedded Postgres). One the kernel hands out for port 0 comes
- * from the ephemeral range, where the suite's own client connections took it
- * in the meantime (EADDRINUSE when the gateway bound it).
- */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = STABLE_PORTS.from + Math.floor(Math.random() * (STABLE_PORTS.to - STABLE_PORTS.from));
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '0.0.0.0', () => resolve(true));
-    });
-    if (bound) {
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
-  }
-}
 
 const alive = (pid: number) => {
   try {

@@ -19,6 +19,7 @@ export class WebhookSettings {
   readonly pollMs: number;
   readonly deliveryRetentionMs: number;
   readonly natsUrl: string;
+  readonly eventStreamReplicas: number;
   readonly secretBox: SecretBox;
 
   constructor(@Inject(MAILROOM_CONFIG) config: MailroomConfig) {
@@ -33,6 +34,7 @@ export class WebhookSettings {
     this.pollMs = config.WEBHOOK_POLL_MS;
     this.deliveryRetentionMs = config.WEBHOOK_DELIVERY_RETENTION;
     this.natsUrl = config.NATS_URL;
+    this.eventStreamReplicas = config.EVENT_STREAM_REPLICAS;
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));
   }

@@ -7,6 +7,8 @@ import { readEnvelope, redeliverLater, settle } from './stream-message';
 
 export interface EventConsumerOptions {
   natsUrl: string;
+  /** EVENT_STREAM_REPLICAS, for the stream this creates when it is the first to need it. */
+  streamReplicas?: number;
   /** Durable name: replicas with the same name share the messages. */
   durable: string;
   /** One subject filter (nats-server 2.9 takes one per consumer), e.g. `email.>`. */
@@ -43,7 +45,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
 
   const setUp = async () => {
     const manager = await connection.jetstreamManager();
-    await ensureEventStream(manager);
+    await ensureEventStream(manager, options.streamReplicas);
     await manager.consumers.info(EVENT_STREAM, options.durable).catch(() =>
       manager.consumers.add(EVENT_STREAM, {
         durable_name: options.durable,

@@ -7,30 +7,41 @@ const MAX_AGE_DAYS = 7;
 export const EVENT_STREAM_MAX_AGE_MS = MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
 
 /**
- * Creates the event stream if it does not exist. File storage survives a NATS
- * restart; the 2-minute duplicate window drops an event republished after a
- * relay crashed between publishing and marking it published.
+ * Creates the event stream if it does not exist, with `replicas` copies
+ * (EVENT_STREAM_REPLICAS), and scales an existing one up to that many: a
+ * stream created before the setting was raised would otherwise stay on one
+ * server of the cluster. It is never scaled down here; that is an
+ * operator's decision. File storage survives a NATS restart; the 2-minute
+ * duplicate window drops an event republished after a relay crashed between
+ * publishing and marking it published.
  */
-export async function ensureEventStream(manager: JetStreamManager): Promise<void> {
+export async function ensureEventStream(manager: JetStreamManager, replicas = 1): Promise<void> {
   try {
-    await manager.streams.info(EVENT_STREAM);
-  } catch {
-    await manager.streams
-      .add({
-        name: EVENT_STREAM,
-        subjects: EVENT_STREAM_SUBJECTS,
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        discard: DiscardPolicy.Old,
-        max_age: MAX_AGE_DAYS * DAY_NS,
-        duplicate_window: 2 * 60 * 1_000_000_000,
-      })
-      .catch(async (error) => {
-        // Another replica created it between our check and our add.
-        await manager.streams.info(EVENT_STREAM).catch(() => {
-          throw error;
+    const existing = await manager.streams.info(EVENT_STREAM).catch(() => null);
+    if (!existing) {
+      await manager.streams
+        .add({
+          name: EVENT_STREAM,
+          subjects: EVENT_STREAM_SUBJECTS,
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          discard: DiscardPolicy.Old,
+          max_age: MAX_AGE_DAYS * DAY_NS,
+          duplicate_window: 2 * 60 * 1_000_000_000,
+          num_replicas: replicas,
+        })
+        .catch(async (error) => {
+          // Another replica created it between our check and our add.
+          await manager.streams.info(EVENT_STREAM).catch(() => {
+            throw error;
+          });
         });
-      });
+    } else if (existing.config.num_replicas < replicas) {
+      await manager.streams.update(EVENT_STREAM, { num_replicas: replicas });
+    }
+  } catch (error) {
+    // nats-server's own words ("replicas > 1 not supported in non-clustered mode") do not name the setting.
+    throw new Error(`cannot set up the ${EVENT_STREAM} stream with EVENT_STREAM_REPLICAS=${replicas}: ${(error as Error).message}`);
   }
 }
 

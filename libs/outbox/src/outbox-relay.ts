@@ -139,7 +139,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     if (this.publisher && this.connection && !this.connection.isClosed()) return this.publisher;
     this.publisher?.close();
     this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
-    await ensureEventStream(await this.connection.jetstreamManager());
+    await ensureEventStream(await this.connection.jetstreamManager(), this.config.EVENT_STREAM_REPLICAS);
     this.publisher = new StreamPublisher(this.connection);
     return this.publisher;
   }

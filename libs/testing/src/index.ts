@@ -10,3 +10,5 @@ export * from '../../../scripts/prometheus-text';
 export * from './app-process';
 export * from './database-outage';
 export * from './query-plan';
+export * from './free-port';
+export * from './nats-cluster';

@@ -12,9 +12,10 @@ export interface PrivateNats {
   destroy(): Promise<void>;
 }
 
-function launch(storeDir: string, port: number): Promise<{ child: ChildProcess; port: number }> {
+/** Starts a nats-server with JetStream on loopback; resolves with its client port once it is ready. */
+export function launchNatsServer(storeDir: string, port: number, extraArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -32,7 +33,7 @@ function launch(storeDir: string, port: number): Promise<{ child: ChildProcess; 
   });
 }
 
-function kill(child: ChildProcess): Promise<void> {
+export function stopNatsServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -43,18 +44,18 @@ function kill(child: ChildProcess): Promise<void> {
 /** A nats-server with JetStream of the suite's own, on a random loopback port (about 50 ms to start). */
 export async function startPrivateNats(): Promise<PrivateNats> {
   const storeDir = await mkdtemp(join(tmpdir(), 'mailroom-nats-'));
-  let current = await launch(storeDir, -1);
+  let current = await launchNatsServer(storeDir, -1);
   const port = current.port;
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
-    stop: () => kill(current.child),
+    stop: () => stopNatsServer(current.child),
     restart: async () => {
-      await kill(current.child);
-      current = await launch(storeDir, port);
+      await stopNatsServer(current.child);
+      current = await launchNatsServer(storeDir, port);
     },
     destroy: async () => {
-      await kill(current.child);
+      await stopNatsServer(current.child);
       await rm(storeDir, { recursive: true, force: true });
     },
   };

@@ -39,6 +39,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
       natsUrl: this.config.NATS_URL,
+      streamReplicas: this.config.EVENT_STREAM_REPLICAS,
       durable: ANALYTICS_CONSUMER,
       filterSubject: 'email.>',
       handle: (event) => this.apply(event),

@@ -26,6 +26,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
       natsUrl: this.config.NATS_URL,
+      streamReplicas: this.config.EVENT_STREAM_REPLICAS,
       durable: 'emails-complaints',
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),

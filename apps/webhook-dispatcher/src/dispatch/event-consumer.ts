@@ -40,7 +40,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationBootstrap(): Promise<void> {
     this.connection = await connect(natsConnectionOptions(this.settings.natsUrl));
     const manager = await this.connection.jetstreamManager();
-    await ensureEventStream(manager);
+    await ensureEventStream(manager, this.settings.eventStreamReplicas);
     await manager.consumers
       .add(EVENT_STREAM, {
         durable_name: DISPATCHER_CONSUMER,
