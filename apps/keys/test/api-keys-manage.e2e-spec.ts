@@ -128,6 +128,36 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
     });
   });
 
+  describe('a key changes or deletes only keys it could have created', () => {
+    it('refuses a key with api-keys:* alone the power to disable or restrict a * key, and lets it manage its own kind', async () => {
+      const limited = await create();
+      const full = await create({ permissions: ['*'] });
+      for (const response of [
+        await stack.api.delete(`/v1/api-keys/${full.id}`, { key: limited.key }),
+        await stack.api.patch(`/v1/api-keys/${full.id}`, { ipRestrictions: ['10.0.0.0/8'] }, { key: limited.key }),
+        await stack.api.patch(`/v1/api-keys/${full.id}`, { name: 'taken over' }, { key: limited.key }),
+      ]) {
+        expect(response.status).toBe(403);
+        expect(response.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(`cannot change or delete ${full.id}, which holds more than it does`) });
+      }
+      expect((await stack.api.get(`/v1/api-keys/${full.id}`, { key: full.key })).body).toMatchObject({ name: 'managed', ipRestrictions: [] });
+
+      const child = (await stack.api.post('/v1/api-keys', { name: 'child' }, { key: limited.key })).body;
+      expect((await stack.api.patch(`/v1/api-keys/${child.id}`, { name: 'renamed child' }, { key: limited.key })).status).toBe(200);
+      expect((await stack.api.delete(`/v1/api-keys/${child.id}`, { key: limited.key })).status).toBe(200);
+    });
+
+    it('keeps a domain-restricted key off keys of other domains, and off unrestricted ones', async () => {
+      const scoped = await create({ domainRestrictions: ['a.example'] });
+      const other = await create({ domainRestrictions: ['b.example'] });
+      const unrestricted = await create();
+      expect((await stack.api.patch(`/v1/api-keys/${other.id}`, { domainRestrictions: ['a.example'] }, { key: scoped.key })).status).toBe(403);
+      expect((await stack.api.delete(`/v1/api-keys/${unrestricted.id}`, { key: scoped.key })).status).toBe(403);
+      const sibling = await create({ domainRestrictions: ['a.example'] });
+      expect((await stack.api.delete(`/v1/api-keys/${sibling.id}`, { key: scoped.key })).status).toBe(200);
+    });
+  });
+
   describe('lastUsedAt', () => {
     it('is set after the key is used, reported in batches', async () => {
       const key = await create();

@@ -36,8 +36,8 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
-  async delete(@Ctx() ctx: RequestContext, @Param('id') id: string) {
-    const deleted = await this.keys.delete(ctx, id);
+  async delete(@Ctx() ctx: RequestContext, @CallerKey() caller: VerifiedApiKey, @Param('id') id: string) {
+    const deleted = await this.keys.delete(ctx, caller, id);
     this.verifier.evict(id);
     return deleted;
   }

@@ -35,8 +35,8 @@ export class KeysClient {
   update(ctx: RequestContext, caller: VerifiedApiKey, id: string, input: ApiKeyUpdateInput) {
     return this.rpc.request(KeysSubjects.update, { ctx, caller, id, input });
   }
-  delete(ctx: RequestContext, id: string) {
-    return this.rpc.request(KeysSubjects.delete, { ctx, id });
+  delete(ctx: RequestContext, caller: VerifiedApiKey, id: string) {
+    return this.rpc.request(KeysSubjects.delete, { ctx, caller, id });
   }
   async verify(keyHash: string): Promise<VerifiedApiKey | null> {
     return (await this.rpc.request(KeysSubjects.verify, { keyHash })).key;

@@ -3,6 +3,7 @@ import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ApiKeyByIdPayload,
   ApiKeyCreatePayload,
+  ApiKeyDeletePayload,
   ApiKeyListPayload,
   ApiKeysUsedEvent,
   ApiKeyUpdatePayload,
@@ -37,8 +38,8 @@ export class ApiKeysController {
   }
 
   @MessagePattern(KeysSubjects.delete)
-  delete(@Payload() { ctx, id }: ApiKeyByIdPayload) {
-    return this.apiKeys.delete(ctx, id);
+  delete(@Payload() payload: ApiKeyDeletePayload) {
+    return this.apiKeys.delete(payload);
   }
 
   @MessagePattern(KeysSubjects.verify)

@@ -3,6 +3,7 @@ import { ClientProxy } from '@nestjs/microservices';
 import {
   ApiKeyCreatedResponse,
   ApiKeyCreatePayload,
+  ApiKeyDeletePayload,
   ApiKeyList,
   ApiKeyResponse,
   ApiKeyUpdatePayload,
@@ -16,6 +17,7 @@ import { DomainError } from '@mailroom/errors';
 import { hashesEqual } from '@mailroom/auth';
 import { issueApiKey } from './api-key-issuer';
 import { toResponse, toVerified } from './api-key.mapper';
+import { assertManageable } from './manage-rules';
 import { ApiKeyReadCache } from './api-key-read-cache';
 import { ApiKeysRepository } from './api-keys.repository';
 import { assertWithinCaller, inheritFromCaller } from './grant-rules';
@@ -52,6 +54,7 @@ export class ApiKeysService {
 
   async update({ ctx, caller, id, input }: ApiKeyUpdatePayload): Promise<ApiKeyResponse> {
     const entity = await this.find(ctx, id);
+    assertManageable(caller, toVerified(entity));
     assertWithinCaller(caller, input);
     if (input.name !== undefined) entity.name = input.name;
     if (input.permissions) entity.permissions = [...new Set(input.permissions)];
@@ -63,8 +66,9 @@ export class ApiKeysService {
     return toResponse(saved);
   }
 
-  async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'api_key'>> {
-    await this.find(ctx, id);
+  async delete({ ctx, caller, id }: ApiKeyDeletePayload): Promise<DeletedResponse<'api_key'>> {
+    const entity = await this.find(ctx, id);
+    if (caller) assertManageable(caller, toVerified(entity));
     // Of requests racing to delete one key, one deletes it; the others find nothing left, as after it.
     if (!(await this.repository.softDelete(id, new Date()))) throw DomainError.notFound('API key', id);
     this.announceChange(id);

@@ -57,6 +57,12 @@ export interface ApiKeyByIdPayload {
   ctx: RequestContext;
   id: string;
 }
+export interface ApiKeyDeletePayload {
+  ctx: RequestContext;
+  /** Absent only from a gateway of an earlier release, during a rolling upgrade. */
+  caller?: VerifiedApiKey;
+  id: string;
+}
 export interface ApiKeyListPayload {
   ctx: RequestContext;
   params: ListParams;

@@ -3,6 +3,7 @@ import {
   ApiKeyByIdPayload,
   ApiKeyCreatedResponse,
   ApiKeyCreatePayload,
+  ApiKeyDeletePayload,
   ApiKeyList,
   ApiKeyListPayload,
   ApiKeyResponse,
@@ -34,6 +35,6 @@ export interface KeysRpc {
   [KeysSubjects.list]: { payload: ApiKeyListPayload; reply: ApiKeyList };
   [KeysSubjects.get]: { payload: ApiKeyByIdPayload; reply: ApiKeyResponse };
   [KeysSubjects.update]: { payload: ApiKeyUpdatePayload; reply: ApiKeyResponse };
-  [KeysSubjects.delete]: { payload: ApiKeyByIdPayload; reply: DeletedResponse<'api_key'> };
+  [KeysSubjects.delete]: { payload: ApiKeyDeletePayload; reply: DeletedResponse<'api_key'> };
   [KeysSubjects.verify]: { payload: ApiKeyVerifyPayload; reply: { key: VerifiedApiKey | null } };
 }
