@@ -69,6 +69,12 @@ describe('/v1/suppressions', () => {
     expect(deleted.body).toEqual({ object: 'suppression', email: 'zoe@xn--bcher-kva.example', deleted: true });
   });
 
+  it('deletes an address given in the display-name form it was added in', async () => {
+    expect((await test.post('/v1/suppressions', { email: 'Ann <Ann@Named.example>' })).body.email).toBe('ann@named.example');
+    const deleted = await test.delete(`/v1/suppressions/${encodeURIComponent('Ann <Ann@Named.example>')}`);
+    expect(deleted.body).toEqual({ object: 'suppression', email: 'ann@named.example', deleted: true });
+  });
+
   it('keeps the live list apart from the test list', async () => {
     await stack.api.post('/v1/suppressions', { email: 'live-only@example.com' });
     expect((await test.get('/v1/suppressions?limit=100')).body.data.map((s: { email: string }) => s.email)).not.toContain('live-only@example.com');

@@ -30,7 +30,9 @@ export class SuppressionsService {
   }
 
   async delete({ ctx, email }: SuppressionByEmailPayload): Promise<SuppressionDeletedResponse> {
-    const address = normalizeEmailAddress(email.trim());
+    // Read as a creation reads it, so `Ann <ann@x.com>` names the address it added; an entry no parser
+    // accepts (added by a bounce, say) can still be named as it is listed.
+    const address = parseEmailAddress(email)?.normalized ?? normalizeEmailAddress(email.trim());
     if (!(await this.repository.remove(ctx.mode, address))) {
       throw new DomainError(ErrorCode.NotFound, `'${address}' is not on the suppression list.`);
     }
