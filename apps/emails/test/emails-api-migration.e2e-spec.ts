@@ -10,6 +10,15 @@ const tablesIn = async (dataSource: DataSource): Promise<string[]> =>
     )
   ).map((row: { table_name: string }) => row.table_name);
 
+/** Undoes the newest migrations back to `name`, that one included, so a data step is tested whatever migrations follow it. */
+async function undoThrough(dataSource: DataSource, name: string): Promise<void> {
+  for (;;) {
+    const [newest] = await dataSource.query('SELECT name FROM emails.migrations ORDER BY timestamp DESC LIMIT 1');
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    if (!newest || newest.name === name) return;
+  }
+}
+
 describe('emails schema migrations', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
@@ -35,7 +44,7 @@ describe('emails schema migrations', () => {
       );
     const insertRecipient = (emailId: string, address: string, status: string) =>
       dataSource.query(`INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, $2, 'to', $3)`, [emailId, address, status]);
-    await dataSource.undoLastMigration({ transaction: 'each' });
+    await undoThrough(dataSource, 'CancelRecipientsWithTheirEmail1763800000296');
     await insertEmail('email_cancelled', 'cancelled');
     await insertRecipient('email_cancelled', 'ann@example.com', 'queued');
     await insertRecipient('email_cancelled', 'bob@example.com', 'suppressed');
@@ -50,6 +59,36 @@ describe('emails schema migrations', () => {
       { email_id: 'email_queued', address: 'ann@example.com', status: 'queued' },
     ]);
     await dataSource.query(`TRUNCATE emails.emails CASCADE`);
+  });
+
+  it('moves analytics counters kept under a misread from domain onto the domain from_domain stores', async () => {
+    const count = (domain: string, metric: string, value: number, mode = 'live') =>
+      dataSource.query(
+        `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value) VALUES ($1, '2026-11-20T10:00:00Z', $2, '', $3, $4)`,
+        [mode, domain, metric, value],
+      );
+    await undoThrough(dataSource, 'CountAnalyticsUnderStoredFromDomains1763800000297');
+    await count('xn--bcher-kva.de', 'sent', 1);
+    await count('bücher.de', 'sent', 2);
+    await count('bücher.de', 'delivered', 2);
+    await count('bücher.de', 'sent', 5, 'test');
+    await count('a.com (ann)', 'sent', 3);
+    await count('*', 'sent', 6);
+    await count('', 'complained', 1);
+    await count('not an (address', 'sent', 4);
+    await dataSource.runMigrations({ transaction: 'each' });
+
+    const rows = await dataSource.query(`SELECT mode, domain, metric, value::int FROM emails.analytics_counters ORDER BY mode, domain COLLATE "C", metric`);
+    expect(rows).toEqual([
+      { mode: 'live', domain: '', metric: 'complained', value: 1 },
+      { mode: 'live', domain: '*', metric: 'sent', value: 6 },
+      { mode: 'live', domain: 'a.com', metric: 'sent', value: 3 },
+      { mode: 'live', domain: 'not an (address', metric: 'sent', value: 4 },
+      { mode: 'live', domain: 'xn--bcher-kva.de', metric: 'delivered', value: 2 },
+      { mode: 'live', domain: 'xn--bcher-kva.de', metric: 'sent', value: 3 },
+      { mode: 'test', domain: 'xn--bcher-kva.de', metric: 'sent', value: 5 },
+    ]);
+    await dataSource.query('TRUNCATE emails.analytics_counters');
   });
 
   it('creates every table of the emails schema, and every down() removes what its up() made', async () => {

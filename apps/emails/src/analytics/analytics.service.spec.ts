@@ -32,6 +32,23 @@ describe(AnalyticsService.name, () => {
     expect(answer.totals).toMatchObject({ sent: 3, delivered: 2, bounced: 1, deliveryRate: 0.6667, bounceRate: 0.3333 });
   });
 
+  it('reads the counters of a domain under its punycode name, however the domain and the restrictions are spelled', async () => {
+    const asked: Array<string[] | null> = [];
+    const service = new AnalyticsService({ series: async (...args: unknown[]) => (asked.push(args[4] as string[] | null), []) } as unknown as CountersRepository);
+    const ask = (domainRestrictions: string[], domain?: string) =>
+      service.query({
+        ctx: { mode: 'live', domainRestrictions } as never,
+        params: { fromDate: new Date(from).toISOString(), toDate: new Date(from + HOUR).toISOString(), interval: 'hour', domain } as never,
+      });
+
+    await ask([], 'bücher.de');
+    await ask(['xn--bcher-kva.de'], 'bücher.de');
+    await ask(['bücher.de'], 'xn--bcher-kva.de');
+    await ask(['bücher.de', 'a.com']);
+    expect(asked).toEqual([['xn--bcher-kva.de'], ['xn--bcher-kva.de'], ['xn--bcher-kva.de'], ['xn--bcher-kva.de', 'a.com']]);
+    await expect(ask(['a.com'], 'bücher.de')).rejects.toMatchObject({ message: expect.stringContaining('bücher.de') });
+  });
+
   it('counts a row that falls off the grid in the totals only', async () => {
     const day = Date.parse('2026-11-20T00:00:00Z');
     const answer = await query(serviceAnswering([row(day, { sent: 1 }), row(day + 5 * HOUR, { sent: 4 })]), 'day', from + 30 * HOUR);

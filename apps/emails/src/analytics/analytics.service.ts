@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ANALYTICS_METRICS, AnalyticsCounts, AnalyticsQueryPayload, AnalyticsRates, AnalyticsResponse } from '@mailroom/contracts';
+import { ANALYTICS_METRICS, AnalyticsCounts, AnalyticsQueryPayload, AnalyticsRates, AnalyticsResponse, normalizeDomainName } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import { CountersRepository } from './counters.repository';
 
@@ -28,6 +28,13 @@ export function ratesOf(counts: AnalyticsCounts): AnalyticsRates {
   };
 }
 
+/**
+ * A domain as counters are keyed (from_domain's lower-case punycode): the
+ * `domain` parameter accepts bücher.de as well as xn--bcher-kva.de, and a
+ * key's restrictions are stored as they were written.
+ */
+const counterDomain = (name: string) => normalizeDomainName(name) || name;
+
 const stepMs = (interval: 'hour' | 'day') => (interval === 'hour' ? HOUR_MS : 24 * HOUR_MS);
 
 /** Start of the UTC hour or day containing `date`. */
@@ -46,11 +53,12 @@ export class AnalyticsService {
     const step = stepMs(params.interval);
     const buckets = (to.getTime() - from.getTime()) / step;
     if (buckets > 2000) throw DomainError.validation('interval', `this range has ${Math.ceil(buckets)} ${params.interval}s; ask for at most 2000 points`);
-    const restricted = ctx.domainRestrictions;
-    if (params.domain && restricted.length && !restricted.includes(params.domain)) {
+    const restricted = ctx.domainRestrictions.map(counterDomain);
+    const domain = params.domain ? counterDomain(params.domain) : undefined;
+    if (domain && restricted.length && !restricted.includes(domain)) {
       throw DomainError.forbidden(`This API key is restricted to other domains than ${params.domain}.`);
     }
-    const domains = params.domain ? [params.domain] : restricted.length ? restricted : null;
+    const domains = domain ? [domain] : restricted.length ? restricted : null;
     const rows = await this.counters.series(ctx.mode, from, to, params.interval, domains, params.tags ?? []);
 
     // One point per interval, in order; a row lands on its point by arithmetic, not a lookup.

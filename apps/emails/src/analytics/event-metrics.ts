@@ -1,4 +1,4 @@
-import type { AnalyticsMetric, EventEnvelope } from '@mailroom/contracts';
+import { parseEmailAddress, type AnalyticsMetric, type EventEnvelope } from '@mailroom/contracts';
 
 /** What one event adds to the counters. Delivery outcomes count per recipient. */
 export function metricsOf(event: Pick<EventEnvelope, 'type' | 'data'>): AnalyticsMetric[] {
@@ -26,8 +26,17 @@ export function metricsOf(event: Pick<EventEnvelope, 'type' | 'data'>): Analytic
   }
 }
 
-/** The from domain of an email event, lower-case ('' when it cannot be read). */
+/**
+ * The from domain of an email event, in the form emails.from_domain holds
+ * (lower-case, IDN in punycode), so that counters, the `domain` filter and
+ * key restrictions name one domain one way. It goes through the parser that
+ * set from_domain when the email was accepted: `x@bücher.de`,
+ * `x@XN--BCHER-KVA.de` and `x@a.com (Ann)` are read as a send reads them.
+ * An internal publisher's looser text (an unquoted `Acme, Inc. <x@acme.com>`)
+ * is read by its <address>; '' when neither reads.
+ */
 export function domainOf(from: unknown): string {
-  const address = typeof from === 'string' ? (/<([^>]+)>/.exec(from)?.[1] ?? from) : '';
-  return address.split('@')[1]?.trim().toLowerCase() ?? '';
+  if (typeof from !== 'string') return '';
+  const parsed = parseEmailAddress(from) ?? parseEmailAddress(/<([^<>]*)>/.exec(from)?.[1] ?? '');
+  return parsed?.domain ?? '';
 }
