@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, undoMigrationsThrough } from '@mailroom/testing';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 
 const tablesIn = async (dataSource: DataSource): Promise<string[]> =>
@@ -9,15 +9,6 @@ const tablesIn = async (dataSource: DataSource): Promise<string[]> =>
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'emails' AND table_name <> 'migrations' ORDER BY 1`,
     )
   ).map((row: { table_name: string }) => row.table_name);
-
-/** Undoes the newest migrations back to `name`, that one included, so a data step is tested whatever migrations follow it. */
-async function undoThrough(dataSource: DataSource, name: string): Promise<void> {
-  for (;;) {
-    const [newest] = await dataSource.query('SELECT name FROM emails.migrations ORDER BY timestamp DESC LIMIT 1');
-    await dataSource.undoLastMigration({ transaction: 'each' });
-    if (!newest || newest.name === name) return;
-  }
-}
 
 describe('emails schema migrations', () => {
   let databaseUrl: string;
@@ -44,7 +35,7 @@ describe('emails schema migrations', () => {
       );
     const insertRecipient = (emailId: string, address: string, status: string) =>
       dataSource.query(`INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, $2, 'to', $3)`, [emailId, address, status]);
-    await undoThrough(dataSource, 'CancelRecipientsWithTheirEmail1763800000296');
+    await undoMigrationsThrough(dataSource, 'emails', 'CancelRecipientsWithTheirEmail1763800000296');
     await insertEmail('email_cancelled', 'cancelled');
     await insertRecipient('email_cancelled', 'ann@example.com', 'queued');
     await insertRecipient('email_cancelled', 'bob@example.com', 'suppressed');
@@ -67,7 +58,7 @@ describe('emails schema migrations', () => {
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value) VALUES ($1, '2026-11-20T10:00:00Z', $2, '', $3, $4)`,
         [mode, domain, metric, value],
       );
-    await undoThrough(dataSource, 'CountAnalyticsUnderStoredFromDomains1763800000297');
+    await undoMigrationsThrough(dataSource, 'emails', 'CountAnalyticsUnderStoredFromDomains1763800000297');
     await count('xn--bcher-kva.de', 'sent', 1);
     await count('bücher.de', 'sent', 2);
     await count('bücher.de', 'delivered', 2);

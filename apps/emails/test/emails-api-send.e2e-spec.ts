@@ -213,6 +213,16 @@ describe('POST /v1/emails', () => {
       expect((await restricted.post('/v1/emails', emailBody({ from: 'hi@allowed.test' }))).status).toBe(202);
     });
 
+    it('reads a restriction written as an internationalized name as the domain mail comes from', async () => {
+      const created = await test.post('/v1/api-keys', { name: 'idn', permissions: ['emails:send'], domainRestrictions: ['bücher.test'] });
+      expect(created.body.domainRestrictions).toEqual(['xn--bcher-kva.test']);
+      const restricted = stack.api.withKey(created.body.key);
+      expect((await restricted.post('/v1/emails', emailBody({ from: 'hi@bücher.test' }))).status).toBe(202);
+      expect((await restricted.post('/v1/emails', emailBody({ from: 'hi@xn--bcher-kva.test' }))).status).toBe(202);
+      const patched = await test.patch(`/v1/api-keys/${created.body.id}`, { domainRestrictions: ['bücher.test', 'xn--bcher-kva.test'] });
+      expect(patched.body.domainRestrictions).toEqual(['xn--bcher-kva.test']);
+    });
+
     it('needs emails:send', async () => {
       const reader = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:read', 'emails:list'] })).key);
       const response = await reader.post('/v1/emails', emailBody());

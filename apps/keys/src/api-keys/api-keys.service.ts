@@ -18,6 +18,7 @@ import { hashesEqual } from '@mailroom/auth';
 import { issueApiKey } from './api-key-issuer';
 import { toResponse, toVerified } from './api-key.mapper';
 import { assertManageable } from './manage-rules';
+import { withStoredDomainNames } from './restricted-domain-names';
 import { ApiKeyReadCache } from './api-key-read-cache';
 import { ApiKeysRepository } from './api-keys.repository';
 import { assertWithinCaller, inheritFromCaller } from './grant-rules';
@@ -35,7 +36,8 @@ export class ApiKeysService {
     @Inject(KEYS_EVENTS_CLIENT) private readonly events: ClientProxy,
   ) {}
 
-  async create({ ctx, caller, input }: ApiKeyCreatePayload): Promise<ApiKeyCreatedResponse> {
+  async create({ ctx, caller, input: given }: ApiKeyCreatePayload): Promise<ApiKeyCreatedResponse> {
+    const input = withStoredDomainNames(given);
     const mode = input.mode ?? ctx.mode;
     if (ctx.mode === 'test' && mode === 'live') throw DomainError.forbidden('A test key can only create test keys.');
     assertWithinCaller(caller, input);
@@ -52,7 +54,8 @@ export class ApiKeysService {
     return (await this.readCache.get(ctx.mode, id, async () => toResponse(await this.find(ctx, id))))!;
   }
 
-  async update({ ctx, caller, id, input }: ApiKeyUpdatePayload): Promise<ApiKeyResponse> {
+  async update({ ctx, caller, id, input: given }: ApiKeyUpdatePayload): Promise<ApiKeyResponse> {
+    const input = withStoredDomainNames(given);
     const entity = await this.find(ctx, id);
     assertManageable(caller, toVerified(entity));
     assertWithinCaller(caller, input);

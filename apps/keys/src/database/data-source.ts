@@ -1,9 +1,10 @@
 import { ServiceSchema } from '@mailroom/database';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { CreateApiKeys1763800000000 } from './migrations/1763800000000-create-api-keys';
+import { StoreRestrictedDomainsInPunycode1763800000010 } from './migrations/1763800000010-store-restricted-domains-in-punycode';
 
 export const KEYS_SCHEMA: ServiceSchema = {
   schema: 'keys',
   entities: [ApiKeyEntity],
-  migrations: [CreateApiKeys1763800000000],
+  migrations: [CreateApiKeys1763800000000, StoreRestrictedDomainsInPunycode1763800000010],
 };
