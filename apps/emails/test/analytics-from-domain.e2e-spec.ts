@@ -66,4 +66,20 @@ describe('GET /v1/analytics?domain= for a from domain spelled several ways', () 
     const totals = await totalsOf(key, 'domain=a.test', (counted) => counted.delivered === 1);
     expect(totals.sent).toBe(1);
   });
+
+  it('counts a complaint that names only the email (as the README publishes one) under its domain and tags', async () => {
+    const { key } = await stack.issueKey({ name: 'summary', mode: 'test', domainRestrictions: ['summary.test'] });
+    const response = await stack.api.withKey(key).post('/v1/emails', { from: 'x@summary.test', to: 'delivered@example.com', subject: 'Tagged', text: 'hi', tags: ['welcome'] });
+    const emailId = response.body.id as string;
+    await eventually(async () => (await stack.api.withKey(key).get(`/v1/emails/${emailId}`)).body.status === 'delivered', 20000);
+
+    const connection = await connect({ servers: stack.nats.url });
+    const id = `evt_${ulid()}`;
+    const data = { emailId, recipient: 'delivered@example.com', feedback: 'ARF report' };
+    await connection.jetstream().publish('email.complained', JSON.stringify({ id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'test', data }), { msgID: id });
+    await connection.close();
+
+    expect((await totalsOf(key, 'domain=summary.test', (totals) => totals.complained === 1)).delivered).toBe(1);
+    expect((await totalsOf(key, 'tags=welcome', (totals) => totals.complained === 1)).delivered).toBe(1);
+  });
 });

@@ -55,17 +55,26 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
     await this.consumer?.stop();
   }
 
+  /**
+   * The from domain and tags an event counts under. Mailroom's own events
+   * carry them; an internal publisher's may name only the email (the
+   * README's complaint example does), whose summary is then read, so its
+   * complaints count for the email's domain and tags like any other event.
+   */
+  private async summaryOf(event: EventEnvelope): Promise<{ domain: string; tags: string[] }> {
+    const { from, tags, emailId } = event.data;
+    if (typeof from !== 'string' && typeof emailId === 'string') {
+      const stored = await this.counters.summaryOf(event.mode, emailId);
+      if (stored) return stored;
+    }
+    return { domain: domainOf(from), tags: Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [] };
+  }
+
   async apply(event: EventEnvelope): Promise<void> {
     const metrics = metricsOf(event);
     if (!metrics.length || !event.id) return;
-    const increment: CounterIncrement = {
-      eventId: event.id,
-      mode: event.mode,
-      at: new Date(event.createdAt),
-      domain: domainOf(event.data.from),
-      tags: Array.isArray(event.data.tags) ? event.data.tags.filter((tag): tag is string => typeof tag === 'string') : [],
-      metrics,
-    };
+    const summary = await this.summaryOf(event);
+    const increment: CounterIncrement = { eventId: event.id, mode: event.mode, at: new Date(event.createdAt), domain: summary.domain, tags: summary.tags, metrics };
     try {
       await this.batches.submit(increment);
     } catch {

@@ -73,6 +73,12 @@ export class CountersRepository {
     });
   }
 
+  /** The from domain and tags of an email, for an event that names the email but carries no summary; null when it is gone. */
+  async summaryOf(mode: Mode, emailId: string): Promise<{ domain: string; tags: string[] } | null> {
+    const rows: Array<{ from_domain: string; tags: string[] }> = await this.dataSource.query('SELECT from_domain, tags FROM emails.emails WHERE id = $1 AND mode = $2', [emailId, mode]);
+    return rows[0] ? { domain: rows[0].from_domain, tags: rows[0].tags } : null;
+  }
+
   async series(mode: Mode, from: Date, to: Date, interval: 'hour' | 'day', domains: string[] | null, tags: string[]): Promise<CounterRow[]> {
     // Grouped before the start is computed, so the numeric epoch is worked out once per point, not once per
     // counter row; buckets are whole UTC hours already, so an hourly series groups on the column itself.
