@@ -21,7 +21,7 @@ import { assertManageable } from './manage-rules';
 import { withStoredDomainNames } from './restricted-domain-names';
 import { ApiKeyReadCache } from './api-key-read-cache';
 import { ApiKeysRepository } from './api-keys.repository';
-import { assertWithinCaller, inheritFromCaller } from './grant-rules';
+import { assertWithinCaller, inheritFromCaller, withoutNullFields } from './grant-rules';
 
 export const KEYS_EVENTS_CLIENT = Symbol('KeysEventsClient');
 
@@ -36,12 +36,12 @@ export class ApiKeysService {
     @Inject(KEYS_EVENTS_CLIENT) private readonly events: ClientProxy,
   ) {}
 
-  async create({ ctx, caller, input: given }: ApiKeyCreatePayload): Promise<ApiKeyCreatedResponse> {
-    const input = withStoredDomainNames(given);
-    const mode = input.mode ?? ctx.mode;
+  async create({ ctx, caller, input }: ApiKeyCreatePayload): Promise<ApiKeyCreatedResponse> {
+    const wanted = withStoredDomainNames(withoutNullFields(input));
+    const mode = wanted.mode ?? ctx.mode;
     if (ctx.mode === 'test' && mode === 'live') throw DomainError.forbidden('A test key can only create test keys.');
-    assertWithinCaller(caller, input);
-    return issueApiKey({ name: input.name, mode, ...inheritFromCaller(caller, input) }, (entity) => this.repository.insert(entity));
+    assertWithinCaller(caller, wanted);
+    return issueApiKey({ name: wanted.name, mode, ...inheritFromCaller(caller, wanted) }, (entity) => this.repository.insert(entity));
   }
 
   async list(ctx: RequestContext, params: ListParams): Promise<ApiKeyList> {

@@ -1,6 +1,6 @@
 import type { VerifiedApiKey } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
-import { assertWithinCaller, inheritFromCaller } from './grant-rules';
+import { assertWithinCaller, inheritFromCaller, withoutNullFields } from './grant-rules';
 
 function caller(overrides: Partial<VerifiedApiKey> = {}): VerifiedApiKey {
   return { keyId: 'key_01J00000000000000000000000', mode: 'live', permissions: ['*'], domainRestrictions: [], ipRestrictions: [], expiresAt: null, ...overrides };
@@ -76,6 +76,21 @@ describe('grant rules', () => {
         ipRestrictions: ['10.1.0.0/16'],
         domainRestrictions: ['a.example'],
         expiresAt: '2029-01-01T00:00:00.000Z',
+      });
+    });
+  });
+
+  describe(withoutNullFields.name, () => {
+    it('reads a creation request’s null fields as left out, so they inherit like missing ones', () => {
+      const parent = caller({ permissions: ['api-keys:*'], ipRestrictions: ['10.0.0.0/8'], domainRestrictions: ['a.example'], expiresAt: '2030-01-01T00:00:00.000Z' });
+      const wanted = withoutNullFields({ name: 'k', mode: null as never, permissions: null as never, ipRestrictions: null as never, domainRestrictions: null as never, expiresAt: null });
+      expect(wanted).toEqual({ name: 'k' });
+      expect(() => assertWithinCaller(parent, wanted)).not.toThrow();
+      expect(inheritFromCaller(parent, wanted)).toEqual({
+        permissions: ['api-keys:*'],
+        ipRestrictions: ['10.0.0.0/8'],
+        domainRestrictions: ['a.example'],
+        expiresAt: '2030-01-01T00:00:00.000Z',
       });
     });
   });

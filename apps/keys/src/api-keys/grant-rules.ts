@@ -1,4 +1,4 @@
-import type { ApiKeyUpdateInput, VerifiedApiKey } from '@mailroom/contracts';
+import type { ApiKeyCreateInput, ApiKeyUpdateInput, VerifiedApiKey } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import { missingGrants, rangeCoveredBy } from '@mailroom/auth';
 
@@ -28,6 +28,16 @@ export function assertWithinCaller(caller: VerifiedApiKey, wanted: ApiKeyUpdateI
       throw DomainError.forbidden(`expiresAt cannot be later than this API key's own expiry (${caller.expiresAt}).`);
     }
   }
+}
+
+/**
+ * A creation request with its null fields left out: the README's rule for every
+ * POST is that null means "not given", so `expiresAt: null` inherits the
+ * caller's expiry like a missing field rather than asking for none (which a
+ * caller that expires may not grant). Only PATCH gives null its own meaning.
+ */
+export function withoutNullFields(input: ApiKeyCreateInput): ApiKeyCreateInput {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as ApiKeyCreateInput;
 }
 
 /** What a new key inherits from its creator when the request leaves a field out. */
