@@ -54,7 +54,10 @@ describe('domains API: add, list, get, restrictions', () => {
     ['a name longer than 253 characters', `${['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(60)).join('.')}.com`, 'at most 253'],
     ['a label longer than 63 characters', `${'a'.repeat(64)}.com`, 'must be a valid domain name'],
     ['no top-level domain', 'localhost', 'must be a valid domain name'],
-    ['a number', 42, 'must be a domain name'],
+    ['a number', 42, 'must be a string'],
+    ['an array', [], 'must be a string'],
+    ['an object', {}, 'must be a string'],
+    ['true', true, 'must be a string'],
   ])('answers 422 validation_error naming the field for %s', async (_, name, message) => {
     const response = await api().post('/v1/domains', { name });
     expect(response.status).toBe(422);

@@ -57,7 +57,8 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
     ['null for a switch', { clickTracking: null }, /^clickTracking: must not be null$/],
     ['a tracking domain that is no hostname', { trackingDomain: 'not a host!' }, /^trackingDomain: must be a valid domain name/],
     ['an IP literal as tracking domain', { trackingDomain: '192.0.2.10' }, /^trackingDomain: must be a domain name, not an IP address$/],
-    ['a number as tracking domain', { trackingDomain: 7 }, /^trackingDomain: /],
+    ['a number as tracking domain', { trackingDomain: 7 }, /^trackingDomain: must be a string$/],
+    ['an array as tracking domain', { trackingDomain: ['links.example.com'] }, /^trackingDomain: must be a string$/],
     ['an unknown field', { openTracking: false, tracking: false }, /^tracking: is not a known field$/],
     ['an empty body', {}, /^body: must set at least one of openTracking, clickTracking, trackingDomain$/],
   ])('answers 422 validation_error naming the field for %s, and changes nothing', async (_, body, message) => {

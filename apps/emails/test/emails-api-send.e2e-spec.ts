@@ -140,6 +140,10 @@ describe('POST /v1/emails', () => {
       ['scheduledAt in the past', { scheduledAt: '2020-01-01T00:00:00Z' }, /^scheduledAt: must be in the future/],
       ['scheduledAt beyond 30 days', { scheduledAt: new Date(Date.now() + 31 * 24 * 3600 * 1000).toISOString() }, /^scheduledAt: must be at most 30 days ahead/],
       ['tracking of the wrong type', { tracking: { opens: 'yes' } }, /^tracking\.opens: /],
+      ['tracking as an array', { tracking: [] }, /^tracking: must be an object$/],
+      ['tracking as an array of objects', { tracking: [{ opens: false }] }, /^tracking: must be an object$/],
+      ['tracking as a string', { tracking: 'yes' }, /^tracking: must be an object$/],
+      ['an attachment as a string', { attachments: ['a.txt'] }, /^attachments\[0\]: must be an object$/],
       ['unknown field', { fromm: 'x' }, /^fromm: is not a known field/],
       ['subject with NUL', { subject: 'Hi\u0000there' }, /^subject: must not contain the NUL character/],
       ['metadata value with NUL', { metadata: { order: '1\u00002' } }, /^metadata\.order: must not contain the NUL character/],
@@ -151,6 +155,20 @@ describe('POST /v1/emails', () => {
       expect(response.status).toBe(422);
       expect(response.body.error.code).toBe('validation_error');
       expect(response.body.error.message).toMatch(message);
+      expect(await countEmails()).toBe(before);
+    });
+
+    it.each([
+      ['an email wrapped in an array', (email: object) => [[email]], /^emails\[0\]: must be an object$/],
+      ['a number after an email', (email: object) => [email, 1], /^emails\[1\]: must be an object$/],
+      ['an email with tracking as an array', (email: object) => [{ ...email, tracking: [] }], /^emails\[0\]\.tracking: must be an object$/],
+    ])('a batch with %s, as a bare array and as { emails }', async (_name, items, message) => {
+      const before = await countEmails();
+      for (const body of [items(emailBody()), { emails: items(emailBody()) }]) {
+        const response = await test.post('/v1/emails/batch', body);
+        expect(response.status).toBe(422);
+        expect(response.body.error).toEqual({ code: 'validation_error', message: expect.stringMatching(message) });
+      }
       expect(await countEmails()).toBe(before);
     });
 

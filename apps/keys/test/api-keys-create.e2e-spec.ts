@@ -99,6 +99,19 @@ describe('POST /v1/api-keys', () => {
       expect(response.body.error.message).toMatch(new RegExp(`^${field}\\b`));
     });
 
+    it.each([12345, true, [], {}])('says expiresAt %j has the wrong type, rather than quoting the timestamp rule', async (expiresAt) => {
+      const response = await stack.api.post('/v1/api-keys', { name: 'k', expiresAt });
+      expect(response.status).toBe(422);
+      expect(response.body.error).toEqual({ code: 'validation_error', message: 'expiresAt: must be a string' });
+    });
+
+    it('says which restriction is not a string', async () => {
+      const domains = await stack.api.post('/v1/api-keys', { name: 'k', domainRestrictions: ['a.example.com', 7] });
+      expect(domains.body.error.message).toBe('domainRestrictions: each value must be a string');
+      const ips = await stack.api.post('/v1/api-keys', { name: 'k', ipRestrictions: [{}] });
+      expect(ips.body.error.message).toBe('ipRestrictions: each value must be a string');
+    });
+
     it('refuses a body that is not a JSON object', async () => {
       const response = await stack.api.post('/v1/api-keys', ['name']);
       expect(response.status).toBe(422);

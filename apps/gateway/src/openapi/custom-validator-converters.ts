@@ -45,7 +45,7 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
     anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
   },
   isFlatStringMap: { type: 'object', additionalProperties: { type: 'string' } },
-  isIsoTimestamp: { type: 'string', format: 'date-time' },
+  isIsoTimestamp: { type: 'string', format: 'date-time', description: 'An ISO 8601 timestamp such as 2025-01-31T12:00:00Z.' },
 };
 
 const PRIMITIVE_SCHEMAS = new Map<unknown, JsonSchema>([

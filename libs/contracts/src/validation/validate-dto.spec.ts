@@ -83,6 +83,12 @@ describe(validateDto.name, () => {
     expect(problemOf({ words: { a: 'b' } })).toBe('words: must be an array');
   });
 
+  it('wants an object where a nested DTO is declared, rather than walking into an array or quoting class-validator', () => {
+    expect(problemOf({ items: [[{ label: 'a' }]] })).toBe('items[0]: must be an object');
+    expect(problemOf({ items: [{ label: 'a' }, 'b'] })).toBe('items[1]: must be an object');
+    expect(problemOf({ items: 'b' })).toBe('items: must be an array');
+  });
+
   it('still quotes the rule a value of the right type breaks', () => {
     expect(problemOf({ word: 'ABC' })).toBe('word: must contain only a-z');
     expect(problemOf({ word: '' })).toBe('word: must be longer than or equal to 1 characters');

@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { findUnstorableInput } from './find-unstorable-input';
+import { fieldPath, findNonObjectNested } from './find-non-object-nested';
 import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
 
 /** class-validator's default messages begin with the property name, which the path already gives. */
@@ -29,7 +30,7 @@ function mainComplaint(constraints: Record<string, string>): string {
 /** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
   for (const error of errors) {
-    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    const path = fieldPath(parent, error.property);
     if (error.constraints) {
       if (error.constraints.whitelistValidation) return `${path}: is not a known field`;
       // A field left out or null fails every rule at once; the first rule's complaint would mislead.
@@ -54,8 +55,9 @@ export function validateDto<T extends object>(cls: new () => T, plain: unknown, 
   const unstorable = findUnstorableInput(plain);
   if (unstorable !== null) throw new DomainError(ErrorCode.ValidationError, unstorable);
   const instance = plainToInstance(cls, hidePrototypeNamedKeys(plain), { enableImplicitConversion: false });
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
-  const problem = describeValidationErrors(errors);
+  const problem =
+    findNonObjectNested(instance) ??
+    describeValidationErrors(validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));
   if (problem) throw new DomainError(ErrorCode.ValidationError, unmarkKeys(problem));
   restorePrototypeNamedKeys(instance);
   return instance;

@@ -1,7 +1,20 @@
-import { isFQDN, isISO8601, ValidationOptions, registerDecorator } from 'class-validator';
+import { isFQDN, isISO8601, registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 import { isIP } from 'node:net';
 
-function rule(name: string, test: (value: unknown) => boolean, message: string, options?: ValidationOptions) {
+/**
+ * A rule about a string value. A value of another type fails it too, and is
+ * told its type (README, Errors: `expiresAt: must be a string`, not "must be
+ * an ISO 8601 timestamp in the future"). `problem` ("must be …") says what is
+ * wrong with a string that breaks the rule; with `each` both apply to every
+ * element and the message says so ("each value must be …").
+ */
+export function stringRule(name: string, test: (value: unknown) => boolean, problem: string | ((value: unknown) => string), options?: ValidationOptions) {
+  const each = options?.each === true;
+  const message = ({ value }: ValidationArguments): string => {
+    const values: unknown[] = each && Array.isArray(value) ? value : [value];
+    const complaint = values.every((item) => typeof item === 'string') ? (typeof problem === 'string' ? problem : problem(value)) : 'must be a string';
+    return each ? `each value ${complaint}` : complaint;
+  };
   return (target: object, propertyName: string) =>
     registerDecorator({ name, target: target.constructor, propertyName, options: { message, ...options }, validator: { validate: test } });
 }
@@ -36,13 +49,13 @@ export function isFutureTimestamp(value: unknown): boolean {
 
 /** A strict ISO 8601 timestamp (any time, past or future) that Date reads: week dates (2026-W48-3) and ordinal dates pass ISO 8601 but not Date. */
 export const IsIsoTimestamp = (options?: ValidationOptions) =>
-  rule('isIsoTimestamp', isIsoTimestamp, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', options);
+  stringRule('isIsoTimestamp', isIsoTimestamp, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', options);
 
 export const IsIpOrCidr = (options?: ValidationOptions) =>
-  rule('isIpOrCidr', isIpOrCidr, 'each value must be an IPv4/IPv6 address or CIDR range', options);
+  stringRule('isIpOrCidr', isIpOrCidr, 'must be an IPv4/IPv6 address or CIDR range', options);
 
 export const IsHostname = (options?: ValidationOptions) =>
-  rule('isHostname', isHostname, 'each value must be a lower-case hostname such as example.com', options);
+  stringRule('isHostname', isHostname, 'must be a lower-case hostname such as example.com', options);
 
 export const IsFutureTimestamp = (options?: ValidationOptions) =>
-  rule('isFutureTimestamp', isFutureTimestamp, 'must be an ISO 8601 timestamp in the future', options);
+  stringRule('isFutureTimestamp', isFutureTimestamp, 'must be an ISO 8601 timestamp in the future', options);

@@ -1,18 +1,10 @@
-import { IsIn, IsOptional, registerDecorator } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { DOMAIN_REGIONS, DomainRegion } from '../domain.types';
 import { domainNameProblem } from '../domain-name';
+import { stringRule } from '../../validation/validators';
 
 /** Validates a sending domain name with a message that says exactly what is wrong. */
-function IsDomainName() {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isDomainName',
-      target: target.constructor,
-      propertyName,
-      options: { message: (args) => domainNameProblem(args.value) ?? 'is invalid' },
-      validator: { validate: (value: unknown) => domainNameProblem(value) === null },
-    });
-}
+const IsDomainName = () => stringRule('isDomainName', (value) => domainNameProblem(value) === null, (value) => domainNameProblem(value) ?? 'is invalid');
 
 export class DomainCreateDto {
   /** Any case and IDN are accepted; the stored name is lower-case punycode. */

@@ -1,21 +1,14 @@
-import { IsBoolean, registerDecorator } from 'class-validator';
+import { IsBoolean } from 'class-validator';
 import { IsOmittable } from '../../validation/is-omittable';
 import { domainNameProblem } from '../domain-name';
+import { stringRule } from '../../validation/validators';
 
 /** The fields PATCH /v1/domains/{id} takes; every one is optional, but a body must carry at least one (see domainUpdateProblem). */
 export const DOMAIN_UPDATE_FIELDS = ['openTracking', 'clickTracking', 'trackingDomain'] as const;
 
 /** A domain name judged like a sending domain's, or null; its own rule name so the OpenAPI schema can say `string | null`. */
-function IsDomainNameOrNull() {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isDomainNameOrNull',
-      target: target.constructor,
-      propertyName,
-      options: { message: (args) => domainNameProblem(args.value) ?? 'is invalid' },
-      validator: { validate: (value: unknown) => value === null || domainNameProblem(value) === null },
-    });
-}
+const IsDomainNameOrNull = () =>
+  stringRule('isDomainNameOrNull', (value) => value === null || domainNameProblem(value) === null, (value) => domainNameProblem(value) ?? 'is invalid');
 
 /**
  * Tracking switches and the custom tracking domain. trackingDomain: any case

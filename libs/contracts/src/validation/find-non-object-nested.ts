@@ -1,0 +1,38 @@
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+
+/** `parent.field`, or `parent[0]` for an array index: the paths validation messages start with. */
+export function fieldPath(parent: string, property: string): string {
+  if (/^\d+$/.test(property)) return `${parent}[${property}]`;
+  return parent ? `${parent}.${property}` : property;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `path: problem` for the first field declared as a nested DTO (@ValidateNested)
+ * that does not hold a JSON object, or, with `each`, an array of them; null when
+ * all do. class-validator walks into an array wherever it finds one, so
+ * `tracking: []` passed as an empty object, a batch item `[{…}]` was judged by
+ * what was inside it, and a string got "nested property … must be either object
+ * or array". Runs on the instance class-transformer built, whose nested objects
+ * are instances of their DTO and so name the rules to look at next.
+ */
+export function findNonObjectNested(instance: object, parent = ''): string | null {
+  const metadatas = getMetadataStorage().getTargetValidationMetadatas(instance.constructor, '', true, false);
+  for (const { propertyName, each } of metadatas.filter((metadata) => metadata.type === ValidationTypes.NESTED_VALIDATION)) {
+    const value = (instance as Record<string, unknown>)[propertyName];
+    // Whether a field may be left out or null is its own rules' business.
+    if (value === undefined || value === null) continue;
+    const path = fieldPath(parent, propertyName);
+    if (each && !Array.isArray(value)) return `${path}: must be an array`;
+    const items = each ? (value as unknown[]).map((item, index) => [fieldPath(path, String(index)), item] as const) : [[path, value] as const];
+    for (const [itemPath, item] of items) {
+      if (!isObject(item)) return `${itemPath}: must be an object`;
+      const inner = findNonObjectNested(item, itemPath);
+      if (inner !== null) return inner;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,65 @@
+import { IsOptional } from 'class-validator';
+import { validateDto } from './validate-dto';
+import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsIsoTimestamp, stringRule } from './validators';
+
+class ProbeDto {
+  @IsOptional()
+  @IsFutureTimestamp()
+  expiresAt?: string;
+
+  @IsOptional()
+  @IsIsoTimestamp()
+  at?: string;
+
+  @IsOptional()
+  @IsHostname()
+  host?: string;
+
+  @IsOptional()
+  @IsHostname({ each: true })
+  hosts?: string[];
+
+  @IsOptional()
+  @IsIpOrCidr({ each: true })
+  ranges?: string[];
+
+  @IsOptional()
+  @(stringRule('isShout', (value) => typeof value === 'string' && value === value.toUpperCase(), (value) => `must be upper-case, not ${value}`))
+  shout?: string;
+}
+
+const problemOf = (body: object): string | null => {
+  try {
+    validateDto(ProbeDto, body);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
+describe(stringRule.name, () => {
+  it.each([12345, true, [], {}, ['2030-01-01T00:00:00Z']])('says %j has the wrong type, rather than quoting the rule it also fails', (value) => {
+    expect(problemOf({ expiresAt: value })).toBe('expiresAt: must be a string');
+    expect(problemOf({ at: value })).toBe('at: must be a string');
+    expect(problemOf({ host: value })).toBe('host: must be a string');
+    expect(problemOf({ shout: value })).toBe('shout: must be a string');
+  });
+
+  it('quotes the rule a string breaks, fixed or worked out from the value', () => {
+    expect(problemOf({ expiresAt: '2020-01-01T00:00:00Z' })).toBe('expiresAt: must be an ISO 8601 timestamp in the future');
+    expect(problemOf({ at: 'tomorrow' })).toBe('at: must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z');
+    expect(problemOf({ host: 'Example.com' })).toBe('host: must be a lower-case hostname such as example.com');
+    expect(problemOf({ shout: 'quiet' })).toBe('shout: must be upper-case, not quiet');
+  });
+
+  it('speaks of each value for an array, and of the type when an element is not a string', () => {
+    expect(problemOf({ hosts: ['example.com', 'not a host'] })).toBe('hosts: each value must be a lower-case hostname such as example.com');
+    expect(problemOf({ hosts: ['example.com', 7] })).toBe('hosts: each value must be a string');
+    expect(problemOf({ ranges: ['10.0.0.0/33'] })).toBe('ranges: each value must be an IPv4/IPv6 address or CIDR range');
+    expect(problemOf({ ranges: [null] })).toBe('ranges: each value must be a string');
+  });
+
+  it('passes values that keep the rule', () => {
+    expect(problemOf({ expiresAt: '2999-01-01T00:00:00Z', at: '2020-01-01', host: 'example.com', hosts: ['a.example'], ranges: ['::1/128'], shout: 'LOUD' })).toBeNull();
+  });
+});
