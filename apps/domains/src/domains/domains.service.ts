@@ -16,7 +16,7 @@ import {
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
-import { applyDomainUpdate } from '../tracking-domain/tracking-domain';
+import { applyDomainUpdate, requestedTrackingDomain } from '../tracking-domain/tracking-domain';
 import { dkimSelectorFor } from './dns-records';
 import { generateDkimKeyPair } from './dkim-key-pair';
 import { assertMayAdd, assertVisible } from './domain-access';
@@ -94,7 +94,7 @@ export class DomainsService {
     assertVisible(ctx, await this.repository.findById(id), id);
     const firstCheckAt = new Date(Date.now() + this.settings.schedule.recheckSchedule[0]);
     const updated = await this.repository.updateLocked(id, (entity) => {
-      applyDomainUpdate(entity, checked, this.settings.trackingDomain, firstCheckAt);
+      applyDomainUpdate(entity, checked, firstCheckAt);
       return [];
     });
     if (!updated) throw DomainError.notFound('domain', id);
@@ -109,11 +109,9 @@ export class DomainsService {
       if (input[field] !== undefined && typeof input[field] !== 'boolean') throw DomainError.validation(field, 'must be true or false');
     }
     const { trackingDomain, ...flags } = input;
-    if (trackingDomain === undefined || trackingDomain === null) return input;
-    const problem = domainNameProblem(trackingDomain);
-    if (problem) throw DomainError.validation('trackingDomain', problem);
+    if (trackingDomain === undefined) return input;
     // Spread, not Object.assign: the input is parsed JSON, and Object.assign would set a `__proto__` key as the prototype.
-    return { trackingDomain: normalizeDomainName(trackingDomain), ...flags };
+    return { trackingDomain: requestedTrackingDomain(trackingDomain, this.settings.trackingDomain), ...flags };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { applyDomainUpdate, nextTrackingDomainStatus, TrackingColumns, trackingBaseUrlFor, trackingOf } from './tracking-domain';
+import { applyDomainUpdate, nextTrackingDomainStatus, requestedTrackingDomain, TrackingColumns, trackingBaseUrlFor, trackingOf } from './tracking-domain';
 
 const DEFAULT_HOST = 'track.mailroom.test';
 
@@ -63,43 +63,82 @@ describe('tracking domain', () => {
 
     it('sets only the switches given', () => {
       const domain = columns();
-      applyDomainUpdate(domain, { openTracking: false }, DEFAULT_HOST, soon);
+      applyDomainUpdate(domain, { openTracking: false }, soon);
       expect(domain).toMatchObject({ openTracking: false, clickTracking: true, trackingDomain: null });
-      applyDomainUpdate(domain, { clickTracking: false }, DEFAULT_HOST, soon);
+      applyDomainUpdate(domain, { clickTracking: false }, soon);
       expect(domain).toMatchObject({ openTracking: false, clickTracking: false });
     });
 
     it('starts a new tracking domain pending and pulls the next background check forward', () => {
       const domain = columns();
-      applyDomainUpdate(domain, { trackingDomain: 'links.acme.test' }, DEFAULT_HOST, soon);
+      applyDomainUpdate(domain, { trackingDomain: 'links.acme.test' }, soon);
       expect(domain).toMatchObject({ trackingDomain: 'links.acme.test', trackingDomainStatus: 'pending', nextCheckAt: soon });
     });
 
     it('never pushes a sooner check back, and leaves a failed domain (no background checks) unscheduled', () => {
       const sooner = new Date('2029-12-31T23:59:00Z');
       const due = columns({ nextCheckAt: sooner });
-      applyDomainUpdate(due, { trackingDomain: 'links.acme.test' }, DEFAULT_HOST, soon);
+      applyDomainUpdate(due, { trackingDomain: 'links.acme.test' }, soon);
       expect(due.nextCheckAt).toBe(sooner);
       const failed = columns({ nextCheckAt: null });
-      applyDomainUpdate(failed, { trackingDomain: 'links.acme.test' }, DEFAULT_HOST, soon);
+      applyDomainUpdate(failed, { trackingDomain: 'links.acme.test' }, soon);
       expect(failed.nextCheckAt).toBeNull();
     });
 
     it('keeps the status when the same tracking domain is set again, and restarts it for another one', () => {
       const domain = columns({ trackingDomain: 'links.acme.test', trackingDomainStatus: 'verified' });
-      applyDomainUpdate(domain, { trackingDomain: 'links.acme.test' }, DEFAULT_HOST, soon);
+      applyDomainUpdate(domain, { trackingDomain: 'links.acme.test' }, soon);
       expect(domain.trackingDomainStatus).toBe('verified');
-      applyDomainUpdate(domain, { trackingDomain: 'click.acme.test' }, DEFAULT_HOST, soon);
+      applyDomainUpdate(domain, { trackingDomain: 'click.acme.test' }, soon);
       expect(domain).toMatchObject({ trackingDomain: 'click.acme.test', trackingDomainStatus: 'pending' });
     });
 
-    it('goes back to the default host on null or on the default host itself', () => {
+    it('goes back to the default host on null', () => {
       const cleared = columns({ trackingDomain: 'links.acme.test', trackingDomainStatus: 'verified' });
-      applyDomainUpdate(cleared, { trackingDomain: null }, DEFAULT_HOST, soon);
+      applyDomainUpdate(cleared, { trackingDomain: null }, soon);
       expect(cleared).toMatchObject({ trackingDomain: null, trackingDomainStatus: null });
-      const named = columns({ trackingDomain: 'links.acme.test', trackingDomainStatus: 'pending' });
-      applyDomainUpdate(named, { trackingDomain: DEFAULT_HOST }, DEFAULT_HOST, soon);
-      expect(named).toMatchObject({ trackingDomain: null, trackingDomainStatus: null });
+    });
+  });
+
+  describe(requestedTrackingDomain.name, () => {
+    const problemOf = (requested: unknown, defaultHost = DEFAULT_HOST): string | null => {
+      try {
+        requestedTrackingDomain(requested, defaultHost);
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+
+    it('reads null, and the default host itself in any case, as the default', () => {
+      expect(requestedTrackingDomain(null, DEFAULT_HOST)).toBeNull();
+      expect(requestedTrackingDomain(DEFAULT_HOST, DEFAULT_HOST)).toBeNull();
+      expect(requestedTrackingDomain('Track.Mailroom.TEST', DEFAULT_HOST)).toBeNull();
+    });
+
+    it('takes a default host that is no domain name (TRACKING_BASE_URL on localhost or an IP address)', () => {
+      const hostOf = (url: string) => new URL(url).hostname;
+      expect(requestedTrackingDomain('localhost', hostOf('http://localhost:3000'))).toBeNull();
+      expect(requestedTrackingDomain('LOCALHOST', hostOf('http://localhost:3000'))).toBeNull();
+      expect(requestedTrackingDomain('127.0.0.1', hostOf('http://127.0.0.1:3000'))).toBeNull();
+      expect(requestedTrackingDomain('::1', hostOf('http://[::1]:3000'))).toBeNull();
+      expect(requestedTrackingDomain('[0:0:0:0:0:0:0:1]', hostOf('http://[::1]:3000'))).toBeNull();
+      expect(requestedTrackingDomain('bücher.example', hostOf('https://xn--bcher-kva.example'))).toBeNull();
+    });
+
+    it('still refuses other dotless names and IP addresses', () => {
+      expect(problemOf('localhost')).toMatch(/^trackingDomain: must be a valid domain name/);
+      expect(problemOf('intranet', 'localhost')).toMatch(/^trackingDomain: must be a valid domain name/);
+      expect(problemOf('127.0.0.2', '127.0.0.1')).toBe('trackingDomain: must be a domain name, not an IP address');
+      expect(problemOf('[::2]', '[::1]')).toBe('trackingDomain: must be a domain name, not an IP address');
+      expect(problemOf('[localhost]', 'localhost')).toMatch(/^trackingDomain: /);
+      expect(problemOf('localhost:3000', 'localhost')).toMatch(/^trackingDomain: /);
+      expect(problemOf(7)).toBe('trackingDomain: must be a string');
+    });
+
+    it('gives a custom domain in its stored form', () => {
+      expect(requestedTrackingDomain('Links.Acme.TEST', DEFAULT_HOST)).toBe('links.acme.test');
+      expect(requestedTrackingDomain('klick.bücher.example', DEFAULT_HOST)).toBe('klick.xn--bcher-kva.example');
     });
   });
 });

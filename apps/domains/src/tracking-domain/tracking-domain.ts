@@ -1,4 +1,7 @@
+import { isIP } from 'node:net';
+import { domainNameProblem, normalizeDomainName } from '@mailroom/contracts';
 import type { DomainTracking, DomainUpdateInput, TrackingDomainStatus } from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
 import type { RecordOutcome } from '../verification/verification-rules';
 
 /** The columns of a domain row this feature reads and writes. */
@@ -41,16 +44,44 @@ export function nextTrackingDomainStatus(current: TrackingDomainStatus, outcome:
 }
 
 /**
- * Applies a PATCH to a domain row (already validated and normalized). A new
- * tracking domain starts pending and pulls the next background check forward
- * to `firstCheckAt`; null, or the default host itself, goes back to the default.
- * Setting the same tracking domain again keeps its status.
+ * Whether a requested tracking domain names the default host, written as
+ * `new URL(TRACKING_BASE_URL).hostname` writes it: lower-case punycode, an
+ * IPv4 address in dotted decimal, an IPv6 one compressed and in brackets
+ * (which the request may leave out).
  */
-export function applyDomainUpdate(domain: TrackingColumns, input: DomainUpdateInput, defaultHost: string, firstCheckAt: Date): void {
+export function isDefaultHost(requested: string, defaultHost: string): boolean {
+  const unbracketed = /^\[.*\]$/.test(requested) && isIP(requested.slice(1, -1)) === 6 ? requested.slice(1, -1) : requested;
+  const canonical = isIP(unbracketed) === 6 ? new URL(`http://[${unbracketed}]/`).hostname : normalizeDomainName(unbracketed);
+  return canonical !== '' && canonical === defaultHost;
+}
+
+/**
+ * What a PATCH's trackingDomain asks for: null for the default host (null, or
+ * the default host itself, whatever it is: `localhost` or an IP address in
+ * development), else the custom domain in its stored form; a 422 for anything
+ * else. Judged here rather than at the gateway, because only this service
+ * reads TRACKING_BASE_URL; the gateway checks that it is a string or null.
+ */
+export function requestedTrackingDomain(requested: unknown, defaultHost: string): string | null {
+  if (requested === null) return null;
+  if (typeof requested !== 'string') throw DomainError.validation('trackingDomain', 'must be a string');
+  if (isDefaultHost(requested, defaultHost)) return null;
+  const problem = domainNameProblem(requested);
+  if (problem) throw DomainError.validation('trackingDomain', problem);
+  return normalizeDomainName(requested);
+}
+
+/**
+ * Applies a PATCH to a domain row (already validated, and its trackingDomain
+ * read by requestedTrackingDomain). A new tracking domain starts pending and
+ * pulls the next background check forward to `firstCheckAt`; null goes back to
+ * the default. Setting the same tracking domain again keeps its status.
+ */
+export function applyDomainUpdate(domain: TrackingColumns, input: DomainUpdateInput, firstCheckAt: Date): void {
   if (input.openTracking !== undefined) domain.openTracking = input.openTracking;
   if (input.clickTracking !== undefined) domain.clickTracking = input.clickTracking;
   if (input.trackingDomain === undefined) return;
-  const custom = input.trackingDomain === null || input.trackingDomain === defaultHost ? null : input.trackingDomain;
+  const custom = input.trackingDomain;
   if (custom === domain.trackingDomain) return;
   domain.trackingDomain = custom;
   domain.trackingDomainStatus = custom ? 'pending' : null;

@@ -31,7 +31,7 @@ export const BODY_OVERRIDES: Record<string, BodyOverride> = {
       allOf: [schemaRef(DomainUpdateDto.name)],
       minProperties: 1,
       description:
-        'At least one of openTracking, clickTracking, trackingDomain. trackingDomain: null (or the default tracking host) goes back to the host of TRACKING_BASE_URL.',
+        'At least one of openTracking, clickTracking, trackingDomain. trackingDomain: null (or the default tracking host as GET shows it, even localhost or an IP address) goes back to the host of TRACKING_BASE_URL.',
     },
   },
 };

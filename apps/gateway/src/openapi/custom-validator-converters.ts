@@ -35,10 +35,11 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
     description: 'A domain name such as example.com; any case and IDN are accepted and stored as lower-case punycode.',
   },
   // libs/contracts/src/domains/dto/domain-update.dto.ts
-  isDomainNameOrNull: {
+  isTrackingDomain: {
     type: ['string', 'null'],
     maxLength: 253,
-    description: 'A domain name such as links.example.com (any case and IDN accepted, stored as lower-case punycode), or null to go back to the host of TRACKING_BASE_URL.',
+    description:
+      'A domain name such as links.example.com (any case and IDN accepted, stored as lower-case punycode), or null or the host of TRACKING_BASE_URL itself (which may be localhost or an IP address) to go back to that host.',
   },
   // libs/contracts/src/emails/dto/email-validators.ts
   isStringOrStringArray: {

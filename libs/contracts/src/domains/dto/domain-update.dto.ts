@@ -1,19 +1,23 @@
 import { IsBoolean } from 'class-validator';
 import { IsOmittable } from '../../validation/is-omittable';
-import { domainNameProblem } from '../domain-name';
 import { stringRule } from '../../validation/validators';
 
 /** The fields PATCH /v1/domains/{id} takes; every one is optional, but a body must carry at least one (see domainUpdateProblem). */
 export const DOMAIN_UPDATE_FIELDS = ['openTracking', 'clickTracking', 'trackingDomain'] as const;
 
-/** A domain name judged like a sending domain's, or null; its own rule name so the OpenAPI schema can say `string | null`. */
-const IsDomainNameOrNull = () =>
-  stringRule('isDomainNameOrNull', (value) => value === null || domainNameProblem(value) === null, (value) => domainNameProblem(value) ?? 'is invalid');
+/**
+ * A string or null. Which strings are fine is the domains service's call
+ * (requestedTrackingDomain): the host of TRACKING_BASE_URL is accepted
+ * whatever it is (`localhost`, an IP address), and only that service reads
+ * it. Its own rule name so the OpenAPI schema can say `string | null`.
+ */
+const IsTrackingDomain = () =>
+  stringRule('isTrackingDomain', (value) => value === null || typeof value === 'string', 'must be a domain name such as links.example.com');
 
 /**
  * Tracking switches and the custom tracking domain. trackingDomain: any case
- * and IDN accepted, stored lower-case punycode; null goes back to the host of
- * TRACKING_BASE_URL.
+ * and IDN accepted, stored lower-case punycode; null, or the host of
+ * TRACKING_BASE_URL itself, goes back to that host.
  */
 export class DomainUpdateDto {
   @IsOmittable()
@@ -25,7 +29,7 @@ export class DomainUpdateDto {
   clickTracking?: boolean;
 
   @IsOmittable()
-  @IsDomainNameOrNull()
+  @IsTrackingDomain()
   trackingDomain?: string | null;
 }
 
