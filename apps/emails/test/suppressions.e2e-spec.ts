@@ -49,6 +49,12 @@ describe('/v1/suppressions', () => {
     expect(unknown.body.error.message).toMatch(/^starting_after: /);
   });
 
+  it.each(['0x10', '1e1', '%2010'])('refuses limit=%s: decimal digits only', async (limit) => {
+    const response = await test.get(`/v1/suppressions?limit=${limit}`);
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({ code: 'validation_error', message: 'limit: must be an integer between 1 and 100' });
+  });
+
   it('deletes an address, then 404 for one not on the list', async () => {
     await test.post('/v1/suppressions', { email: 'remove@example.com' });
     const deleted = await test.delete('/v1/suppressions/Remove@Example.com');

@@ -1,13 +1,18 @@
 import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { Type } from 'class-transformer';
+import { ReadAsDecimalInteger } from '../validation/decimal-integer';
+
+const LIMIT_MESSAGE = 'must be an integer between 1 and 100';
+
+/** The `limit` of every list endpoint: decimal digits only (no `0x10`, `1e1` or leading space), 1 to 100, optional. */
+export function IsPageLimit(): PropertyDecorator {
+  const stack = [IsOptional(), ReadAsDecimalInteger(), IsInt({ message: LIMIT_MESSAGE }), Min(1, { message: LIMIT_MESSAGE }), Max(100, { message: LIMIT_MESSAGE })];
+  // Bottom-up, as TypeScript applies a stack written above a field: the OpenAPI schema merges the rules in that order (Min's type: number would override IsInt's integer).
+  return (target, property) => [...stack].reverse().forEach((decorate) => decorate(target, property));
+}
 
 /** limit, starting_after and ending_before, shared by every list endpoint. */
 export class ListQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'must be an integer between 1 and 100' })
-  @Min(1, { message: 'must be an integer between 1 and 100' })
-  @Max(100, { message: 'must be an integer between 1 and 100' })
+  @IsPageLimit()
   limit?: number;
 
   @IsOptional()

@@ -1,13 +1,9 @@
-import { IsInt, IsOptional, MaxLength, Max, Min } from 'class-validator';
-import { Type } from 'class-transformer';
+import { IsOptional, MaxLength } from 'class-validator';
+import { IsPageLimit } from '../../common/list-query.dto';
 
 /** GET /v1/suppressions: newest first; the cursors are addresses from a previous page. */
 export class SuppressionListQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'must be an integer between 1 and 100' })
-  @Min(1, { message: 'must be an integer between 1 and 100' })
-  @Max(100, { message: 'must be an integer between 1 and 100' })
+  @IsPageLimit()
   limit?: number;
 
   @IsOptional()
