@@ -33,6 +33,8 @@ describe('webhooks management API', () => {
     [{ url: 'http://hooks.example.com/', events: ['*'] }, /^url: must be an https URL/],
     [{ url: 'not a url', events: ['*'] }, /^url: must be an absolute URL/],
     [{ url: 'https://127.0.0.1/', events: ['*'] }, /^url: must not point at a loopback address/],
+    [{ url: 'https://[64:ff9b::7f00:1]/', events: ['*'] }, /^url: must not point at a NAT64 address of a loopback address \(64:ff9b::7f00:1\)$/],
+    [{ url: 'https://[2002:7f00:1::]/', events: ['*'] }, /^url: must not point at a 6to4 address of a loopback address \(2002:7f00:1::\)$/],
     [{ events: ['*'] }, /^url: /],
     [{ url, events: ['*'], secret: 'mine' }, /^secret: is not a known field/],
   ])('answers 422 naming the field for %j', async (body, message) => {

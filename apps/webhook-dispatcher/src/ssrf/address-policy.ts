@@ -43,22 +43,12 @@ function embeddedIpv4(groups: number[], first = 6): string {
   return [groups[first] >> 8, groups[first] & 0xff, groups[first + 1] >> 8, groups[first + 1] & 0xff].join('.');
 }
 
-function classifyIpv6(address: string): string | null {
-  const g = ipv6Groups(address);
+function classifyIpv6(g: number[]): string | null {
   const allZeroUntil = (n: number) => g.slice(0, n).every((group) => group === 0);
   if (allZeroUntil(8)) return 'unspecified';
   if (allZeroUntil(7) && g[7] === 1) return 'loopback';
   if (allZeroUntil(5) && g[5] === 0xffff) return 'IPv4-mapped';
   if (allZeroUntil(6)) return 'IPv4-compatible';
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((group) => group === 0)) {
-    const inner = classifyIpv4(embeddedIpv4(g));
-    if (inner) return `NAT64 of a ${inner} address`;
-  }
-  // 6to4 (RFC 3056) routes 2002:AABB:CCDD::/48 to the IPv4 address AA.BB.CC.DD.
-  if (g[0] === 0x2002) {
-    const inner = classifyIpv4(embeddedIpv4(g, 1));
-    if (inner) return `6to4 of a ${inner} address`;
-  }
   if (g[0] === 0x2001 && g[1] === 0x0db8) return 'documentation';
   if ((g[0] & 0xfe00) === 0xfc00) return 'unique local (ULA)';
   if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
@@ -67,13 +57,43 @@ function classifyIpv6(address: string): string | null {
   return null;
 }
 
-/** Why an IP address is refused (e.g. `loopback`), or null when it is a public address. */
+/** `a loopback address`, `an unspecified address`: a kind of address as a noun phrase, with the article its sound takes. */
+function anAddress(kind: string): string {
+  // "unique" begins with a consonant sound, whatever its first letter.
+  return `${/^(?!uni)[aeiou]/i.test(kind) ? 'an' : 'a'} ${kind} address`;
+}
+
+/** A refused IPv4 address that an IPv6 one leads to, as a noun phrase, or null. */
+function embeddedIpv4Refusal(g: number[]): string | null {
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((group) => group === 0)) {
+    const inner = classifyIpv4(embeddedIpv4(g));
+    if (inner) return `a NAT64 address of ${anAddress(inner)}`;
+  }
+  // 6to4 (RFC 3056) routes 2002:AABB:CCDD::/48 to the IPv4 address AA.BB.CC.DD.
+  if (g[0] === 0x2002) {
+    const inner = classifyIpv4(embeddedIpv4(g, 1));
+    if (inner) return `a 6to4 address of ${anAddress(inner)}`;
+  }
+  return null;
+}
+
+/**
+ * Why an IP address is refused, as the noun phrase messages use (`a loopback
+ * address`, `a NAT64 address of a private address`), or null when it is a
+ * public address.
+ */
 export function refusedAddressReason(address: string): string | null {
   const bare = address.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
-  if (family === 4) return classifyIpv4(bare);
-  if (family === 6) return classifyIpv6(bare);
-  return null;
+  if (family === 4) {
+    const kind = classifyIpv4(bare);
+    return kind && anAddress(kind);
+  }
+  if (family !== 6) return null;
+  // The NAT64 (64:ff9b::/96) and 6to4 (2002::/16) prefixes overlap none of classifyIpv6's ranges.
+  const groups = ipv6Groups(bare);
+  const kind = classifyIpv6(groups);
+  return kind ? anAddress(kind) : embeddedIpv4Refusal(groups);
 }
 
 /**

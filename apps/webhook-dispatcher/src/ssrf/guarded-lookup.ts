@@ -6,7 +6,7 @@ import { refusedAddressReason } from './address-policy';
 export class RefusedAddressError extends Error {
   readonly code = 'EREFUSEDADDRESS';
   constructor(host: string, address: string, reason: string) {
-    super(`refused to connect to ${host}: it resolves to ${address}, a ${reason} address`);
+    super(`refused to connect to ${host}: it resolves to ${address}, ${reason}`);
     this.name = 'RefusedAddressError';
   }
 }

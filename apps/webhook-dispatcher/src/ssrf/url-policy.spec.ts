@@ -27,6 +27,12 @@ describe(webhookUrlProblem.name, () => {
     expect(webhookUrlProblem('https://[::ffff:127.0.0.1]/', strict)).toBe('must not point at an IPv4-mapped address (::ffff:7f00:1)');
     expect(webhookUrlProblem('https://0.0.0.0/', strict)).toBe('must not point at an unspecified address (0.0.0.0)');
     expect(webhookUrlProblem('https://10.0.0.1/', strict)).toBe('must not point at a private address (10.0.0.1)');
+    expect(webhookUrlProblem('https://[fd00::1]/', strict)).toBe('must not point at a unique local (ULA) address (fd00::1)');
+  });
+
+  it('says "address" once for an IPv6 address that leads to a refused IPv4 one', () => {
+    expect(webhookUrlProblem('https://[64:ff9b::7f00:1]/', strict)).toBe('must not point at a NAT64 address of a loopback address (64:ff9b::7f00:1)');
+    expect(webhookUrlProblem('https://[2002:7f00:1::]/', strict)).toBe('must not point at a 6to4 address of a loopback address (2002:7f00:1::)');
   });
 
   it('refuses credentials in the URL', () => {

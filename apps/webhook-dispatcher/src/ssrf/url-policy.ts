@@ -37,6 +37,6 @@ export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null
     return `must not write an IP address in decimal, octal or hex form ('${written}')`;
   }
   const reason = isIP(host) ? refusedAddressReason(host) : null;
-  if (reason) return `must not point at ${/^[aeiou]/i.test(reason) ? 'an' : 'a'} ${reason} address (${host})`;
+  if (reason) return `must not point at ${reason} (${host})`;
   return null;
 }
