@@ -11,6 +11,24 @@ function isObject(value: unknown): value is object {
 }
 
 /**
+ * The fields a DTO class declares as nested, read once per class: decorators
+ * are all applied when the class is defined, and class-validator's lookup
+ * costs about 3 µs, on every send.
+ */
+const nestedFieldsByClass = new WeakMap<Function, { propertyName: string; each: boolean }[]>();
+function nestedFieldsOf(cls: Function): { propertyName: string; each: boolean }[] {
+  let fields = nestedFieldsByClass.get(cls);
+  if (!fields) {
+    fields = getMetadataStorage()
+      .getTargetValidationMetadatas(cls, '', true, false)
+      .filter((metadata) => metadata.type === ValidationTypes.NESTED_VALIDATION)
+      .map(({ propertyName, each }) => ({ propertyName, each }));
+    nestedFieldsByClass.set(cls, fields);
+  }
+  return fields;
+}
+
+/**
  * `path: problem` for the first field declared as a nested DTO (@ValidateNested)
  * that does not hold a JSON object, or, with `each`, an array of them; null when
  * all do. class-validator walks into an array wherever it finds one, so
@@ -20,8 +38,7 @@ function isObject(value: unknown): value is object {
  * are instances of their DTO and so name the rules to look at next.
  */
 export function findNonObjectNested(instance: object, parent = ''): string | null {
-  const metadatas = getMetadataStorage().getTargetValidationMetadatas(instance.constructor, '', true, false);
-  for (const { propertyName, each } of metadatas.filter((metadata) => metadata.type === ValidationTypes.NESTED_VALIDATION)) {
+  for (const { propertyName, each } of nestedFieldsOf(instance.constructor)) {
     const value = (instance as Record<string, unknown>)[propertyName];
     // Whether a field may be left out or null is its own rules' business.
     if (value === undefined || value === null) continue;
