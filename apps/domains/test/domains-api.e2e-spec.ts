@@ -66,6 +66,27 @@ describe('domains API: add, list, get, restrictions', () => {
     expect(response.body.error.message).toContain(message);
   });
 
+  it('takes a name up to 233 characters, so that its DKIM record name (mr…._domainkey.<name>) fits in 253', async () => {
+    /** Labels of 60 letters and a last one that makes the length exactly `length`, ending in .test. */
+    const nameOfLength = (length: number, letter: string) => {
+      const labels: string[] = [];
+      let left = length - '.test'.length;
+      while (left > 61) {
+        labels.push(letter.repeat(60));
+        left -= 61;
+      }
+      labels.push(letter.repeat(left));
+      return `${labels.join('.')}.test`;
+    };
+    expect(nameOfLength(233, 'q')).toHaveLength(233);
+    const longest = await api().post('/v1/domains', { name: nameOfLength(233, 'q') });
+    expect(longest.status).toBe(201);
+    expect(longest.body.dnsRecords.map((record: { host: string }) => `${record.host}.${longest.body.name}`.length).every((length: number) => length <= 253)).toBe(true);
+    const tooLong = await api().post('/v1/domains', { name: nameOfLength(234, 'r') });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error.message).toMatch(/^name: must be at most 233 characters/);
+  });
+
   it('answers 422 for an unknown region and for a missing name', async () => {
     const region = await api().post('/v1/domains', { name: uniqueDomain(), region: 'mars' });
     expect(region.status).toBe(422);

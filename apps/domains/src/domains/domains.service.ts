@@ -6,7 +6,7 @@ import {
   DomainList,
   DomainListPayload,
   DomainResponse,
-  domainNameProblem,
+  sendingDomainNameProblem,
   DomainUpdateInput,
   DomainUpdatePayload,
   domainUpdateProblem,
@@ -36,7 +36,7 @@ export class DomainsService {
 
   async create({ ctx, input }: DomainCreatePayload): Promise<DomainResponse> {
     // The gateway validated the DTO; checked again because NATS callers are not only the gateway.
-    const problem = domainNameProblem(input.name);
+    const problem = sendingDomainNameProblem(input.name);
     if (problem) throw DomainError.validation('name', problem);
     const name = normalizeDomainName(input.name);
     assertMayAdd(ctx, name);

@@ -20,6 +20,26 @@ export function domainNameProblem(raw: unknown): string | null {
   return null;
 }
 
+/**
+ * The longest name a sending domain's owner publishes is its DKIM CNAME,
+ * `mrYYYYMM._domainkey.<domain>`: 20 characters before the domain.
+ */
+const DKIM_HOST_PREFIX_LENGTH = 'mr202611._domainkey.'.length;
+export const MAX_SENDING_DOMAIN_NAME_LENGTH = MAX_DOMAIN_NAME_LENGTH - DKIM_HOST_PREFIX_LENGTH;
+
+/**
+ * domainNameProblem, and room for the records: a longer name is a valid
+ * domain, but its DKIM record's name would not be, so it could never verify.
+ */
+export function sendingDomainNameProblem(raw: unknown): string | null {
+  const problem = domainNameProblem(raw);
+  if (problem) return problem;
+  if (normalizeDomainName(raw as string).length > MAX_SENDING_DOMAIN_NAME_LENGTH) {
+    return `must be at most ${MAX_SENDING_DOMAIN_NAME_LENGTH} characters (in punycode), so that its DKIM record's name (mr…._domainkey.<name>) fits in 253`;
+  }
+  return null;
+}
+
 /** The stored form: lower-case ASCII, internationalized names converted to punycode (UTS #46). */
 export function normalizeDomainName(raw: string): string {
   return domainToASCII(raw.toLowerCase());
