@@ -31,8 +31,9 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
   // libs/contracts/src/domains/dto/domain-create.dto.ts
   isDomainName: {
     type: 'string',
-    maxLength: 253,
-    description: 'A domain name such as example.com; any case and IDN are accepted and stored as lower-case punycode.',
+    maxLength: 233,
+    description:
+      'A domain name such as example.com; any case and IDN are accepted and stored as lower-case punycode, at most 233 characters in that form (so that its DKIM record name mr…._domainkey.<name> fits in 253).',
   },
   // libs/contracts/src/domains/dto/domain-update.dto.ts
   isTrackingDomain: {
