@@ -1,11 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import type { MailroomConfig } from '@mailroom/config';
 import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS, trackingTokensFromConfig } from '@mailroom/auth';
 import { HttpErrorFilter } from '@mailroom/errors';
 import { MAILROOM_CONFIG, MailroomConfigModule } from '@mailroom/runtime';
 import { ApiKeysController } from './api-keys/api-keys.controller';
 import { CachedKeyVerifier } from './auth/cached-key-verifier';
+import { RequestAdmission } from './auth/request-admission';
+import { RouteRequirements } from './auth/route-requirements';
 import { HealthClient } from './clients/health.client';
 import { KeysClient } from './clients/keys.client';
 import { DomainsClient } from './clients/domains.client';
@@ -19,7 +21,6 @@ import { natsClientModule } from './clients/nats-client.provider';
 import { HealthController } from './health/health.controller';
 import { DtoValidationPipe } from './http/dto-validation.pipe';
 import { RateLimiter } from './rate-limit/rate-limiter';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { AnalyticsController } from './analytics/analytics.controller';
 import { AnalyticsClient } from './clients/analytics.client';
 import { TrackingClient } from './clients/tracking.client';
@@ -31,7 +32,7 @@ export class GatewayAppModule {
   static forRoot(config: MailroomConfig): DynamicModule {
     return {
       module: GatewayAppModule,
-      imports: [MailroomConfigModule.forRoot(config), natsClientModule(config), OpenApiModule],
+      imports: [MailroomConfigModule.forRoot(config), natsClientModule(config), DiscoveryModule, OpenApiModule],
       controllers: [HealthController, ApiKeysController, DomainsController, EmailsController, SuppressionsController, WebhooksController, TrackingController, AnalyticsController],
       providers: [
         KeysClient,
@@ -50,8 +51,9 @@ export class GatewayAppModule {
           useFactory: (c: MailroomConfig) => ({ testModeEnabled: c.TEST_MODE_ENABLED }),
         },
         RateLimiter,
+        RouteRequirements,
+        RequestAdmission,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

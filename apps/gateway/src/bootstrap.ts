@@ -7,12 +7,14 @@ import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
 import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
+import { RequestAdmission } from './auth/request-admission';
+import { RouteRequirements } from './auth/route-requirements';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { assertJsonBody } from './http/require-json-body';
-import { recordRegisteredRoutes } from './openapi/registered-routes';
+import { recordRegisteredRoutes, registeredRoutes } from './openapi/registered-routes';
 
 /**
  * The only public HTTP port. Nest routes Fastify's own errors (bad JSON,
@@ -41,9 +43,15 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   acceptEmptyJsonBody(fastify);
   // Before listen(): Nest registers the routes then, and the OpenAPI test compares the document with them.
   recordRegisteredRoutes(fastify);
+  const admission = app.get(RequestAdmission);
+  // Declared, so every request object has the same shape (V8 keeps one hidden class).
+  fastify.decorateRequest('mailroom', undefined);
+  fastify.addHook('onReady', async () => app.get(RouteRequirements).assertCovers(registeredRoutes(app)));
+  // Before the body is read: who asks is settled before what they sent (README, "The rules, in order").
   fastify.addHook('onRequest', async (request, reply) => {
     try {
       assertNoNulInPath(request);
+      await admission.admit(request, reply);
       assertJsonBody(request);
     } catch (error) {
       sendHttpError(reply, error, logger);

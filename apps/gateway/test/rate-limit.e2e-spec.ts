@@ -35,6 +35,20 @@ describe('rate limits per API key', () => {
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts a request before reading its body: a body error carries the headers, and 429 comes before it', async () => {
+    const { key } = await stack.issueKey({ name: 'sloppy' });
+    const badJson = () => stack.api.request('POST', '/v1/api-keys', { key, rawBody: '{bad', headers: { 'content-type': 'application/json' } });
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 6; i += 1) {
+      last = await badJson();
+      statuses.push(last.status);
+      expect(last.headers.get('ratelimit-limit')).toBe('5');
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    expect(last!.headers.get('retry-after')).not.toBeNull();
+  });
+
   it('holds the limit across two gateway processes', async () => {
     const { key } = await stack.issueKey({ name: 'shared' });
     for (let i = 0; i < 5; i += 1) expect((await stack.api.withKey(key).get('/v1/api-keys')).status).toBe(200);

@@ -1,16 +1,17 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Permission } from '@mailroom/contracts';
 import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthOptions } from './auth.tokens';
-import { authenticate } from './authenticate';
-import { AuthenticatedRequest, PERMISSION_METADATA, PUBLIC_METADATA } from './decorators';
+import { assertGranted, authenticate, authRequestOf, HttpRequestLike } from './authenticate';
+import { AuthenticatedRequest, requiredPermission } from './decorators';
 
-interface HttpRequestLike extends AuthenticatedRequest {
-  headers: Record<string, string | string[] | undefined>;
-  ip: string;
-}
-
-/** Global guard: every route needs an API key unless it is marked @Public(). */
+/**
+ * Global guard: every route needs an API key unless it is marked @Public().
+ * An app may authenticate earlier, before the body is read (the gateway does,
+ * in a Fastify hook) and leave the verdict on the request; the guard then
+ * only confirms the permission, with no second lookup. A request that came
+ * without one is authenticated here, so a route the early check missed
+ * still fails closed.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -20,20 +21,11 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets)) return true;
-    const required = this.reflector.getAllAndOverride<Permission>(PERMISSION_METADATA, targets) ?? '*';
-    const request = context.switchToHttp().getRequest<HttpRequestLike>();
-    const header = (name: string) => {
-      const value = request.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    };
-    request.mailroom = await authenticate(
-      { authorization: header('authorization'), clientIp: request.ip, requestId: header('x-request-id'), now: new Date() },
-      required,
-      this.verifier,
-      this.options,
-    );
+    const required = requiredPermission(this.reflector, context.getHandler(), context.getClass());
+    if (required === null) return true;
+    const request = context.switchToHttp().getRequest<HttpRequestLike & AuthenticatedRequest>();
+    if (request.mailroom) assertGranted(request.mailroom.key, required);
+    else request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
     return true;
   }
 }

@@ -13,6 +13,27 @@ export interface AuthRequest {
   now: Date;
 }
 
+/** What authentication reads from an HTTP request (Fastify's, whether in a hook or a guard). */
+export interface HttpRequestLike {
+  headers: Record<string, string | string[] | undefined>;
+  ip: string;
+}
+
+export function authRequestOf(request: HttpRequestLike, now = new Date()): AuthRequest {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return { authorization: header('authorization'), clientIp: request.ip, requestId: header('x-request-id'), now };
+}
+
+/** Rule 6 alone, for a caller already authenticated against rules 1–5. */
+export function assertGranted(key: VerifiedApiKey, required: Permission): void {
+  if (!grants(key.permissions, required)) {
+    throw DomainError.forbidden(`This API key lacks the permission '${required}'.`);
+  }
+}
+
 const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -39,9 +60,7 @@ export async function authenticate(
   if (!ipAllowed(request.clientIp, key.ipRestrictions)) {
     throw DomainError.forbidden(`Requests from IP address ${request.clientIp} are not authorized for this API key (ipRestrictions).`);
   }
-  if (!grants(key.permissions, required)) {
-    throw DomainError.forbidden(`This API key lacks the permission '${required}'.`);
-  }
+  assertGranted(key, required);
   verifier.recordUse(key.keyId);
   const requestId = request.requestId && REQUEST_ID.test(request.requestId) ? request.requestId : randomUUID();
   return {

@@ -1,4 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
 import type { Permission, RequestContext, VerifiedApiKey } from '@mailroom/contracts';
 
 export const PERMISSION_METADATA = 'mailroom:permission';
@@ -9,6 +10,18 @@ export const RequirePermission = (permission: Permission) => applyDecorators(Set
 
 /** A route that needs no API key (health, tracking pixel, redirects). */
 export const Public = () => SetMetadata(PUBLIC_METADATA, true);
+
+/**
+ * What a route asks of its caller: null for a public route, else the
+ * permission it needs (`*` when it names none, so the check fails closed).
+ * The one reading of the two decorators above, for the guard and for
+ * anything that must know it before the guard runs.
+ */
+export function requiredPermission(reflector: Reflector, handler: Function, controller: Function): Permission | null {
+  const targets = [handler, controller];
+  if (reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets)) return null;
+  return reflector.getAllAndOverride<Permission>(PERMISSION_METADATA, targets) ?? '*';
+}
 
 export interface AuthenticatedRequest {
   mailroom?: { ctx: RequestContext; key: VerifiedApiKey };

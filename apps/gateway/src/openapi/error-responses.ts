@@ -28,7 +28,7 @@ const codesFor = (status: number) =>
 
 const WHEN: Record<number, string> = {
   400: 'The body is not valid JSON (the message quotes the parser), or the request is not valid HTTP.',
-  401: 'The Authorization header is missing or the key is malformed, unknown, deleted, expired or of the wrong mode.',
+  401: 'The Authorization header is missing or the key is malformed, unknown, deleted, expired or of the wrong mode. Checked before the body is read.',
   403: 'The key lacks the permission this operation needs, the request comes from outside its ipRestrictions, or a domainRestriction excludes the resource.',
   404: 'No resource has this id (or the key may not see it).',
   409: 'The request conflicts with the resource state.',

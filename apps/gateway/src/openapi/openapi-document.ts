@@ -30,6 +30,7 @@ const HEADER_PARAMETERS: Record<string, JsonSchema> = {
 const DESCRIPTION = [
   'The Mailroom HTTP JSON API. Every request carries `Authorization: Bearer <API key>` unless the operation says it is public.',
   'Each operation names the permission its key needs (also in `x-permission`). Errors always have the body `{ "error": { "code", "message" } }`.',
+  'The key (401), the client address and the permission (403) and the rate limit (429) are checked before the body is read, so a request that fails one of them gets that answer whatever its body; 415, 413 and 400 come only after.',
   'Lists are newest first with `limit`, `starting_after` and `ending_before` cursors, and answer `{ object: "list", data, hasMore, totalCount }`.',
 ].join('\n\n');
 

@@ -1,15 +1,14 @@
 import { RequestMethod, SetMetadata } from '@nestjs/common';
-import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { HTTP_CODE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { PERMISSION_METADATA, PUBLIC_METADATA } from '@mailroom/auth';
+import { requiredPermission } from '@mailroom/auth';
+import { Constructor, ControllerRoute, controllerRoutes, joinRoutePath } from '../http/controller-routes';
 
 export const EXCLUDE_FROM_OPENAPI = 'mailroom:openapi-exclude';
 
 /** Leaves a route out of the reference (the /docs page's static assets). */
 export const ExcludeFromOpenApi = () => SetMetadata(EXCLUDE_FROM_OPENAPI, true);
-
-type Constructor = new (...args: never[]) => unknown;
 
 /** One controller route as Nest will register it, with what the document needs to describe it. */
 export interface DiscoveredRoute {
@@ -40,55 +39,25 @@ interface RouteArg {
   data?: unknown;
 }
 
+/** Fastify's `/v1/domains/:id` → OpenAPI's `/v1/domains/{id}`. */
+const asOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)\??/g, '{$1}');
+
 /** `v1/domains` + `:id/verify` → `/v1/domains/{id}/verify`. */
 export function toOpenApiPath(controllerPath: string, handlerPath: string): string {
-  const joined = `/${controllerPath}/${handlerPath}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
-  return joined.replace(/:([A-Za-z0-9_]+)\??/g, '{$1}');
+  return asOpenApiPath(joinRoutePath(controllerPath, handlerPath));
 }
 
-function asPaths(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String);
-  return [typeof value === 'string' ? value : '/'];
-}
-
-/**
- * Enumerates every controller route of the running app from Nest's own
- * metadata, so routes added by anyone show up without a hand-kept list.
- */
+/** Every controller route of the running app but those left out of the reference, described for it. */
 export function discoverRoutes(discovery: DiscoveryService, scanner: MetadataScanner, reflector: Reflector): DiscoveredRoute[] {
-  const routes: DiscoveredRoute[] = [];
-  for (const wrapper of discovery.getControllers()) {
-    const controller = wrapper.metatype as Constructor | undefined;
-    if (!controller || !wrapper.instance) continue;
-    const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, unknown>;
-    for (const handlerName of scanner.getAllMethodNames(prototype)) {
-      const handler = prototype[handlerName] as (...args: unknown[]) => unknown;
-      const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-      const handlerPath = Reflect.getMetadata(PATH_METADATA, handler) as unknown;
-      if (requestMethod === undefined || handlerPath === undefined) continue;
-      if (reflector.getAllAndOverride<boolean>(EXCLUDE_FROM_OPENAPI, [handler, controller])) continue;
-      const describe = (path: string) => describeRoute(controller, prototype, handlerName, handler, requestMethod, path, reflector);
-      for (const controllerPath of asPaths(Reflect.getMetadata(PATH_METADATA, controller))) {
-        for (const path of asPaths(handlerPath)) routes.push(describe(toOpenApiPath(controllerPath, path)));
-      }
-    }
-  }
-  return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  return controllerRoutes(discovery, scanner)
+    .filter((route) => !reflector.getAllAndOverride<boolean>(EXCLUDE_FROM_OPENAPI, [route.handler, route.controller]))
+    .map((route) => describeRoute(route, asOpenApiPath(route.path), reflector))
+    .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 }
 
-function describeRoute(
-  controller: Constructor,
-  prototype: object,
-  handlerName: string,
-  handler: (...args: unknown[]) => unknown,
-  requestMethod: RequestMethod,
-  path: string,
-  reflector: Reflector,
-): DiscoveredRoute {
+function describeRoute({ controller, prototype, handlerName, handler, requestMethod }: ControllerRoute, path: string, reflector: Reflector): DiscoveredRoute {
   const method = RequestMethod[requestMethod].toLowerCase();
-  const targets = [handler, controller];
-  const isPublic = reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets) === true;
-  const permission = isPublic ? null : (reflector.getAllAndOverride<string>(PERMISSION_METADATA, targets) ?? '*');
+  const permission = requiredPermission(reflector, handler, controller);
   const explicitStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handlerName) ?? {}) as Record<string, RouteArg>;
   const paramTypes = (Reflect.getMetadata('design:paramtypes', prototype, handlerName) ?? []) as unknown[];

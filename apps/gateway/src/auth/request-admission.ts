@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthenticatedRequest, AuthOptions, authenticate, authRequestOf } from '@mailroom/auth';
+import { enforceRateLimit } from '../rate-limit/enforce-rate-limit';
+import { RateLimiter } from '../rate-limit/rate-limiter';
+import { RouteRequirements } from './route-requirements';
+
+/**
+ * Settles who may call a route from its headers alone: the authentication
+ * rules in order (401, then 403 for the client address, then 403 for the
+ * permission), then the key's rate limit (429). The gateway runs it in
+ * Fastify's onRequest hook, because Nest's guards run only after Fastify
+ * has checked the media type and parsed the body, so a caller without a
+ * valid key used to be told about its body (415, 413, 400) rather than
+ * 401. The verdict is left on the request for ApiKeyGuard, @Ctx() and
+ * @CallerKey(); a cache hit costs no NATS round trip, as in the guard.
+ */
+@Injectable()
+export class RequestAdmission {
+  constructor(
+    private readonly requirements: RouteRequirements,
+    @Inject(API_KEY_VERIFIER) private readonly verifier: ApiKeyVerifier,
+    @Inject(AUTH_OPTIONS) private readonly options: AuthOptions,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  async admit(request: FastifyRequest & AuthenticatedRequest, reply: FastifyReply): Promise<void> {
+    const required = this.requirements.of(request.method, request.routeOptions.url);
+    // null: a public route; undefined: no route, which Nest answers 404 whoever asks.
+    if (!required) return;
+    request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
+    enforceRateLimit(this.limiter, request.mailroom.key.keyId, reply);
+  }
+}

@@ -1,0 +1,103 @@
+import { generateApiKey } from '@mailroom/auth';
+import { ApiResponse, startStack, Stack } from '@mailroom/testing';
+
+const BODY_LIMIT_BYTES = 2048;
+const BAD_JSON = '{bad';
+const OVERSIZED_JSON = JSON.stringify({ padding: 'x'.repeat(BODY_LIMIT_BYTES * 2) });
+
+/**
+ * Who is asking is settled before what they sent is read: the key is checked
+ * (401), then the client address (403), then the permission (403), and only
+ * then the body's media type (415), size (413) and JSON (400).
+ */
+describe('authentication and authorisation before the body', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ apps: ['keys', 'gateway'], env: { BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) } });
+  });
+  afterAll(() => stack?.stop());
+
+  /** A POST whose body is sent as given; `key: null` sends no Authorization header. */
+  const send = (path: string, key: string | null, contentType: string, rawBody: string) =>
+    stack.api.request('POST', path, { key, rawBody, headers: { 'content-type': contentType } });
+
+  function expectError(response: ApiResponse, status: number, code: string, message?: RegExp) {
+    expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
+    if (message) expect(response.body.error.message).toMatch(message);
+  }
+
+  describe('401 unauthorized, whatever the body', () => {
+    it('without an Authorization header and a body that is not JSON', async () => {
+      expectError(await send('/v1/emails', null, 'text/plain', 'x'), 401, 'unauthorized', /Authorization/);
+    });
+
+    it('without an Authorization header and malformed JSON', async () => {
+      expectError(await send('/v1/emails', null, 'application/json', BAD_JSON), 401, 'unauthorized', /Authorization/);
+    });
+
+    it('without an Authorization header and a body over BODY_LIMIT_BYTES', async () => {
+      expectError(await send('/v1/emails', null, 'application/json', OVERSIZED_JSON), 401, 'unauthorized');
+    });
+
+    it('with a malformed key and malformed JSON or a __proto__ key', async () => {
+      expectError(await send('/v1/emails', 'mr_garbage', 'application/json', BAD_JSON), 401, 'unauthorized', /malformed/);
+      expectError(await send('/v1/api-keys', 'mr_garbage', 'application/json', '{"__proto__":{}}'), 401, 'unauthorized', /malformed/);
+    });
+
+    it('with a well-formed key nobody issued and a bad body', async () => {
+      expectError(await send('/v1/emails', generateApiKey('live'), 'application/json', BAD_JSON), 401, 'unauthorized', /unknown/);
+      expectError(await send('/v1/emails', generateApiKey('live'), 'text/plain', 'x'), 401, 'unauthorized', /unknown/);
+    });
+
+    it('with a deleted key and a bad body', async () => {
+      const doomed = await stack.issueKey({ name: 'doomed' });
+      expect((await stack.api.delete(`/v1/api-keys/${doomed.id}`)).status).toBe(200);
+      expectError(await send('/v1/emails', doomed.key, 'application/json', BAD_JSON), 401, 'unauthorized', /unknown or has been deleted/);
+      expectError(await send('/v1/api-keys', doomed.key, 'text/plain', 'x'), 401, 'unauthorized', /unknown or has been deleted/);
+    });
+  });
+
+  describe('403 forbidden, whatever the body', () => {
+    it('for a client address outside the key\'s ipRestrictions', async () => {
+      const { key } = await stack.issueKey({ ipRestrictions: ['10.0.0.0/8'] });
+      expectError(await send('/v1/emails', key, 'application/json', BAD_JSON), 403, 'forbidden', /IP address 127\.0\.0\.1/);
+      expectError(await send('/v1/emails', key, 'text/plain', 'x'), 403, 'forbidden', /IP address/);
+      expectError(await send('/v1/emails', key, 'application/json', OVERSIZED_JSON), 403, 'forbidden', /IP address/);
+    });
+
+    it('for a key without the permission the route needs, naming it', async () => {
+      const { key } = await stack.issueKey({ permissions: ['emails:read'] });
+      expectError(await send('/v1/emails', key, 'application/json', BAD_JSON), 403, 'forbidden', /emails:send/);
+      expectError(await send('/v1/emails', key, 'text/plain', 'x'), 403, 'forbidden', /emails:send/);
+      expectError(await send('/v1/api-keys', key, 'application/json', OVERSIZED_JSON), 403, 'forbidden', /api-keys:\*/);
+    });
+  });
+
+  describe('body errors once the caller may call the route', () => {
+    it('answers malformed JSON with 400 invalid_json', async () => {
+      expectError(await send('/v1/emails', stack.rootKey, 'application/json', BAD_JSON), 400, 'invalid_json', /not valid JSON/);
+      expectError(await send('/v1/api-keys', stack.rootKey, 'application/json', '{"__proto__":{}}'), 400, 'invalid_json', /__proto__/);
+    });
+
+    it('answers a text/plain body with 415 unsupported_media_type', async () => {
+      expectError(await send('/v1/emails', stack.rootKey, 'text/plain', 'x'), 415, 'unsupported_media_type');
+    });
+
+    it('answers a body over BODY_LIMIT_BYTES with 413 payload_too_large', async () => {
+      expectError(await send('/v1/emails', stack.rootKey, 'application/json', OVERSIZED_JSON), 413, 'payload_too_large');
+    });
+  });
+
+  describe('routes that need no key stay open', () => {
+    it.each(['/health', '/health/live', '/openapi.json', '/t/o/not-a-token.gif', '/t/c/not-a-token'])('GET %s answers without 401', async (path) => {
+      const response = await stack.api.get(path, { key: null });
+      expect(response.status).not.toBe(401);
+      expect(response.status).not.toBe(403);
+    });
+
+    it('an unknown route answers 404 without a key, as before', async () => {
+      expectError(await stack.api.get('/v1/nothing-here', { key: null }), 404, 'not_found');
+    });
+  });
+});
