@@ -145,6 +145,17 @@ describe('error answers', () => {
       expectError(response, 415, 'unsupported_media_type');
     });
 
+    it.each(['gzip', 'deflate, gzip', 'br'])('answers a body with Content-Encoding %s with 415, saying so', async (encoding) => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"zipped"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      expectError(response, 415, 'unsupported_media_type');
+      expect(response.body.error.message).toBe(`Content-Encoding '${encoding}' is not supported; send the body uncompressed.`);
+    });
+
+    it('accepts Content-Encoding identity', async () => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"identity"}', headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' } });
+      expect(response.status).toBe(201);
+    });
+
     it('accepts application/json with a charset', async () => {
       const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"charset"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
       expect(response.status).toBe(201);

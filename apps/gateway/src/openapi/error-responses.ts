@@ -33,7 +33,7 @@ const WHEN: Record<number, string> = {
   404: 'No resource has this id (or the key may not see it).',
   409: 'The request conflicts with the resource state.',
   413: 'The body is larger than BODY_LIMIT_BYTES, the headers larger than 16 KB, or the email or the answer larger than the NATS server\'s max_payload.',
-  415: 'The body is not application/json.',
+  415: 'The body is not application/json, or is compressed (a Content-Encoding other than identity).',
   422: 'A field, query parameter or path parameter is invalid; the message names it.',
   429: 'The key is over its rate limit; retry after Retry-After seconds.',
   500: 'An unexpected error; it is logged with an error id and no detail is shown.',
