@@ -65,7 +65,13 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   // Closed on SIGTERM by runMain (closeOnSignals): Fastify's close answers the requests in flight first.
-  await app.listen(config.PORT, config.HOST);
-  await attachOpsServer(app, 'gateway', config);
+  try {
+    await app.listen(config.PORT, config.HOST);
+    await attachOpsServer(app, 'gateway', config);
+  } catch (error) {
+    // A port already taken: the NATS client and timers started with the app would keep the process (or a test run) alive.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }

@@ -87,7 +87,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     running.delete(app);
   };
 
-  for (const app of apps) await startApp(app);
+  try {
+    for (const app of apps) await startApp(app);
+  } catch (error) {
+    // Apps already running hold NATS and Postgres connections, and would keep Jest from ever exiting.
+    for (const app of [...running.keys()].reverse()) await stopApp(app).catch(() => undefined);
+    await nats.destroy();
+    await dropTestDatabase(databaseUrl).catch(() => undefined);
+    throw error;
+  }
   const root = await issueKeyDirectly(databaseUrl, {
     name: 'root',
     mode: 'live',
