@@ -24,9 +24,22 @@ export class WebhooksRepository {
     return keysetPage(query, 'w.id', params);
   }
 
-  async save(entity: WebhookEntity): Promise<WebhookEntity> {
-    entity.updatedAt = new Date();
-    return this.repository.save(entity);
+  /**
+   * Reads the webhook locked, lets `change` edit it and writes it back, in one
+   * transaction. The dispatcher records every attempt's health (status,
+   * failureCount, lastDelivery…) under the same row lock; a PATCH that read
+   * the row unlocked and saved it whole wrote back the health it had read,
+   * undoing attempts recorded in between (and could re-enable a webhook a
+   * 410 had just disabled). Null when there is no such webhook.
+   */
+  async modify(id: string, mode: Mode, change: (entity: WebhookEntity) => void): Promise<WebhookEntity | null> {
+    return this.repository.manager.transaction(async (manager) => {
+      const entity = await manager.findOne(WebhookEntity, { where: { id, mode }, lock: { mode: 'for_no_key_update' } });
+      if (!entity) return null;
+      change(entity);
+      entity.updatedAt = new Date();
+      return manager.save(entity);
+    });
   }
 
   /**

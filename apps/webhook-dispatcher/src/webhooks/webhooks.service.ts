@@ -69,15 +69,16 @@ export class WebhooksService {
   }
 
   async update({ ctx, id, input }: WebhookUpdatePayload): Promise<WebhookResponse> {
-    const entity = await this.find(ctx, id);
-    if (input.url !== undefined) {
-      this.assertUrl(input.url);
-      entity.url = input.url;
-    }
-    if (input.events !== undefined) entity.events = this.checkedEvents(input.events);
-    if (input.description !== undefined) entity.description = input.description;
-    if (input.status !== undefined) Object.assign(entity, afterManualStatus(entity, input.status));
-    return toResponse(await this.repository.save(entity));
+    if (input.url !== undefined) this.assertUrl(input.url);
+    const events = input.events === undefined ? undefined : this.checkedEvents(input.events);
+    const updated = await this.repository.modify(id, ctx.mode, (entity) => {
+      if (input.url !== undefined) entity.url = input.url;
+      if (events !== undefined) entity.events = events;
+      if (input.description !== undefined) entity.description = input.description;
+      if (input.status !== undefined) Object.assign(entity, afterManualStatus(entity, input.status));
+    });
+    if (!updated) throw DomainError.notFound('webhook', id);
+    return toResponse(updated);
   }
 
   async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'webhook'>> {
@@ -97,13 +98,15 @@ export class WebhooksService {
    * value, for 24 hours. Rotating again within that time drops the oldest.
    */
   async rotateSecret(ctx: RequestContext, id: string): Promise<WebhookSecretRotatedResponse> {
-    const entity = await this.find(ctx, id);
     const secret = generateWebhookSecret();
     const expiresAt = new Date(Date.now() + ROTATION_GRACE_MS);
-    entity.previousSecretSealed = entity.secretSealed;
-    entity.previousSecretExpiresAt = expiresAt;
-    entity.secretSealed = this.settings.secretBox.encrypt(secret, entity.id);
-    await this.repository.save(entity);
+    // Locked like a PATCH: two rotations at once would each keep the same previous secret, and one caller's new secret would sign nothing.
+    const rotated = await this.repository.modify(id, ctx.mode, (entity) => {
+      entity.previousSecretSealed = entity.secretSealed;
+      entity.previousSecretExpiresAt = expiresAt;
+      entity.secretSealed = this.settings.secretBox.encrypt(secret, entity.id);
+    });
+    if (!rotated) throw DomainError.notFound('webhook', id);
     return { secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 
