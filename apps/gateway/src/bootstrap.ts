@@ -13,6 +13,7 @@ import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
+import { assertRouted } from './http/refuse-unrouted';
 import { assertJsonBody } from './http/require-json-body';
 import { recordRegisteredRoutes, registeredRoutes } from './openapi/registered-routes';
 
@@ -51,6 +52,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   fastify.addHook('onRequest', async (request, reply) => {
     try {
       assertNoNulInPath(request);
+      assertRouted(request);
       await admission.admit(request, reply);
       assertJsonBody(request);
     } catch (error) {

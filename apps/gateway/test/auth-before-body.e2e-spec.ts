@@ -100,4 +100,30 @@ describe('authentication and authorisation before the body', () => {
       expectError(await stack.api.get('/v1/nothing-here', { key: null }), 404, 'not_found');
     });
   });
+
+  describe('a path that names nothing is 404 before the key and the body', () => {
+    it.each([
+      ['/v1/nope', null, 'text/plain', 'x'],
+      ['/v1/nope', 'root', 'application/json', BAD_JSON],
+      ['/nope', null, 'application/json', OVERSIZED_JSON],
+      ['/health', null, 'text/plain', 'x'],
+      ['/t/c/abc', null, 'text/plain', 'x'],
+    ])('POST %s (key: %s, %s)', async (path, key, contentType, body) => {
+      expectError(await send(path, key === 'root' ? stack.rootKey : null, contentType, body), 404, 'not_found');
+    });
+
+    it.each([
+      ['GET', '/v1/emails/'],
+      ['PATCH', '/v1/emails/'],
+      ['DELETE', '/v1/webhooks/'],
+      ['GET', '/v1/api-keys/'],
+      ['DELETE', '/v1/suppressions/'],
+      ['POST', '/v1/emails//cancel'],
+      ['GET', '/v1/webhooks//deliveries'],
+    ])('%s %s, whose id is empty, with no key, or with a key and a bad body', async (method, path) => {
+      expectError(await stack.api.request(method, path, { key: null }), 404, 'not_found');
+      const badBody = method === 'GET' ? {} : { rawBody: '{x', headers: { 'content-type': 'text/plain' } };
+      expectError(await stack.api.request(method, path, badBody), 404, 'not_found', /is empty/);
+    });
+  });
 });
