@@ -49,6 +49,26 @@ describe('open and click tracking routes', () => {
     await eventually(async () => (await stack.api.get(`/v1/emails/${emailId}`, { key })).body.clicks === 1);
   });
 
+  it('answers HEAD (link scanners, proxies) as GET but counts only the GET', async () => {
+    const emailId = await sendTestEmail();
+    const url = 'https://acme.test/scanned';
+    const pixelUrl = `${stack.baseUrl}/t/o/${tokens.sign({ emailId, kind: 'open' })}.gif`;
+    const linkUrl = `${stack.baseUrl}/t/c/${tokens.sign({ emailId, kind: 'click', url })}`;
+    // The tracking routes record a hit before they answer, so a HEAD that counted would be counted by now.
+    expect((await fetch(pixelUrl, { method: 'HEAD' })).status).toBe(200);
+    const scanned = await fetch(linkUrl, { method: 'HEAD', redirect: 'manual' });
+    expect(scanned.status).toBe(302);
+    expect(scanned.headers.get('location')).toBe(url);
+    await fetch(pixelUrl);
+    await fetch(linkUrl, { redirect: 'manual' });
+    const { key } = await stack.issueKey({ mode: 'test' });
+    const email = await eventually(async () => {
+      const response = await stack.api.get(`/v1/emails/${emailId}`, { key });
+      return response.body.opens >= 1 && response.body.clicks >= 1 ? response.body : undefined;
+    });
+    expect({ opens: email.opens, clicks: email.clicks }).toEqual({ opens: 1, clicks: 1 });
+  });
+
   it('never redirects for a forged or altered token', async () => {
     const emailId = await sendTestEmail();
     const token = tokens.sign({ emailId, kind: 'click', url: 'https://acme.test/a' });

@@ -9,6 +9,7 @@ const TRANSPARENT_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAA
 const NO_CACHE = 'no-store, no-cache, must-revalidate, private, max-age=0';
 
 interface RequestLike {
+  method: string;
   ip: string;
   headers: Record<string, string | string[] | undefined>;
 }
@@ -18,6 +19,13 @@ interface ReplyLike {
   send(body?: unknown): unknown;
   redirect(url: string, code: number): unknown;
 }
+
+/**
+ * Only a GET is a reader: Fastify answers HEAD through the GET route too, and
+ * link scanners and proxies send HEAD to look at a link without following it.
+ * A HEAD gets the same answer and counts nothing.
+ */
+const counts = (request: RequestLike) => request.method === 'GET';
 
 /**
  * The public tracking routes (no API key): the open pixel and the click
@@ -39,7 +47,7 @@ export class TrackingController {
   async open(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
     const claim = this.tokens.verify(token.replace(/\.gif$/, ''));
     // A bad token still gets the pixel (mail clients show broken images otherwise) but counts nothing.
-    if (claim?.kind === 'open') await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
+    if (claim?.kind === 'open' && counts(request)) await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
     reply.status(200).header('content-type', 'image/gif').header('cache-control', NO_CACHE).header('pragma', 'no-cache').send(TRANSPARENT_GIF);
   }
 
@@ -49,7 +57,7 @@ export class TrackingController {
     if (claim?.kind !== 'click' || !claim.url || !/^https?:\/\//i.test(claim.url)) {
       throw DomainError.notFound('tracked link', token.slice(0, 16));
     }
-    await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
+    if (counts(request)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
     reply.header('cache-control', NO_CACHE).redirect(claim.url, 302);
   }
 
