@@ -24,6 +24,13 @@ describe(transitionRecipient.name, () => {
     expect(result.suppress?.details).toBe(reply.slice(0, 1000));
   });
 
+  it('keeps a reply holding NUL, which Postgres cannot store, with U+FFFD in its place', () => {
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 no\u0000such\u0000user' } }, mx);
+    expect(result.smtpReply).toBe('550 no\uFFFDsuch\uFFFDuser');
+    expect(result.events[0].extra).toMatchObject({ smtp: { reply: '550 no\uFFFDsuch\uFFFDuser' } });
+    expect(result.suppress?.details).toBe('550 no\uFFFDsuch\uFFFDuser');
+  });
+
   it('bounces without suppressing when the 5xx refused the envelope sender', () => {
     const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.7.1 Sender rejected', senderRefused: true } }, mx);
     expect(result).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, events: [{ type: 'email.bounced' }] });

@@ -38,6 +38,18 @@ export interface TransitionContext {
 }
 
 /**
+ * A server's reply as it can be kept. It can run to many lines; what is kept
+ * must leave an email small enough to read back in one NATS message. And any
+ * server may put a NUL in it, which Postgres stores in neither text nor
+ * jsonb: the attempt could never be recorded, so the lease ran out and the
+ * message went out again, for ever.
+ */
+export function storableReply(reply: string): string {
+  const kept = reply.length > EMAIL_LIMITS.smtpReplyMaxLength ? reply.slice(0, EMAIL_LIMITS.smtpReplyMaxLength) : reply;
+  return kept.includes('\u0000') ? kept.replaceAll('\u0000', '\uFFFD') : kept;
+}
+
+/**
  * A recipient's next state after an attempt: 2xx → delivered or sent;
  * 5xx → bounced and suppressed (bounced only when the 5xx refused the
  * envelope sender, which says nothing about the address); anything temporary → deferred until the next
@@ -46,8 +58,7 @@ export interface TransitionContext {
  */
 export function transitionRecipient(attemptsBefore: number, result: AttemptResult, context: TransitionContext): RecipientTransition {
   const { outcome } = result;
-  // A server's reply can run to many lines; what is kept must leave an email small enough to read back in one NATS message.
-  const reply = outcome.reply.length > EMAIL_LIMITS.smtpReplyMaxLength ? outcome.reply.slice(0, EMAIL_LIMITS.smtpReplyMaxLength) : outcome.reply;
+  const reply = storableReply(outcome.reply);
   const smtp = { code: outcome.code, reply };
   // Written out rather than spread from a shared base: this runs for every recipient of every attempt (scripts/code-check/properties-after-spread.spec.ts).
   const to = (status: RecipientStatus, attempts: number, events: RecipientTransition['events'], nextAttemptAt: Date | null = null): RecipientTransition => ({
