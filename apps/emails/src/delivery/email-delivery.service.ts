@@ -119,12 +119,19 @@ export class EmailDelivery {
     // the recipient did nothing wrong, so the address is not suppressed.
     if (!identity || !privateKey) return everyone({ kind: 'permanent', code: null, reply: `5.7.0 ${email.fromDomain} is no longer a sending domain of this Mailroom` }, true);
 
-    // Open pixel and rewritten links under the domain's tracking host, as the domain and the email ask.
-    const raw = await this.messages.build(applyTracking(email, identity, this.trackingTokens), {
-      domainName: email.fromDomain,
-      keySelector: identity.dkim.selector,
-      privateKey,
-    });
+    let raw;
+    try {
+      // Open pixel and rewritten links under the domain's tracking host, as the domain and the email ask.
+      raw = await this.messages.build(applyTracking(email, identity, this.trackingTokens), {
+        domainName: email.fromDomain,
+        keySelector: identity.dkim.selector,
+        privateKey,
+      });
+    } catch (error) {
+      // A build thread that died, or a message that cannot be built: an attempt like any other, on the retry
+      // schedule, rather than an email left claimed until its lease runs out and built again and again.
+      return everyone({ kind: 'temporary', code: null, reply: `4.3.0 the message could not be built: ${(error as Error).message}` });
+    }
     const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses, raw);
     this.logger.debug({ emailId: email.id, recipients: addresses.length, outcomes: [...outcomes.values()].map((outcome) => outcome.kind) }, 'delivery attempt');
     return new Map([...outcomes].map(([address, outcome]) => [address, { outcome }]));
