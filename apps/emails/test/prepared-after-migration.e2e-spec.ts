@@ -51,7 +51,7 @@ describe('the hot statements of a send and its delivery, after a migration adds 
     const now = new Date();
     const [{ email }] = await writer.writeAtomically([{ ctx, parsed: parseEmailInput({ from: 'hi@acme.test', to, subject: 'Hello', text: 'Hi' }, '', now), now }]);
     let due = new Map<string, DueRecipient[]>();
-    const claimed = await delivery.claimDue(OWNER, 60_000, 10, async (manager, emails) => {
+    const claimed = await delivery.claimDue(OWNER, 60_000, 10, [], async (manager, emails) => {
       due = await delivery.dueRecipients(manager, emails);
     });
     expect(claimed.map((row) => row.id)).toEqual([email.id]);

@@ -117,9 +117,20 @@ export class DeliveryRepository {
    * (FOR UPDATE SKIP LOCKED, so replicas never claim the same row). A row
    * whose lease expired — its worker crashed — is claimable again. A scheduled
    * email becomes queued here, at its time and not before (the database clock
-   * decides, so every replica agrees).
+   * decides, so every replica agrees). `inFlight` are the emails this
+   * process is still delivering: their lease may have run out (renewals fail
+   * while the database is away), but claiming one again would run a second
+   * attempt beside the first under the same owner, which the record's fence
+   * on the owner cannot tell apart, so the older outcome could overwrite the
+   * newer. Another replica may take them over; its owner fences them.
    */
-  async claimDue(owner: string, leaseMs: number, limit: number, onClaim: (manager: EntityManager, claimed: ClaimedEmail[]) => Promise<void>): Promise<ClaimedEmail[]> {
+  async claimDue(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    inFlight: string[],
+    onClaim: (manager: EntityManager, claimed: ClaimedEmail[]) => Promise<void>,
+  ): Promise<ClaimedEmail[]> {
     return this.dataSource.transaction(async (manager) => {
       // The one good plan walks emails_due_idx in order and stops after `limit`
       // unleased rows. While the queue grows faster than autovacuum analyzes,
@@ -131,6 +142,7 @@ export class DeliveryRepository {
            SELECT id, status AS previous_status FROM emails.emails
             WHERE status IN ('queued', 'scheduled') AND next_attempt_at <= now()
               AND (lease_expires_at IS NULL OR lease_expires_at < now())
+              AND NOT (id = ANY($4::text[]))
             ORDER BY next_attempt_at
             LIMIT $3
             FOR UPDATE SKIP LOCKED)
@@ -139,7 +151,7 @@ export class DeliveryRepository {
                 status = 'queued', updated_at = now()
            FROM due WHERE e.id = due.id
          RETURNING ${CLAIMED_COLUMNS}, due.previous_status`,
-        [owner, leaseMs, limit],
+        [owner, leaseMs, limit, inFlight],
       );
       // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
       const claimed = result[0].map(toClaimed);

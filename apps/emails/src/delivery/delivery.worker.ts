@@ -75,7 +75,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const free = this.config.DELIVERY_CONCURRENCY - this.inFlight.size;
       if (free > 0) {
         let due = new Map<string, DueRecipient[]>();
-        const claimed = await this.repository.claimDue(this.owner, this.config.DELIVERY_LEASE_MS, free, async (manager, emails) => {
+        const claimed = await this.repository.claimDue(this.owner, this.config.DELIVERY_LEASE_MS, free, [...this.inFlight.keys()], async (manager, emails) => {
           // A scheduled email that has come due is now queued: that is a status change, so it has its event.
           const queued = emails.filter((email) => email.previousStatus === 'scheduled').map((email) => deliveryEvent('email.queued', email, {}));
           await appendEvents(manager, 'emails', queued);
