@@ -20,9 +20,9 @@ describe('webhooks management API', () => {
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const fetched = await stack.api.get(`/v1/webhooks/${created.body.id}`);
     expect(Object.keys(fetched.body).sort()).toEqual(
-      ['createdAt', 'description', 'events', 'failureCount', 'id', 'lastDeliveryAt', 'lastDeliveryStatus', 'object', 'status', 'url'].sort(),
+      ['createdAt', 'description', 'domainRestrictions', 'events', 'failureCount', 'id', 'lastDeliveryAt', 'lastDeliveryStatus', 'object', 'status', 'url'].sort(),
     );
-    expect(fetched.body).toMatchObject({ description: 'CRM sync', lastDeliveryAt: null, lastDeliveryStatus: null });
+    expect(fetched.body).toMatchObject({ description: 'CRM sync', domainRestrictions: [], lastDeliveryAt: null, lastDeliveryStatus: null });
     expect((await stack.api.get(`/v1/webhooks/${created.body.id}/secret`)).body).toEqual({ secret: created.body.secret });
   });
 

@@ -25,6 +25,7 @@ export * from './emails';
 export * from './events/event-envelope';
 export * from './events/event-types';
 export * from './events/event-envelope.schema';
+export * from './events/event-domain';
 export * from './events/parse-event-envelope';
 export * from './webhooks';
 export * from './emails/tracking';

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import type { EventEnvelope } from '@mailroom/contracts';
+import { fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
 import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
 import { CounterIncrement, CountersRepository } from './counters.repository';
-import { domainOf, metricsOf } from './event-metrics';
+import { metricsOf } from './event-metrics';
 
 /** A day past the stream's own retention: no event older than that can be delivered again. */
 export const APPLIED_EVENTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
@@ -67,7 +67,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       const stored = await this.counters.summaryOf(event.mode, emailId);
       if (stored) return stored;
     }
-    return { domain: domainOf(from), tags: Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [] };
+    return { domain: fromDomainOf(from), tags: Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [] };
   }
 
   async apply(event: EventEnvelope): Promise<void> {

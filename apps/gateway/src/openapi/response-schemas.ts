@@ -153,6 +153,11 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
   WebhookListItem: objectOf('webhook', webhookListItem),
   Webhook: extend('WebhookListItem', {
     description: strOrNull(),
+    domainRestrictions: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "The domainRestrictions of the API key that created it: it receives only events of these domains. Empty: every domain's.",
+    },
     lastDeliveryStatus: { enum: ['success', 'failure', null] },
     failureCount: int,
   }),

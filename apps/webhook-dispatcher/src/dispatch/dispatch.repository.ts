@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EventEnvelope } from '@mailroom/contracts';
+import { eventDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { planOnIndexes, preparedStatements, recordsetJson, renewOwnLeasesSql, ulid } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
@@ -73,7 +73,9 @@ export class DispatchRepository {
 
   /**
    * One delivery per matching webhook (same mode, subscribed to the type or
-   * to `*`, not disabled), for a batch of events, in one statement. Ids are
+   * to `*`, not disabled, and unrestricted or restricted to the event's
+   * domain), for a batch of events, in one statement. An event whose domain
+   * does not read (domain NULL) reaches unrestricted webhooks only. Ids are
    * whd_ + the first 20 characters of one ULID (time + 50 random bits) + a
    * 6-digit row number: unique, and time-sortable like every other id.
    * ON CONFLICT makes a redelivered stream message a no-op. Returns how many
@@ -83,16 +85,22 @@ export class DispatchRepository {
     if (!events.length) return 0;
     const rows: unknown[] = await preparedStatements(this.dataSource).query(
       `WITH incoming AS (
-         SELECT e.id, e.type, e.mode, e.payload
-           FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, mode text, payload jsonb))
+         SELECT e.id, e.type, e.mode, e.domain, e.payload
+           FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, mode text, domain text, payload jsonb))
        INSERT INTO webhooks.deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, attempt_limit, next_attempt_at)
        SELECT 'whd_' || $2::text || lpad(row_number() OVER ()::text, 6, '0') , w.id, i.id, i.type, i.payload, 'pending', 0, $4,
               now() + make_interval(secs => $3::double precision / 1000)
          FROM incoming i
          JOIN webhooks.webhooks w ON w.mode = i.mode AND w.status <> 'disabled' AND (w.events @> ARRAY[i.type] OR w.events @> ARRAY['*'])
+                                 AND (w.domain_restrictions = '{}' OR i.domain = ANY(w.domain_restrictions))
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id`,
-      [recordsetJson(events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, payload: event }))), ulid().slice(0, 20), firstDelayMs, attemptLimit],
+      [
+        recordsetJson(events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, domain: eventDomainOf(event) || null, payload: event }))),
+        ulid().slice(0, 20),
+        firstDelayMs,
+        attemptLimit,
+      ],
     );
     return rows.length;
   }

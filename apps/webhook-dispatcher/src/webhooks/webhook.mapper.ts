@@ -16,6 +16,7 @@ export function toListItem(entity: WebhookEntity): WebhookListItem {
 export function toResponse(entity: WebhookEntity): WebhookResponse {
   return Object.assign(toListItem(entity), {
     description: entity.description,
+    domainRestrictions: entity.domainRestrictions,
     lastDeliveryStatus: entity.lastDeliveryStatus,
     failureCount: entity.failureCount,
   });

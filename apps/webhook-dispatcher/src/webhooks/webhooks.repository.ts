@@ -18,9 +18,11 @@ export class WebhooksRepository {
     return this.repository.findOneBy({ id, mode });
   }
 
-  list(mode: Mode, params: ListParams, status?: WebhookStatus): Promise<KeysetPage<WebhookEntity>> {
+  /** restrictedTo: the caller's domainRestrictions; only webhooks restricted within them are listed (see canReach). Empty: all. */
+  list(mode: Mode, params: ListParams, status: WebhookStatus | undefined, restrictedTo: string[]): Promise<KeysetPage<WebhookEntity>> {
     const query = this.repository.createQueryBuilder('w').where('w.mode = :mode', { mode });
     if (status) query.andWhere('w.status = :status', { status });
+    if (restrictedTo.length) query.andWhere(`w.domain_restrictions <> '{}' AND w.domain_restrictions <@ CAST(:restrictedTo AS text[])`, { restrictedTo });
     return keysetPage(query, 'w.id', params);
   }
 

@@ -19,6 +19,7 @@ import { WebhookEntity } from '../database/entities/webhook.entity';
 import { afterManualStatus } from '../dispatch/status-transitions';
 import { webhookUrlProblem } from '../ssrf/url-policy';
 import { WebhookSettings } from '../webhook-settings';
+import { canReach } from './webhook-access';
 import { toListItem, toResponse } from './webhook.mapper';
 import { generateWebhookSecret, ROTATION_GRACE_MS } from './webhook-secret';
 import { WebhooksRepository } from './webhooks.repository';
@@ -41,6 +42,8 @@ export class WebhooksService {
       mode: ctx.mode,
       url: input.url,
       events,
+      // Stored as the keys service stores them (lower-case punycode), the form events are compared in.
+      domainRestrictions: [...ctx.domainRestrictions],
       description: input.description ?? null,
       status: 'active',
       secretSealed: this.settings.secretBox.encrypt(secret, id),
@@ -60,7 +63,7 @@ export class WebhooksService {
   }
 
   async list(ctx: RequestContext, params: ListParams, status?: WebhookStatus): Promise<WebhookList> {
-    const page = await this.repository.list(ctx.mode, params, status);
+    const page = await this.repository.list(ctx.mode, params, status, ctx.domainRestrictions);
     return { object: 'list', data: page.rows.map(toListItem), hasMore: page.hasMore, totalCount: page.totalCount };
   }
 
@@ -112,7 +115,7 @@ export class WebhooksService {
 
   async find(ctx: RequestContext, id: string): Promise<WebhookEntity> {
     const entity = await this.repository.find(id, ctx.mode);
-    if (!entity) throw DomainError.notFound('webhook', id);
+    if (!entity || !canReach(ctx, entity)) throw DomainError.notFound('webhook', id);
     return entity;
   }
 

@@ -19,6 +19,8 @@ export interface WebhookListItem {
 
 export interface WebhookResponse extends WebhookListItem {
   description: string | null;
+  /** The domainRestrictions of the key that created it: it receives only events of these domains. Empty: every domain. */
+  domainRestrictions: string[];
   /** `success` or `failure`: the outcome of the latest attempt; null before the first. */
   lastDeliveryStatus: 'success' | 'failure' | null;
   /** Failed attempts since the last success. */

@@ -17,6 +17,13 @@ export class WebhookEntity {
   @Column('text', { array: true })
   events: string[];
 
+  /**
+   * The domainRestrictions of the key that created it (stored form: lower-case
+   * punycode): it receives only events of these domains. Empty: every domain.
+   */
+  @Column('text', { name: 'domain_restrictions', array: true })
+  domainRestrictions: string[];
+
   @Column('text', { nullable: true })
   description: string | null;
 
