@@ -72,6 +72,8 @@ export class WebhooksService {
   }
 
   async update({ ctx, id, input }: WebhookUpdatePayload): Promise<WebhookResponse> {
+    // Whether the caller may reach it: its restrictions are fixed at creation, so checking before the locked write holds.
+    await this.find(ctx, id);
     if (input.url !== undefined) this.assertUrl(input.url);
     const events = input.events === undefined ? undefined : this.checkedEvents(input.events);
     const updated = await this.repository.modify(id, ctx.mode, (entity) => {
@@ -101,6 +103,7 @@ export class WebhooksService {
    * value, for 24 hours. Rotating again within that time drops the oldest.
    */
   async rotateSecret(ctx: RequestContext, id: string): Promise<WebhookSecretRotatedResponse> {
+    await this.find(ctx, id);
     const secret = generateWebhookSecret();
     const expiresAt = new Date(Date.now() + ROTATION_GRACE_MS);
     // Locked like a PATCH: two rotations at once would each keep the same previous secret, and one caller's new secret would sign nothing.
