@@ -51,8 +51,8 @@ export const EVENT_ENVELOPE_SCHEMA = {
         properties: {
           data: {
             type: 'object',
-            required: ['domainId', 'name'],
-            properties: { domainId: { type: 'string', pattern: '^dom_' }, name: { type: 'string' }, status: { type: 'string' } },
+            required: ['id', 'name'],
+            properties: { id: { type: 'string', pattern: '^dom_' }, name: { type: 'string' }, status: { type: 'string' } },
           },
         },
       },
