@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
-import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase, undoMigrationsThrough } from '@mailroom/testing';
+import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 
 const tablesIn = async (dataSource: DataSource): Promise<string[]> =>
@@ -11,20 +10,15 @@ const tablesIn = async (dataSource: DataSource): Promise<string[]> =>
   ).map((row: { table_name: string }) => row.table_name);
 
 describe('emails schema migrations', () => {
-  let databaseUrl: string;
+  let database: MigratedSchema;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
-    dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 1));
-    await dataSource.initialize();
+    database = await startMigratedSchema(EMAILS_SCHEMA);
+    dataSource = database.dataSource;
   });
 
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await dropTestDatabase(databaseUrl);
-  });
+  afterAll(() => database?.destroy());
 
   it('cancels the waiting recipients of emails cancelled before recipients could be', async () => {
     const insertEmail = (id: string, status: string) =>
@@ -35,7 +29,7 @@ describe('emails schema migrations', () => {
       );
     const insertRecipient = (emailId: string, address: string, status: string) =>
       dataSource.query(`INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, $2, 'to', $3)`, [emailId, address, status]);
-    await undoMigrationsThrough(dataSource, 'emails', 'CancelRecipientsWithTheirEmail1763800000296');
+    await database.undoThrough('CancelRecipientsWithTheirEmail1763800000296');
     await insertEmail('email_cancelled', 'cancelled');
     await insertRecipient('email_cancelled', 'ann@example.com', 'queued');
     await insertRecipient('email_cancelled', 'bob@example.com', 'suppressed');
@@ -58,7 +52,7 @@ describe('emails schema migrations', () => {
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value) VALUES ($1, '2026-11-20T10:00:00Z', $2, '', $3, $4)`,
         [mode, domain, metric, value],
       );
-    await undoMigrationsThrough(dataSource, 'emails', 'CountAnalyticsUnderStoredFromDomains1763800000297');
+    await database.undoThrough('CountAnalyticsUnderStoredFromDomains1763800000297');
     await count('xn--bcher-kva.de', 'sent', 1);
     await count('bücher.de', 'sent', 2);
     await count('bücher.de', 'delivered', 2);

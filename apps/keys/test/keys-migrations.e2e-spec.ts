@@ -1,26 +1,20 @@
 import { DataSource } from 'typeorm';
-import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/database';
-import { createTestDatabase, dropTestDatabase, undoMigrationsThrough } from '@mailroom/testing';
+import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
 import { KEYS_SCHEMA } from '../src/database/data-source';
 
 describe('keys schema migrations', () => {
-  let databaseUrl: string;
+  let database: MigratedSchema;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    await runServiceMigrations(databaseUrl, KEYS_SCHEMA);
-    dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, KEYS_SCHEMA, 1));
-    await dataSource.initialize();
+    database = await startMigratedSchema(KEYS_SCHEMA);
+    dataSource = database.dataSource;
   });
 
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await dropTestDatabase(databaseUrl);
-  });
+  afterAll(() => database?.destroy());
 
   it('rewrites restrictions stored as written into the punycode every other domain is stored in', async () => {
-    await undoMigrationsThrough(dataSource, 'keys', 'StoreRestrictedDomainsInPunycode1763800000010');
+    await database.undoThrough('StoreRestrictedDomainsInPunycode1763800000010');
     const insertKey = (id: string, domains: string[]) =>
       dataSource.query(
         `INSERT INTO keys.api_keys (id, name, mode, key_hash, key_hint, permissions, domain_restrictions) VALUES ($1, 'k', 'live', $1, 'mr_…', '{*}', $2)`,

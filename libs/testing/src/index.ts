@@ -12,4 +12,4 @@ export * from './database-outage';
 export * from './query-plan';
 export * from './free-port';
 export * from './nats-cluster';
-export * from './undo-migrations';
+export * from './migrated-schema';

@@ -30,8 +30,9 @@ export function ratesOf(counts: AnalyticsCounts): AnalyticsRates {
 
 /**
  * A domain as counters are keyed (from_domain's lower-case punycode): the
- * `domain` parameter accepts bücher.de as well as xn--bcher-kva.de, and a
- * key's restrictions are stored as they were written.
+ * `domain` parameter accepts bücher.de as well as xn--bcher-kva.de. Key
+ * restrictions are stored in that form since keys migration 1763800000010;
+ * a gateway may still hold a key verified before it ran.
  */
 const counterDomain = (name: string) => normalizeDomainName(name) || name;
 

@@ -72,17 +72,16 @@ export class WebhooksService {
   }
 
   async update({ ctx, id, input }: WebhookUpdatePayload): Promise<WebhookResponse> {
-    // Whether the caller may reach it: its restrictions are fixed at creation, so checking before the locked write holds.
-    await this.find(ctx, id);
-    if (input.url !== undefined) this.assertUrl(input.url);
-    const events = input.events === undefined ? undefined : this.checkedEvents(input.events);
-    const updated = await this.repository.modify(id, ctx.mode, (entity) => {
-      if (input.url !== undefined) entity.url = input.url;
-      if (events !== undefined) entity.events = events;
+    // Checked inside, after the webhook is found reachable: an unknown webhook is 404 whatever the body says.
+    const updated = await this.modifyReachable(ctx, id, (entity) => {
+      if (input.url !== undefined) {
+        this.assertUrl(input.url);
+        entity.url = input.url;
+      }
+      if (input.events !== undefined) entity.events = this.checkedEvents(input.events);
       if (input.description !== undefined) entity.description = input.description;
       if (input.status !== undefined) Object.assign(entity, afterManualStatus(entity, input.status));
     });
-    if (!updated) throw DomainError.notFound('webhook', id);
     return toResponse(updated);
   }
 
@@ -103,23 +102,25 @@ export class WebhooksService {
    * value, for 24 hours. Rotating again within that time drops the oldest.
    */
   async rotateSecret(ctx: RequestContext, id: string): Promise<WebhookSecretRotatedResponse> {
-    await this.find(ctx, id);
     const secret = generateWebhookSecret();
     const expiresAt = new Date(Date.now() + ROTATION_GRACE_MS);
     // Locked like a PATCH: two rotations at once would each keep the same previous secret, and one caller's new secret would sign nothing.
-    const rotated = await this.repository.modify(id, ctx.mode, (entity) => {
+    await this.modifyReachable(ctx, id, (entity) => {
       entity.previousSecretSealed = entity.secretSealed;
       entity.previousSecretExpiresAt = expiresAt;
       entity.secretSealed = this.settings.secretBox.encrypt(secret, entity.id);
     });
-    if (!rotated) throw DomainError.notFound('webhook', id);
     return { secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 
   async find(ctx: RequestContext, id: string): Promise<WebhookEntity> {
-    const entity = await this.repository.find(id, ctx.mode);
-    if (!entity || !canReach(ctx, entity)) throw DomainError.notFound('webhook', id);
-    return entity;
+    return reachable(ctx, id, await this.repository.find(id, ctx.mode));
+  }
+
+  /** Changes a webhook the caller may reach, under the row lock (WebhooksRepository.modify); 404 for any other. */
+  private async modifyReachable(ctx: RequestContext, id: string, change: (entity: WebhookEntity) => void): Promise<WebhookEntity> {
+    const modified = await this.repository.modify(id, ctx.mode, (entity) => change(reachable(ctx, id, entity)));
+    return reachable(ctx, id, modified);
   }
 
   private assertUrl(url: string): void {
@@ -132,4 +133,10 @@ export class WebhooksService {
     if (problem) throw DomainError.validation(problem.field, problem.problem);
     return [...new Set(events)];
   }
+}
+
+/** The webhook, when there is one the caller may reach; otherwise 404, as if it did not exist (see canReach). */
+function reachable(ctx: RequestContext, id: string, entity: WebhookEntity | null): WebhookEntity {
+  if (!entity || !canReach(ctx, entity)) throw DomainError.notFound('webhook', id);
+  return entity;
 }
