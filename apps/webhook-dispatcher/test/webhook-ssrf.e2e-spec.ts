@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { eventually, Stack, startStack } from '@mailroom/testing';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
@@ -72,6 +73,33 @@ describe('webhook SSRF guard', () => {
       expect(delivery.responseCode).toBeNull();
       expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status).toBe('failing');
     }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  /**
+   * A literal refused address can still be stored: the webhook was made while
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS was true (a development setup taken to
+   * production), or before a range joined the refused list. The guard must
+   * record the refusal as a failed attempt, as it does for a name, rather than
+   * leave the delivery pending for ever.
+   */
+  it('records a stored literal refused address as a failed attempt: nothing reaches the receiver', async () => {
+    const webhook = await fixtures.create('https://hooks.example.com/stored-before', ['email.opened']);
+    const database = new Client({ connectionString: stack.databaseUrl });
+    await database.connect();
+    try {
+      await database.query('UPDATE webhooks.webhooks SET url = $2 WHERE id = $1', [webhook.id, receiver.url('/literal')]);
+    } finally {
+      await database.end();
+    }
+    await events.publish('email.opened');
+    const [delivery] = await eventually(async () => {
+      const list = await fixtures.deliveries(webhook.id);
+      return list[0]?.status === 'failed' && list;
+    });
+    expect(delivery.error).toMatch(/refused to connect to 127\.0\.0\.1: it resolves to 127\.0\.0\.1, a loopback address/);
+    expect(delivery.responseCode).toBeNull();
+    expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });
     expect(receiver.requests).toHaveLength(0);
   });
 

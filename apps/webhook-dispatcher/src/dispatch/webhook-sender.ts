@@ -26,6 +26,15 @@ export class WebhookSender {
   send(url: string, body: string, headers: Record<string, string>): Promise<HttpResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    let target: URL;
+    try {
+      target = new URL(url);
+      if (!this.options.allowPrivateNetworks) assertLiteralAllowed(target.hostname);
+    } catch (error) {
+      // Answered before any request or timer exists: finish() below clears both, and reaching it from here threw
+      // (a const read before its declaration), so the attempt was never recorded and the delivery stayed due for ever.
+      return Promise.resolve({ statusCode: null, error: (error as Error).message, failure: error instanceof RefusedAddressError ? 'refused' : 'network', durationMs: elapsed() });
+    }
     return new Promise<HttpResult>((resolve) => {
       let settled = false;
       const finish = (result: Omit<HttpResult, 'durationMs'>) => {
@@ -35,13 +44,6 @@ export class WebhookSender {
         this.inFlight.delete(abort);
         resolve(Object.assign({}, result, { durationMs: elapsed() }));
       };
-      let target: URL;
-      try {
-        target = new URL(url);
-        if (!this.options.allowPrivateNetworks) assertLiteralAllowed(target.hostname);
-      } catch (error) {
-        return finish({ statusCode: null, error: (error as Error).message, failure: error instanceof RefusedAddressError ? 'refused' : 'network' });
-      }
       const secure = target.protocol === 'https:';
       const request = (secure ? httpsRequest : httpRequest)(target, {
         method: 'POST',
