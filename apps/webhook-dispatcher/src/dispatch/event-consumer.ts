@@ -1,20 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { ensureEventStream, readEnvelope, redeliverLater, settle } from '@mailroom/outbox';
-import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
+import { connect, ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveryWorker } from './delivery-worker';
+import { DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, MAX_UNACKED_EVENTS } from './dispatcher-consumer';
 import { DispatchRepository } from './dispatch.repository';
-
-/** Shared by every replica: JetStream hands each event to one of them. Renaming it replays the stream. */
-export const DISPATCHER_CONSUMER = 'webhook-dispatcher';
-/**
- * Fan-out is one short transaction per batch, far below this; a message not
- * acked within it (the replica died) goes to another replica.
- */
-const ACK_WAIT_MS = 30_000;
-const MAX_BATCH = 200;
 
 /**
  * Reads the event stream through a durable pull consumer and turns each event
@@ -41,23 +33,9 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     this.connection = await connect(natsConnectionOptions(this.settings.natsUrl));
     const manager = await this.connection.jetstreamManager();
     await ensureEventStream(manager, this.settings.eventStreamReplicas);
-    await manager.consumers
-      .add(EVENT_STREAM, {
-        durable_name: DISPATCHER_CONSUMER,
-        ack_policy: AckPolicy.Explicit,
-        ack_wait: nanos(ACK_WAIT_MS),
-        // Every event the stream still holds: events published before the first dispatcher started are not lost.
-        deliver_policy: DeliverPolicy.All,
-        max_ack_pending: 10_000,
-      })
-      .catch(async (error) => {
-        // Another replica created it first; the existing one is used as is.
-        await manager.consumers.info(EVENT_STREAM, DISPATCHER_CONSUMER).catch(() => {
-          throw error;
-        });
-      });
+    await ensureDispatcherConsumer(manager);
     const consumer = await this.connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
-    this.messages = await consumer.consume({ max_messages: 1000 });
+    this.messages = await consumer.consume({ max_messages: MAX_UNACKED_EVENTS });
     this.loop = this.read(this.messages);
   }
 
@@ -80,7 +58,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async flush(): Promise<void> {
     try {
       while (this.buffer.length) {
-        const batch = this.buffer.splice(0, MAX_BATCH);
+        const batch = this.buffer.splice(0, FAN_OUT_BATCH);
         await this.fanOut(batch);
       }
     } finally {

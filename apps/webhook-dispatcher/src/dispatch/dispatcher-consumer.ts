@@ -1,0 +1,47 @@
+import { EVENT_STREAM } from '@mailroom/contracts';
+import { AckPolicy, ConsumerConfig, DeliverPolicy, JetStreamManager, nanos } from 'nats';
+
+/** Shared by every replica: JetStream hands each event to one of them. Renaming it replays the stream. */
+export const DISPATCHER_CONSUMER = 'webhook-dispatcher';
+/**
+ * Fan-out is one short transaction per batch, far below this; a message not
+ * acked within it (the replica died) goes to another replica.
+ */
+export const ACK_WAIT_MS = 30_000;
+/** Events fanned out in one transaction. */
+export const FAN_OUT_BATCH = 200;
+/**
+ * Events handed to the dispatchers and not yet acked, all replicas together.
+ * A pull consumer takes events as fast as the server sends them, not as fast
+ * as fan-out writes them, so an event can wait behind this many. It was
+ * 10,000: catching up on a backlog at a few hundred events a second (70
+ * webhooks on a 2-core machine), the last ones waited past ACK_WAIT_MS and a
+ * third of the stream was redelivered and fanned out again while the first
+ * copies still queued, adding work just when the dispatcher was behind. Five
+ * batches keep every replica busy and are written in seconds.
+ */
+export const MAX_UNACKED_EVENTS = 5 * FAN_OUT_BATCH;
+
+/**
+ * Creates the durable consumer, or takes the one another replica (or an
+ * earlier version) made, and gives it this version's window of unacked events.
+ */
+export async function ensureDispatcherConsumer(manager: JetStreamManager): Promise<void> {
+  const config: Partial<ConsumerConfig> = {
+    durable_name: DISPATCHER_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    // Every event the stream still holds: events published before the first dispatcher started are not lost.
+    deliver_policy: DeliverPolicy.All,
+    max_ack_pending: MAX_UNACKED_EVENTS,
+  };
+  const existing = await manager.consumers.add(EVENT_STREAM, config).catch(async (error) => {
+    // It exists with other settings; its delivery state (what was acked) is kept.
+    return manager.consumers.info(EVENT_STREAM, DISPATCHER_CONSUMER).catch(() => {
+      throw error;
+    });
+  });
+  if (existing.config.max_ack_pending !== MAX_UNACKED_EVENTS) {
+    await manager.consumers.update(EVENT_STREAM, DISPATCHER_CONSUMER, { max_ack_pending: MAX_UNACKED_EVENTS });
+  }
+}

@@ -1,0 +1,83 @@
+import { Client } from 'pg';
+import { connect, NatsConnection } from 'nats';
+import { EVENT_STREAM } from '@mailroom/contracts';
+import { eventually, Stack, startStack } from '@mailroom/testing';
+import { DISPATCHER_CONSUMER, MAX_UNACKED_EVENTS } from '../src/dispatch/dispatcher-consumer';
+import { EventPublisher } from './support/event-publisher';
+import { WebhookFixtures } from './support/webhook-fixtures';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+const BACKLOG = MAX_UNACKED_EVENTS + 500;
+
+/**
+ * A backlog on the stream (a first start, catching up after an outage) while
+ * fan-out is slow. JetStream redelivers an event not acked within the ack
+ * wait, and time an event waits in the dispatcher's queue counts: the
+ * dispatcher must take no more events than it fans out well within it.
+ */
+describe('the webhook dispatcher catching up on a backlog of events', () => {
+  let stack: Stack;
+  let nats: NatsConnection;
+  let events: EventPublisher;
+  let fixtures: WebhookFixtures;
+  let receiver: WebhookReceiver;
+  let database: Client;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      apps: ['keys', 'webhook-dispatcher', 'gateway'],
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50' },
+    });
+    nats = await connect({ servers: stack.nats.url });
+    events = await EventPublisher.connect(stack.nats.url);
+    fixtures = new WebhookFixtures(stack);
+    receiver = await new WebhookReceiver().start();
+    database = new Client({ connectionString: stack.databaseUrl });
+    await database.connect();
+  });
+
+  afterAll(async () => {
+    await database?.end();
+    await receiver?.stop();
+    await events?.close();
+    await nats?.close();
+    await stack?.stop();
+  });
+
+  async function consumerState(): Promise<{ unacked: number; undelivered: number; maxAckPending: number }> {
+    const info = await (await nats.jetstreamManager()).consumers.info(EVENT_STREAM, DISPATCHER_CONSUMER);
+    return { unacked: info.num_ack_pending, undelivered: info.num_pending, maxAckPending: info.config.max_ack_pending ?? -1 };
+  }
+
+  it('holds at most MAX_UNACKED_EVENTS unacked while fan-out cannot write, also on a consumer made with the old window, and then sends each event once', async () => {
+    // An installation whose consumer an earlier version created, with a window of 10,000 events.
+    await stack.stopApp('webhook-dispatcher');
+    await (await nats.jetstreamManager()).consumers.update(EVENT_STREAM, DISPATCHER_CONSUMER, { max_ack_pending: 10_000 });
+    await stack.startApp('webhook-dispatcher');
+    expect((await consumerState()).maxAckPending).toBe(MAX_UNACKED_EVENTS);
+
+    await fixtures.create(receiver.url(), ['email.delivered']);
+    // Fan-out inserts wait for this lock: the database is as slow as it gets.
+    await database.query('BEGIN');
+    await database.query('LOCK TABLE webhooks.deliveries IN EXCLUSIVE MODE');
+    const published: string[] = [];
+    try {
+      for (let index = 0; index < BACKLOG; index += 1) published.push((await events.publish('email.delivered')).id);
+      // Every event is on the stream, and the dispatcher has taken all it will: three reads in a row agree.
+      const readings: number[] = [];
+      await eventually(async () => {
+        const state = await consumerState();
+        readings.push(state.unacked);
+        const last = readings.slice(-3);
+        return state.unacked + state.undelivered === BACKLOG && last.length === 3 && last.every((value) => value === last[0]);
+      }, 20000, 200);
+      expect(readings[readings.length - 1]).toBe(MAX_UNACKED_EVENTS);
+    } finally {
+      await database.query('COMMIT');
+    }
+
+    await eventually(() => new Set(receiver.eventIds()).size === BACKLOG, 60000);
+    expect(receiver.eventIds().sort()).toEqual(published.sort());
+    await eventually(async () => (await consumerState()).unacked === 0);
+  });
+});
