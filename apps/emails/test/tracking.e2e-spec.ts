@@ -49,6 +49,16 @@ describe('open and click tracking routes', () => {
     await eventually(async () => (await stack.api.get(`/v1/emails/${emailId}`, { key })).body.clicks === 1);
   });
 
+  it('redirects a link holding characters a header cannot carry as they are, encoded as a browser follows it, and counts the click', async () => {
+    const emailId = await sendTestEmail();
+    const url = 'https://ru.wikipedia.org/wiki/Москва';
+    const response = await fetch(`${stack.baseUrl}/t/c/${tokens.sign({ emailId, kind: 'click', url })}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('https://ru.wikipedia.org/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0');
+    const { key } = await stack.issueKey({ mode: 'test' });
+    await eventually(async () => (await stack.api.get(`/v1/emails/${emailId}`, { key })).body.clicks === 1);
+  });
+
   it('answers HEAD (link scanners, proxies) as GET but counts only the GET', async () => {
     const emailId = await sendTestEmail();
     const url = 'https://acme.test/scanned';

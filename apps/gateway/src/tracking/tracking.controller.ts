@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject, Logger, Param, Req, Res } from '@nestj
 import { Public, TrackingTokens } from '@mailroom/auth';
 import { DomainError } from '@mailroom/errors';
 import { TrackingClient } from '../clients/tracking.client';
+import { redirectTarget } from './redirect-target';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
 
@@ -54,11 +55,10 @@ export class TrackingController {
   @Get('c/:token')
   async click(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
     const claim = this.tokens.verify(token);
-    if (claim?.kind !== 'click' || !claim.url || !/^https?:\/\//i.test(claim.url)) {
-      throw DomainError.notFound('tracked link', token.slice(0, 16));
-    }
+    const target = claim?.kind === 'click' && claim.url ? redirectTarget(claim.url) : null;
+    if (!claim || !target) throw DomainError.notFound('tracked link', token.slice(0, 16));
     if (counts(request)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
-    reply.header('cache-control', NO_CACHE).redirect(claim.url, 302);
+    reply.header('cache-control', NO_CACHE).redirect(target, 302);
   }
 
   private hit(emailId: string, request: RequestLike) {
