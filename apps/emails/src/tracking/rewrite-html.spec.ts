@@ -14,6 +14,20 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(out).toContain('class="b"');
   });
 
+  it('signs the link a browser follows: numeric and named character references decoded', () => {
+    const html =
+      '<a href="https://a.example/x?y=1&#38;z=2">A</a><a href="https://b.example/?q=&#x22;hi&#x22;&#61;1">B</a>' +
+      '<a href="https://c.example/?a=1&amp;b=&quot;2&quot;">C</a><a href="https://d.example/?copy=1&ampx=2">D</a>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    const targets = [...out.matchAll(/\/t\/c\/([^"']+)/g)].map((match) => tokens.verify(match[1])?.url);
+    expect(targets).toEqual(['https://a.example/x?y=1&z=2', 'https://b.example/?q="hi"=1', 'https://c.example/?a=1&b="2"', 'https://d.example/?copy=1&ampx=2']);
+  });
+
+  it('keeps an unsubscribe link written with character references as it is', () => {
+    const html = '<a href="https://x.example/&#117;nsubscribe?u=1">u</a>';
+    expect(rewriteHtmlForTracking(html, { ...base, opens: false })).toBe(html);
+  });
+
   it('leaves mailto, relative and unsubscribe links alone', () => {
     const html =
       '<a href="mailto:x@y.z">m</a><a href="/rel">r</a><a href="https://x.example/unsubscribe?u=1">u</a>' +

@@ -18,8 +18,23 @@ function keepAsIs(tag: string, url: string, unsubscribeUrl?: string): boolean {
   return /data-mailroom-untracked/i.test(tag) || /unsubscribe/i.test(url) || (!!unsubscribeUrl && url === unsubscribeUrl);
 }
 
+const NAMED_REFERENCES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+const CHARACTER_REFERENCE = /&(?:#(\d+)|#x([0-9a-f]+)|(amp|quot|apos|lt|gt));?/gi;
+
+/**
+ * The link a browser follows: the attribute value with its character
+ * references decoded. Numeric ones (`&#38;`, `&#x26;`, which some HTML
+ * generators write for every `&`) count even without their `;`, as in the
+ * HTML parser; a named one only with it. Signed undecoded, `?a=1&#38;b=2`
+ * redirected to a URL whose query ended at `&` and whose fragment was `38;b=2`.
+ */
 function decodeEntities(url: string): string {
-  return url.replace(/&amp;/g, '&');
+  return url.replace(CHARACTER_REFERENCE, (reference, decimal?: string, hex?: string, name?: string) => {
+    if (name) return reference.endsWith(';') ? NAMED_REFERENCES[name.toLowerCase()] : reference;
+    const codePoint = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
+    // What the HTML parser puts in place of NUL, a surrogate or a number past Unicode.
+    return codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? '\uFFFD' : String.fromCodePoint(codePoint);
+  });
 }
 
 /**
