@@ -1,5 +1,6 @@
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, startStack, Stack } from '@mailroom/testing';
+import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { ulid } from '@mailroom/database';
 
@@ -44,5 +45,28 @@ describe('an email.complained event published by an internal service', () => {
     // Live data is untouched: the complaint was a test-mode event.
     const live = await stack.api.get('/v1/suppressions');
     expect(live.body.data.some((entry: { email?: string; address?: string }) => (entry.email ?? entry.address) === 'reader@example.com')).toBe(false);
+  });
+
+  it('acknowledges a complaint whose recipient is no address Mailroom could have sent to, rather than redelivering it for ever, and applies the next', async () => {
+    const { key } = await stack.issueKey({ name: 'fbl-junk', mode: 'test' });
+    const api = stack.api.withKey(key);
+    const connection = await connect({ servers: stack.nats.url });
+    const jetstream = connection.jetstream();
+    const publish = async (recipient: string) => {
+      const id = `evt_${ulid()}`;
+      const envelope = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'test', data: { emailId: 'email_unknown', recipient } };
+      return (await jetstream.publish('email.complained', JSON.stringify(envelope), { msgID: id })).seq;
+    };
+    // Longer than a btree entry can be (a third of a page): the suppression insert fails every time.
+    await publish(`${randomBytes(2400).toString('hex')}@example.com`);
+    const last = await publish('after.junk@example.com');
+
+    await eventually(async () => (await api.get('/v1/suppressions')).body.data?.some((entry: { email: string }) => entry.email === 'after.junk@example.com'), 15000);
+    const manager = await connection.jetstreamManager();
+    await eventually(async () => {
+      const info = await manager.consumers.info(EVENT_STREAM, 'emails-complaints');
+      return info.delivered.stream_seq >= last && info.num_ack_pending === 0 && info.num_pending === 0;
+    }, 15000);
+    await connection.close();
   });
 });

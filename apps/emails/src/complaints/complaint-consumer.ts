@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { normalizeEmailAddress, type EventEnvelope } from '@mailroom/contracts';
+import { parseEmailAddress, type EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { ComplaintsRepository } from './complaints.repository';
-
-const ADDRESS = /^[^\s@]+@[^\s@]+$/;
 
 /**
  * Applies email.complained events from the stream — the ones internal
@@ -40,10 +38,12 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
   async apply(event: EventEnvelope): Promise<void> {
     const data = event.data ?? {};
     const recipient = typeof data.recipient === 'string' ? data.recipient : Array.isArray(data.to) && data.to.length === 1 ? String(data.to[0]) : '';
-    const address = normalizeEmailAddress(recipient.trim());
-    if (!ADDRESS.test(address)) {
-      // A malformed event can never succeed; acknowledge it rather than redeliver it forever.
-      this.logger.warn({ eventId: event.id }, 'email.complained without a recipient address; ignored');
+    // Read as a send reads a recipient: the stored form, or nothing for what Mailroom could never have sent to.
+    // Anything looser could never succeed either (an address too long for the suppression list's index was
+    // refused by Postgres on every redelivery, for ever), so it is acknowledged rather than redelivered.
+    const address = parseEmailAddress(recipient)?.normalized;
+    if (!address) {
+      this.logger.warn({ eventId: event.id }, 'email.complained without a valid recipient address; ignored');
       return;
     }
     const emailId = typeof data.emailId === 'string' ? data.emailId : null;
