@@ -69,4 +69,34 @@ describe('an email.complained event published by an internal service', () => {
     }, 15000);
     await connection.close();
   });
+
+  it('applies an event id once: the same complaint again, after its address was taken off the list, does not put it back', async () => {
+    const { key } = await stack.issueKey({ name: 'fbl-twice', mode: 'test' });
+    const api = stack.api.withKey(key);
+    const listed = async () =>
+      (await api.get('/v1/suppressions?limit=100')).body.data.some((entry: { email: string }) => entry.email === 'twice@example.com');
+    const connection = await connect({ servers: stack.nats.url });
+    const jetstream = connection.jetstream();
+    const id = `evt_${ulid()}`;
+    const envelope = JSON.stringify({
+      id,
+      type: 'email.complained',
+      createdAt: new Date().toISOString(),
+      mode: 'test',
+      data: { emailId: 'email_unknown', recipient: 'twice@example.com' },
+    });
+    await jetstream.publish('email.complained', envelope, { msgID: id });
+    await eventually(listed, 15000);
+    expect((await api.delete('/v1/suppressions/twice@example.com')).status).toBe(200);
+
+    // The publisher's retry past JetStream's two-minute duplicate window (no msgID here) is stored again.
+    const again = (await jetstream.publish('email.complained', envelope)).seq;
+    const manager = await connection.jetstreamManager();
+    await eventually(async () => {
+      const info = await manager.consumers.info(EVENT_STREAM, 'emails-complaints');
+      return info.delivered.stream_seq >= again && info.num_ack_pending === 0;
+    }, 15000);
+    await connection.close();
+    expect(await listed()).toBe(false);
+  });
 });

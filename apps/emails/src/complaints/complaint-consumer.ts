@@ -1,9 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { parseEmailAddress, type EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
+import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
 import { ComplaintsRepository } from './complaints.repository';
+
+/** A day past the stream's own retention: the stream cannot deliver an event older than that again. */
+const APPLIED_COMPLAINTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Applies email.complained events from the stream — the ones internal
@@ -15,6 +19,7 @@ import { ComplaintsRepository } from './complaints.repository';
 export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ComplaintConsumer.name);
   private consumer?: RunningConsumer;
+  private purgeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly complaints: ComplaintsRepository,
@@ -29,9 +34,13 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),
     });
+    this.purgeTimer = schedulePurge(this.logger, 'applied complaint ids past the event stream\'s retention', PURGE_EVERY_MS, () =>
+      this.complaints.purgeAppliedEvents(APPLIED_COMPLAINTS_RETENTION_MS),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.purgeTimer);
     await this.consumer?.stop();
   }
 
@@ -48,6 +57,6 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
     }
     const emailId = typeof data.emailId === 'string' ? data.emailId : null;
     const details = typeof data.feedback === 'string' ? data.feedback.slice(0, 500) : 'complaint reported';
-    await this.complaints.apply(event.mode === 'test' ? 'test' : 'live', emailId, address, details);
+    await this.complaints.apply(event.id, event.mode === 'test' ? 'test' : 'live', emailId, address, details);
   }
 }
