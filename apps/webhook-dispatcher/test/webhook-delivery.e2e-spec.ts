@@ -142,6 +142,9 @@ describe('webhook delivery', () => {
 
     receiver.reply = () => ({ status: 200 });
     await events.publish('email.complained');
+    // The dispatcher fans an event out when it consumes it, not when it is published: wait until it has (its
+    // ack follows the fan-out's commit), or the PATCH below could re-enable the webhook first and this event be sent.
+    await eventually(async () => (await events.pendingAcks('webhook-dispatcher')) === 0);
     expect((await stack.api.post(`/v1/webhooks/${webhook.id}/test`)).status).toBe(409);
     const reenabled = await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' });
     expect(reenabled.body).toMatchObject({ status: 'active', failureCount: 0 });
