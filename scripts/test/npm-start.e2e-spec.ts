@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { buildApps, createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
 
 const ROOT = join(__dirname, '../..');
 
@@ -24,7 +24,6 @@ describe('npm start (the launcher)', () => {
   let launcherPid = 0;
 
   beforeAll(async () => {
-    buildApps();
     databaseUrl = await createTestDatabase();
     nats = await startPrivateNats();
   });

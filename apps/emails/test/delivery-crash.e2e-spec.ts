@@ -1,4 +1,4 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { eventually } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
@@ -35,8 +35,7 @@ describe('delivery across a crash of the emails process', () => {
   };
 
   beforeAll(async () => {
-    const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
+    // dist/ was built by the e2e global setup (buildApps).
     harness = await startDeliveryHarness({}, ['keys', 'domains', 'webhook-dispatcher', 'gateway']);
     routeMailTo(harness.dns, 'example.test');
     startEmails();

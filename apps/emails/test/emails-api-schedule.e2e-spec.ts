@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiClient, buildApps, startStack, Stack } from '@mailroom/testing';
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
 import { connect, JSONCodec } from 'nats';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
@@ -133,8 +133,8 @@ describe('batch, cancel, reschedule and domain usage', () => {
     });
 
     it('reads it as UTC in a process whose time zone is not UTC, as a server\'s OS may set it', () => {
-      // Jest cannot change its own zone: the gateway's DTO and the emails service's parser run in a child process.
-      buildApps();
+      // Jest cannot change its own zone: the gateway's DTO and the emails service's parser run in a child process
+      // (from dist/, which the e2e global setup built).
       const script = `
         require('./dist/scripts/register-paths');
         const { validateDto, EmailSendDto } = require('@mailroom/contracts');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { AppProcess, buildApps, eventually, freeDnsPort, scrapeMetrics, Stack, startAppProcess, startStack } from '@mailroom/testing';
+import { AppProcess, eventually, freeDnsPort, scrapeMetrics, Stack, startAppProcess, startStack } from '@mailroom/testing';
 import { emailReaching } from './support/delivery-harness';
 
 const POLL_MS = 50;
@@ -30,7 +30,6 @@ describe('the emails service split into an api process and a worker process', ()
   const workerReady = async () => (await fetch(`http://127.0.0.1:${workerOpsPort}/health/ready`).then((response) => response.status, () => 0)) === 200;
 
   beforeAll(async () => {
-    buildApps();
     stack = await startStack({
       apps: ['keys', 'domains', 'emails', 'gateway'],
       env: { EMAILS_ROLE: 'api', DELIVERY_POLL_MS: String(POLL_MS), OUTBOX_POLL_MS: String(POLL_MS), RPC_TIMEOUT_MS: '1000' },

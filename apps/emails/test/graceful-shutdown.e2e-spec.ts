@@ -1,4 +1,4 @@
-import { AppProcess, buildApps, eventually, freeDnsPort, startAppProcess } from '@mailroom/testing';
+import { AppProcess, eventually, freeDnsPort, startAppProcess } from '@mailroom/testing';
 import { DeliveryHarness, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 const SHUTDOWN_BOUND_MS = 15000;
@@ -37,7 +37,6 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
   const ready = async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200;
 
   beforeAll(async () => {
-    buildApps();
     harness = await startDeliveryHarness({}, ['keys', 'domains', 'webhook-dispatcher', 'gateway']);
     routeMailTo(harness.dns, 'example.test');
     opsPort = await freeDnsPort();

@@ -1,5 +1,5 @@
 import { ClientRequest, request } from 'node:http';
-import { AppProcess, buildApps, eventually, freeDnsPort, Stack, startAppProcess, startStack } from '@mailroom/testing';
+import { AppProcess, eventually, freeDnsPort, Stack, startAppProcess, startStack } from '@mailroom/testing';
 
 const SHUTDOWN_BOUND_MS = 15000;
 
@@ -46,7 +46,6 @@ describe('SIGTERM to the gateway process under HTTP load', () => {
   let opsUrl: string;
 
   beforeAll(async () => {
-    buildApps();
     stack = await startStack({ apps: ['keys', 'domains', 'emails', 'webhook-dispatcher'] });
     const [port, opsPort] = [await freeDnsPort(), await freeDnsPort()];
     baseUrl = `http://127.0.0.1:${port}`;

@@ -1,12 +1,10 @@
-import { buildApps, startAppProcess } from '@mailroom/testing';
+import { startAppProcess } from '@mailroom/testing';
 
 /** Port 1 is privileged and unused, so nothing answers there. */
 const NOWHERE = 'nats://ops:hunter2@127.0.0.1:1';
 
 /** An app that cannot start says why, naming what to fix, and exits with a status a supervisor can tell apart. */
 describe('an app that cannot start', () => {
-  beforeAll(() => buildApps(), 120_000);
-
   it('names the NATS server it could not reach, without its credentials, and exits 1', async () => {
     const gateway = startAppProcess('gateway', { NATS_URL: NOWHERE, PORT: '0', HEALTH_PORT: '0' });
     expect(await gateway.exited).toEqual({ code: 1, signal: null });

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../../..');
 
-/** Compiles the apps to dist/ (incremental), so a test can run one as its own process, as in production. */
+/**
+ * Compiles the apps to dist/ (incremental), so a test can run one as its own process, as in production.
+ * The e2e global setup calls it once, before any suite starts: suites must not call it themselves, since tsc
+ * rewrites dist/ in place and a suite building beside another (two Jest workers, a fresh checkout in CI) could
+ * start a process that loads a file the other build has just truncated.
+ */
 export function buildApps(): void {
   const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { buildApps } from './app-process';
 import { adminDatabaseUrl, postgresAnswers } from './test-postgres';
 
 /**
@@ -16,4 +17,8 @@ export default async function globalSetup(): Promise<void> {
   if (spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
     throw new Error('E2E tests need the nats-server binary on PATH (Debian: apt-get install nats-server).');
   }
+  // Suites that run an app as its own process (dist/) need the build. Done once here, before any suite runs, so
+  // no suite starts a process from dist/ while another suite's tsc is rewriting it, and no suite's hook spends its
+  // timeout on a whole build (minutes on a loaded 2-core machine with a fresh checkout).
+  buildApps();
 }
