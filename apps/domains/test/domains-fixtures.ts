@@ -26,6 +26,9 @@ export async function startDomainsHarness(env: Partial<Record<EnvName, string>> 
       SPF_INCLUDE,
       DKIM_DNS_BIND: `127.0.0.1:${port}`,
       TRACKING_BASE_URL: 'https://track.mailroom.test',
+      // POST /v1/domains generates a 2048-bit RSA key while the gateway waits. Its random prime search has a long
+      // tail, and on a loaded 2-core CI machine it has run past the default 5 s, failing a setup with a 503.
+      RPC_TIMEOUT_MS: '20000',
       ...env,
     },
   });

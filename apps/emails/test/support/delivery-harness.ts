@@ -41,6 +41,9 @@ export async function startDeliveryHarness(env: Partial<Record<EnvName, string>>
       DKIM_DNS_BIND: `127.0.0.1:${dkimPort}`,
       DKIM_ZONE,
       SPF_INCLUDE,
+      // POST /v1/domains generates a 2048-bit RSA key while the gateway waits. Its random prime search has a long
+      // tail, and on a loaded 2-core CI machine it has run past the default 5 s, failing a setup with a 503.
+      RPC_TIMEOUT_MS: '20000',
       ...env,
     },
   });
