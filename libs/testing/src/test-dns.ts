@@ -1,6 +1,7 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import DNS from 'dns2';
+import { randomStablePort } from './free-port';
 
 const { Packet } = DNS;
 /** RFC 1035 §4.1.1 response codes (dns2 has them at runtime but not in its types). */
@@ -254,17 +255,26 @@ async function listenOnOnePort(handle: (request: InstanceType<typeof Packet>, se
 }
 
 /**
- * A loopback port free for both UDP and TCP right now, for a DNS server the
- * code under test starts itself (e.g. DKIM_DNS_BIND). Released before it is
- * returned, so another process could take it in between; fine for tests.
+ * A loopback port free for both UDP and TCP right now, for a server the code
+ * under test starts itself (DKIM_DNS_BIND, an app process's PORT or
+ * HEALTH_PORT). Released before it is returned, and bound seconds later (after
+ * migrations, a process boot, or a restart of that process), so it is taken
+ * below the ephemeral range, as freePort's are: a port the kernel hands out for
+ * port 0 can meanwhile become the local port of any outgoing connection or DNS
+ * query on the machine, and the server then fails to bind it (EADDRINUSE).
  */
 export async function freeDnsPort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
+  for (let attempt = 0; attempt < 50; attempt++) {
     const udp = dgram.createSocket('udp4');
-    const port = await new Promise<number>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind(0, '127.0.0.1', () => resolve(udp.address().port));
+    const port = randomStablePort();
+    const udpFree = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '127.0.0.1', () => resolve(true));
     });
+    if (!udpFree) {
+      udp.close();
+      continue;
+    }
     const tcp = net.createServer();
     const free = await new Promise<boolean>((resolve) => {
       tcp.once('error', () => resolve(false));
