@@ -35,13 +35,22 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
     });
   };
   const ready = async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200;
+  /** Waits for the emails process to be ready; if it is not, says what it wrote and whether it exited. */
+  const becomesReady = async () => {
+    const running = emails!;
+    let exit: unknown = 'still running';
+    void running.exited.then((status) => (exit = status));
+    await eventually(ready, 20000).catch((error: Error) => {
+      throw new Error(`${error.message}; the emails process (${JSON.stringify(exit)}) wrote: ${running.stderr()}`);
+    });
+  };
 
   beforeAll(async () => {
     harness = await startDeliveryHarness({}, ['keys', 'domains', 'webhook-dispatcher', 'gateway']);
     routeMailTo(harness.dns, 'example.test');
     opsPort = await freeDnsPort();
     startEmails();
-    await eventually(ready, 20000);
+    await becomesReady();
     await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
     await verifiedDomain(harness, 'acme.test');
   }, 240000);
@@ -88,7 +97,7 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
     const acceptedWhileDown = accepted.length;
     await eventually(() => [...refusals.values()].reduce((a, b) => a + b, 0) >= 5, 10000);
     startEmails();
-    await eventually(ready, 20000);
+    await becomesReady();
     await eventually(() => accepted.length >= acceptedWhileDown + 20, 20000);
     streaming = false;
     await senders;
