@@ -73,9 +73,12 @@ describe('a claim whose recipient read fails', () => {
       to: 'claimed@example.test',
       subject: 'Claim',
       text: 'x',
-      scheduledAt: new Date(Date.now() + 1500).toISOString(),
+      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
     });
     expect(sent.status).toBe(202);
+    // Made due below, once the table is held: scheduled a fixed time ahead, the worker could claim the email and
+    // read its recipients before a loaded machine got to the lock, and the test would wait for a read that was over.
+    const comesDue = () => harness.db.query(`UPDATE emails.emails SET next_attempt_at = now() WHERE id = $1`, [sent.body.id]);
 
     // Holding the recipients table makes the worker's read wait when the email comes due; then its connection is cut.
     const locker = new Client({ connectionString: harness.stack.databaseUrl });
@@ -83,6 +86,7 @@ describe('a claim whose recipient read fails', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE emails.recipients IN ACCESS EXCLUSIVE MODE');
+      await comesDue();
       const waitingRead = () =>
         harness.db
           .query(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM emails.recipients r%unnest%'`)

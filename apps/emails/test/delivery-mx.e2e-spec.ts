@@ -150,9 +150,12 @@ describe('delivery in mx mode', () => {
 
   it('fails at once, suppressing nobody, when the sending domain was deleted after the email was accepted', async () => {
     await verifiedDomain(harness, 'gone.test');
-    const id = await send({ from: 'hi@gone.test', to: 'kept@example.test', scheduledAt: new Date(Date.now() + 1500).toISOString() });
+    const id = await send({ from: 'hi@gone.test', to: 'kept@example.test', scheduledAt: new Date(Date.now() + 3600_000).toISOString() });
     // The deletion's in-use check and the send crossed: the domain is gone while its email waits.
     await harness.db.query(`DELETE FROM domains.domains WHERE name = 'gone.test'`);
+    // Then the email comes due, as a reschedule would make it (it was scheduled 1.5 s ahead, and on a loaded
+    // machine the send and the deletion could take longer than that, so the email went out before the deletion).
+    await harness.db.query(`UPDATE emails.emails SET next_attempt_at = now() WHERE id = $1`, [id]);
     const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['failed']);
     expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null, smtpReply: expect.stringContaining('gone.test is no longer a sending domain') });
     const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address = 'kept@example.test'`);
