@@ -23,6 +23,14 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(targets).toEqual(['https://a.example/x?y=1&z=2', 'https://b.example/?q="hi"=1', 'https://c.example/?a=1&b="2"', 'https://d.example/?copy=1&ampx=2']);
   });
 
+  it('rewrites the href a browser follows, not a data-href beside it', () => {
+    const html = '<a data-href="https://data.example/x" class="b"\nhref="https://real.example/y">A</a>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    expect(out).toContain('data-href="https://data.example/x"');
+    const targets = [...out.matchAll(/\/t\/c\/([^"']+)/g)].map((match) => tokens.verify(match[1])?.url);
+    expect(targets).toEqual(['https://real.example/y']);
+  });
+
   it('keeps an unsubscribe link written with character references as it is', () => {
     const html = '<a href="https://x.example/&#117;nsubscribe?u=1">u</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false })).toBe(html);

@@ -11,7 +11,8 @@ export interface TrackingOptions {
   unsubscribeUrl?: string;
 }
 
-const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2([^>]*>)/gi;
+// `\s` before href, not `\b`: `\b` also matches inside `data-href=`, which rewrote that attribute and left the real link untracked.
+const ANCHOR_HREF = /(<a\b[^>]*?\shref\s*=\s*)(["'])(https?:\/\/[^"']+)\2([^>]*>)/gi;
 
 /** Links that must keep working without us: unsubscribe links (RFC 8058 senders rely on them) and opted-out ones. */
 function keepAsIs(tag: string, url: string, unsubscribeUrl?: string): boolean {
