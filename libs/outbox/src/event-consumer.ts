@@ -3,6 +3,7 @@ import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { LoopTurnQueue, natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
+import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 
 export interface EventConsumerOptions {
@@ -20,6 +21,21 @@ export interface EventConsumerOptions {
    * least once).
    */
   handle(event: EventEnvelope): Promise<void>;
+  /**
+   * A service name (the schema of its outbox): events that service's outbox
+   * relay published (ORIGIN_HEADER) are acknowledged without reaching
+   * `handle`. For a consumer of reports from internal services on a subject
+   * its own service publishes too, whose own events were applied when they
+   * were written.
+   */
+  skipPublishedBy?: string;
+  /**
+   * A durable created now starts with the events published from now on
+   * instead of the stream's oldest (7 days of them). For a consumer added to
+   * a running deployment whose stream holds events it must not apply: its
+   * own service's, published before they carried ORIGIN_HEADER.
+   */
+  startAtCreation?: boolean;
   ackWaitMs?: number;
   /**
    * How many events may be in the handler at once (default 1: one after
@@ -50,7 +66,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       manager.consumers.add(EVENT_STREAM, {
         durable_name: options.durable,
         ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
+        deliver_policy: options.startAtCreation ? DeliverPolicy.New : DeliverPolicy.All,
         filter_subject: options.filterSubject,
         ack_wait: nanos(options.ackWaitMs ?? 30000),
         max_deliver: -1,
@@ -71,6 +87,10 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const settlements = new LoopTurnQueue();
   /** Acks only after the handler succeeded; never rejects. */
   const handleOne = async (message: JsMsg): Promise<void> => {
+    if (options.skipPublishedBy && publishedBy(message) === options.skipPublishedBy) {
+      settlements.push(() => settle(() => message.ack()));
+      return;
+    }
     const envelope = readEnvelope(message, logger);
     if (!envelope) return;
     try {

@@ -5,3 +5,4 @@ export * from './outbox-relay';
 export * from './outbox-relay.module';
 export * from './event-consumer';
 export * from './stream-message';
+export * from './origin-header';

@@ -5,6 +5,7 @@ import { connect, NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, natsConnectionOptions, schedulePurge } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
+import { ORIGIN_HEADER } from './origin-header';
 import { StreamPublisher } from './stream-publisher';
 
 export const OUTBOX_SCHEMA = Symbol('OutboxSchema');
@@ -91,7 +92,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       if (!rows.length) return 0;
       const acks = rows.map((row) => {
         const envelope = { id: row.id, type: row.type, createdAt: new Date(row.created_at).toISOString(), mode: row.mode, data: row.data };
-        return publisher.publish(row.type, JSON.stringify(envelope), row.id, { 'Mailroom-Mode': row.mode });
+        return publisher.publish(row.type, JSON.stringify(envelope), row.id, { 'Mailroom-Mode': row.mode, [ORIGIN_HEADER]: this.schema });
       });
       await Promise.all(acks);
       await preparedStatements(manager).query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((row) => row.seq)]);

@@ -1,7 +1,7 @@
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, ensureEventStream, RunningConsumer } from '@mailroom/outbox';
+import { consumeEvents, ensureEventStream, ORIGIN_HEADER, RunningConsumer } from '@mailroom/outbox';
 import { eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
-import { connect, NatsConnection } from 'nats';
+import { connect, headers, NatsConnection } from 'nats';
 
 const envelope = (n: number, overrides: Record<string, unknown> = {}) => ({
   id: `evt_consumer_test_${n}`,
@@ -35,8 +35,10 @@ describe(consumeEvents.name, () => {
     await nats?.destroy();
   });
 
-  async function publish(subject: string, payload: string): Promise<void> {
-    await connection.jetstream().publish(subject, payload, { msgID: `msg-${++publishedCount}` });
+  async function publish(subject: string, payload: string, origin?: string): Promise<void> {
+    const messageHeaders = headers();
+    if (origin) messageHeaders.set(ORIGIN_HEADER, origin);
+    await connection.jetstream().publish(subject, payload, { msgID: `msg-${++publishedCount}`, headers: messageHeaders });
   }
 
   async function consumerState(durable: string) {
@@ -114,5 +116,45 @@ describe(consumeEvents.name, () => {
     });
     await eventually(async () => calls === 2 && (await consumerState('retry-test')).ackPending === 0, 10_000);
     expect(calls).toBe(2);
+  });
+
+  it('acknowledges, without handling, the events the outbox of the service named in skipPublishedBy published', async () => {
+    const handled: string[] = [];
+    await publish('email.complained', JSON.stringify(envelope(500, { type: 'email.complained' })), 'emails');
+    await publish('email.complained', JSON.stringify(envelope(501, { type: 'email.complained' })));
+    await publish('email.complained', JSON.stringify(envelope(502, { type: 'email.complained' })), 'domains');
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'origin-test',
+      filterSubject: 'email.complained',
+      skipPublishedBy: 'emails',
+      handle: async (event) => void handled.push(event.id),
+    });
+    await eventually(async () => {
+      const state = await consumerState('origin-test');
+      return handled.length === 2 && state.pending === 0 && state.ackPending === 0 ? state : undefined;
+    });
+    expect(handled).toEqual(['evt_consumer_test_501', 'evt_consumer_test_502']);
+    expect((await consumerState('origin-test')).redelivered).toBe(0);
+  });
+
+  it('starts a durable created with startAtCreation after the events already on the stream', async () => {
+    const handled: string[] = [];
+    await publish('email.failed', JSON.stringify(envelope(600, { type: 'email.failed' })));
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'start-test',
+      filterSubject: 'email.failed',
+      startAtCreation: true,
+      handle: async (event) => void handled.push(event.id),
+    });
+    // consumeEvents creates the durable in the background; publish once it exists.
+    await eventually(async () => (await connection.jetstreamManager()).consumers.info(EVENT_STREAM, 'start-test').then(() => true, () => false));
+    await publish('email.failed', JSON.stringify(envelope(601, { type: 'email.failed' })));
+    await eventually(async () => {
+      const state = await consumerState('start-test');
+      return handled.length === 1 && state.pending === 0 && state.ackPending === 0 ? state : undefined;
+    });
+    expect(handled).toEqual(['evt_consumer_test_601']);
   });
 });

@@ -1,6 +1,6 @@
 import { configWith } from '@mailroom/config';
 import { EVENT_STREAM } from '@mailroom/contracts';
-import { appendEvents, outboxTableMigration, OutboxRelay } from '@mailroom/outbox';
+import { appendEvents, ORIGIN_HEADER, outboxTableMigration, OutboxRelay } from '@mailroom/outbox';
 import { createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
 import { connect, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
@@ -57,6 +57,20 @@ describe(OutboxRelay.name, () => {
     await eventually(async () => (await unpublished()) === 0);
     expect(await streamMessages()).toBe(3);
     expect(events.map((event) => event.id)).toEqual(expect.arrayContaining([expect.stringMatching(/^evt_/)]));
+  });
+
+  it('marks each event it publishes with the schema of its outbox, so its own service can tell it from an internal publisher\'s', async () => {
+    const [event] = await append(1, 'email.clicked');
+    await eventually(async () => (await unpublished()) === 0);
+    const connection: NatsConnection = await connect({ servers: nats.url });
+    try {
+      const stored = await (await connection.jetstreamManager()).streams.getMessage(EVENT_STREAM, { last_by_subj: 'email.clicked' });
+      expect(stored.json<{ id: string }>().id).toBe(event.id);
+      expect(stored.header.get(ORIGIN_HEADER)).toBe(SCHEMA);
+      expect(stored.header.get('Mailroom-Mode')).toBe('live');
+    } finally {
+      await connection.close();
+    }
   });
 
   it('does not publish events whose transaction rolled back', async () => {
