@@ -9,6 +9,7 @@ import { SuppressionsModule } from './suppressions/suppressions.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { TrackingModule } from './tracking/tracking.module';
 import { ComplaintsModule } from './complaints/complaints.module';
+import { BouncesModule } from './bounces/bounces.module';
 import { OutboxRelayModule } from '@mailroom/outbox';
 import { backgroundOnly } from './process-role';
 
@@ -28,6 +29,7 @@ export class EmailsAppModule {
         ...backgroundOnly(config, [
           DeliveryModule.forRoot(config),
           ComplaintsModule,
+          BouncesModule,
           // Publishes emails.outbox to the event stream (webhooks, analytics, internal consumers).
           OutboxRelayModule.forSchema('emails'),
         ]),

@@ -1,13 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { parseEmailAddress, type EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
-import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
+import type { EventEnvelope } from '@mailroom/contracts';
+import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { reportedAddress } from '../reports/reported-address';
 import { ComplaintsRepository } from './complaints.repository';
-
-/** A day past the stream's own retention: the stream cannot deliver an event older than that again. */
-const APPLIED_COMPLAINTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
-const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Applies email.complained events from the stream — the ones internal
@@ -19,7 +16,6 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ComplaintConsumer.name);
   private consumer?: RunningConsumer;
-  private purgeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly complaints: ComplaintsRepository,
@@ -34,23 +30,16 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),
     });
-    this.purgeTimer = schedulePurge(this.logger, 'applied complaint ids past the event stream\'s retention', PURGE_EVERY_MS, () =>
-      this.complaints.purgeAppliedEvents(APPLIED_COMPLAINTS_RETENTION_MS),
-    );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.purgeTimer);
     await this.consumer?.stop();
   }
 
   async apply(event: EventEnvelope): Promise<void> {
     const data = event.data ?? {};
     const recipient = typeof data.recipient === 'string' ? data.recipient : Array.isArray(data.to) && data.to.length === 1 ? String(data.to[0]) : '';
-    // Read as a send reads a recipient: the stored form, or nothing for what Mailroom could never have sent to.
-    // Anything looser could never succeed either (an address too long for the suppression list's index was
-    // refused by Postgres on every redelivery, for ever), so it is acknowledged rather than redelivered.
-    const address = parseEmailAddress(recipient)?.normalized;
+    const address = reportedAddress(recipient);
     if (!address) {
       this.logger.warn({ eventId: event.id }, 'email.complained without a valid recipient address; ignored');
       return;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ReportsModule } from '../reports/reports.module';
 import { ComplaintConsumer } from './complaint-consumer';
 import { ComplaintsRepository } from './complaints.repository';
 
-@Module({ providers: [ComplaintsRepository, ComplaintConsumer] })
+@Module({ imports: [ReportsModule], providers: [ComplaintsRepository, ComplaintConsumer] })
 export class ComplaintsModule {}

@@ -1,25 +1,28 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The ids of the complaint events the complaints consumer applied, so an
- * event delivered again (an ack lost, a publisher's retry past JetStream's
- * duplicate window) changes nothing: applied twice, it put back on the
- * suppression list an address its owner had taken off since.
+ * The ids of the events the report consumers (complaints, bounces) applied,
+ * so an event delivered again (an ack lost, a publisher's retry past
+ * JetStream's duplicate window) changes nothing: applied twice, it put back
+ * on the suppression list an address its owner had taken off since. Keyed by
+ * consumer as well, so one consumer's ids never stop another's events.
  */
-export class RecordAppliedComplaints1763800000298 implements MigrationInterface {
-  name = 'RecordAppliedComplaints1763800000298';
+export class RecordAppliedReportEvents1763800000298 implements MigrationInterface {
+  name = 'RecordAppliedReportEvents1763800000298';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
-      CREATE TABLE emails.complaint_applied_events (
-        event_id text PRIMARY KEY,
-        applied_at timestamptz NOT NULL DEFAULT now()
+      CREATE TABLE emails.report_applied_events (
+        consumer text NOT NULL,
+        event_id text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (consumer, event_id)
       )`);
     // The purge of ids too old to be delivered again.
-    await queryRunner.query('CREATE INDEX complaint_applied_events_applied_at_idx ON emails.complaint_applied_events (applied_at)');
+    await queryRunner.query('CREATE INDEX report_applied_events_applied_at_idx ON emails.report_applied_events (applied_at)');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('DROP TABLE emails.complaint_applied_events');
+    await queryRunner.query('DROP TABLE emails.report_applied_events');
   }
 }

@@ -1,0 +1,35 @@
+import { readBounceReport } from './bounce-report';
+
+describe(readBounceReport.name, () => {
+  it('reads the recipient as a send stores it, with the email and the server reply', () => {
+    expect(readBounceReport({ emailId: 'email_1', recipient: 'Reader <Reader@Bücher.de>', smtp: { code: 550, reply: '550 5.1.1 No such user' } })).toEqual({
+      report: { address: 'reader@xn--bcher-kva.de', emailId: 'email_1', smtpCode: 550, smtpReply: '550 5.1.1 No such user', details: '550 5.1.1 No such user' },
+    });
+  });
+
+  it('applies a report without an email or an SMTP reply, saying so on the suppression list', () => {
+    expect(readBounceReport({ recipient: 'gone@example.com' })).toEqual({
+      report: { address: 'gone@example.com', emailId: null, smtpCode: null, smtpReply: null, details: 'bounce reported' },
+    });
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '  ' } })).toMatchObject({ report: { smtpCode: null, details: 'bounce reported' } });
+  });
+
+  it('ignores a report whose recipient is missing or no address a send would accept', () => {
+    for (const recipient of [undefined, 42, '', 'not an address', 'a@b@c.com', `${'x'.repeat(300)}@example.com`]) {
+      expect(readBounceReport({ emailId: 'email_1', recipient })).toEqual({ ignored: 'no valid recipient address' });
+    }
+  });
+
+  it('ignores a code that is no permanent failure: a 4xx delayed DSN, a 2xx, or no number at all', () => {
+    for (const code of [421, 450, 250, 600, 550.5, '550']) {
+      expect(readBounceReport({ recipient: 'later@example.com', smtp: { code, reply: `${code} try later` } })).toEqual({ ignored: 'smtp.code is no permanent (5xx) failure' });
+    }
+    expect(readBounceReport({ recipient: 'later@example.com', smtp: { code: 599 } })).toMatchObject({ report: { smtpCode: 599 } });
+  });
+
+  it('keeps the first 1,000 characters of a long reply, as delivery does', () => {
+    const reply = `550 ${'x'.repeat(3000)}`;
+    const reading = readBounceReport({ recipient: 'long@example.com', smtp: { code: 550, reply } });
+    expect(reading).toMatchObject({ report: { smtpReply: reply.slice(0, 1000), details: reply.slice(0, 1000) } });
+  });
+});

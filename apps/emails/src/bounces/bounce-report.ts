@@ -1,0 +1,48 @@
+import { storableReply } from '../delivery/recipient-transition';
+import { reportedAddress } from '../reports/reported-address';
+
+/** An email.bounced an internal service published, as the bounce consumer applies it. */
+export interface BounceReport {
+  /** The recipient in its stored form. */
+  address: string;
+  emailId: string | null;
+  smtpCode: number | null;
+  /** The receiving server's reply as a recipient keeps one, or null when the report carries none. */
+  smtpReply: string | null;
+  /** What the suppression list says of the address. */
+  details: string;
+}
+
+export type BounceReading = { report: BounceReport } | { ignored: string };
+
+/**
+ * Reads the data of a reported bounce. A bounce is permanent, so a report
+ * with an SMTP code that is not 5xx (a 4xx "delayed" DSN, say) is ignored,
+ * as is one without a recipient Mailroom could have sent to: neither could
+ * ever be applied, so both are acknowledged rather than redelivered.
+ */
+export function readBounceReport(data: Record<string, unknown>): BounceReading {
+  const address = reportedAddress(data.recipient);
+  if (!address) return { ignored: 'no valid recipient address' };
+  const smtp = isObject(data.smtp) ? data.smtp : {};
+  const code = smtp.code ?? null;
+  if (code !== null && !isPermanentCode(code)) return { ignored: 'smtp.code is no permanent (5xx) failure' };
+  const smtpReply = typeof smtp.reply === 'string' && smtp.reply.trim() ? storableReply(smtp.reply) : null;
+  return {
+    report: {
+      address,
+      emailId: typeof data.emailId === 'string' ? data.emailId : null,
+      smtpCode: code,
+      smtpReply,
+      details: smtpReply ?? 'bounce reported',
+    },
+  };
+}
+
+function isPermanentCode(code: unknown): code is number {
+  return Number.isInteger(code) && (code as number) >= 500 && (code as number) <= 599;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

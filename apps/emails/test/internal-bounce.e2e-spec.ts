@@ -1,0 +1,152 @@
+import { EVENT_STREAM } from '@mailroom/contracts';
+import { eventually } from '@mailroom/testing';
+import { ulid } from '@mailroom/database';
+import { randomBytes } from 'node:crypto';
+import { connect, JetStreamClient, NatsConnection } from 'nats';
+import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+
+const CONSUMER = 'emails-bounces';
+
+/**
+ * A bounce reported after the receiving server accepted the message (a DSN a
+ * bounce processor read off the return path), published onto the event
+ * stream as the README tells internal services to. Live mail goes through a
+ * real SMTP server, so an email is really delivered before it bounces.
+ */
+describe('an email.bounced event published by an internal service', () => {
+  let harness: DeliveryHarness;
+  let connection: NatsConnection;
+  let jetstream: JetStreamClient;
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness();
+    routeMailTo(harness.dns, 'example.test');
+    await verifiedDomain(harness, 'acme.test');
+    connection = await connect({ servers: harness.stack.nats.url });
+    jetstream = connection.jetstream();
+    // The consumer starts with the events published after it was created, in the background of the boot.
+    const manager = await connection.jetstreamManager();
+    await eventually(() => manager.consumers.info(EVENT_STREAM, CONSUMER).then(() => true), 15000);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await harness?.stop();
+  });
+
+  const deliveredEmail = async (to: string): Promise<string> => {
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'Acme <hi@acme.test>', to, subject: 'Hello', text: 'Hi there' });
+    expect(sent.status).toBe(202);
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+    return sent.body.id;
+  };
+
+  /** Exactly what the README tells a bounce processor to publish; answers the event id and its stream sequence. */
+  const publishBounce = async (data: Record<string, unknown>, mode = 'live', id = `evt_${ulid()}`) => {
+    const envelope = { id, type: 'email.bounced', createdAt: new Date().toISOString(), mode, data };
+    const ack = await jetstream.publish('email.bounced', JSON.stringify(envelope), { msgID: id });
+    expect(ack.stream).toBe(EVENT_STREAM);
+    return { id, seq: ack.seq, envelope };
+  };
+
+  const suppression = async (mode: string, address: string): Promise<{ reason: string; details: string } | undefined> =>
+    (await harness.db.query('SELECT reason, details FROM emails.suppressions WHERE mode = $1 AND address = $2', [mode, address])).rows[0];
+
+  /** The consumer handles events in stream order: once a later report is applied, every earlier one was handled. */
+  const appliedAfter = async (marker: string) => {
+    await publishBounce({ recipient: marker, smtp: { code: 550, reply: '550 marker' } });
+    await eventually(() => suppression('live', marker), 15000);
+  };
+
+  it('bounces a delivered email, suppresses the address, and the next send to it is suppressed', async () => {
+    const id = await deliveredEmail('late@example.test');
+    await publishBounce({ emailId: id, recipient: 'Late <Late@Example.test>', smtp: { code: 550, reply: '550 5.1.1 <late@example.test>: user unknown' } });
+
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    expect(email.recipients).toEqual([
+      expect.objectContaining({ address: 'late@example.test', status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 <late@example.test>: user unknown' }),
+    ]);
+    expect(await suppression('live', 'late@example.test')).toEqual({ reason: 'bounce', details: '550 5.1.1 <late@example.test>: user unknown' });
+    // The reported event itself reaches webhooks and analytics; writing another would count the bounce twice.
+    expect((await eventsOf(harness.db, id)).map((event) => event.type)).toEqual(['email.queued', 'email.delivered']);
+
+    const next = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'late@example.test', subject: 'Again', text: 'hi' });
+    expect(next.body.status).toBe('suppressed');
+  });
+
+  it('leaves the email delivered while another of its recipients was delivered', async () => {
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: ['kept@example.test', 'lost@example.test'], subject: 'Two', text: 'hi' });
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+    await publishBounce({ emailId: sent.body.id, recipient: 'lost@example.test' });
+    await eventually(() => suppression('live', 'lost@example.test'), 15000);
+
+    const email = (await harness.stack.api.get(`/v1/emails/${sent.body.id}`)).body;
+    expect(email.status).toBe('delivered');
+    const byAddress = Object.fromEntries(email.recipients.map((recipient: { address: string }) => [recipient.address, recipient]));
+    expect(byAddress['lost@example.test']).toMatchObject({ status: 'bounced', smtpCode: null, smtpReply: 'bounce reported' });
+    expect(byAddress['kept@example.test']).toMatchObject({ status: 'delivered', smtpCode: 250 });
+  });
+
+  it('does not apply a 4xx (delayed) DSN', async () => {
+    const id = await deliveredEmail('delayed-dsn@example.test');
+    await publishBounce({ emailId: id, recipient: 'delayed-dsn@example.test', smtp: { code: 451, reply: '451 4.4.1 still trying' } });
+    await appliedAfter('after.delayed@example.test');
+
+    expect(await suppression('live', 'delayed-dsn@example.test')).toBeUndefined();
+    const email = (await harness.stack.api.get(`/v1/emails/${id}`)).body;
+    expect(email).toMatchObject({ status: 'delivered', recipients: [expect.objectContaining({ status: 'delivered', smtpCode: 250 })] });
+  });
+
+  it('acknowledges a bounce whose recipient is no address Mailroom could have sent to, rather than redelivering it for ever, and applies the next', async () => {
+    // Longer than a btree entry can be (a third of a page): the suppression insert would fail every time.
+    await publishBounce({ emailId: 'email_unknown', recipient: `${randomBytes(2400).toString('hex')}@example.test`, smtp: { code: 550 } });
+    const { seq: last } = await publishBounce({ emailId: 'email_unknown', recipient: 'after.junk@example.test', smtp: { code: 550 } });
+
+    // An unknown email still suppresses the address: a processor may know only the address.
+    expect(await eventually(() => suppression('live', 'after.junk@example.test'), 15000)).toEqual({ reason: 'bounce', details: 'bounce reported' });
+    const manager = await connection.jetstreamManager();
+    await eventually(async () => {
+      const info = await manager.consumers.info(EVENT_STREAM, CONSUMER);
+      return info.delivered.stream_seq >= last && info.num_ack_pending === 0 && info.num_pending === 0;
+    }, 15000);
+  });
+
+  it('applies an event id once: the same bounce again, after its address was taken off the list, does not put it back', async () => {
+    const { envelope } = await publishBounce({ recipient: 'twice@example.test', smtp: { code: 550, reply: '550 gone' } });
+    await eventually(() => suppression('live', 'twice@example.test'), 15000);
+    expect((await harness.stack.api.delete('/v1/suppressions/twice@example.test')).status).toBe(200);
+
+    // The publisher's retry past JetStream's two-minute duplicate window (no msgID here) is stored again.
+    const again = (await jetstream.publish('email.bounced', JSON.stringify(envelope))).seq;
+    const manager = await connection.jetstreamManager();
+    await eventually(async () => {
+      const info = await manager.consumers.info(EVENT_STREAM, CONSUMER);
+      return info.delivered.stream_seq >= again && info.num_ack_pending === 0;
+    }, 15000);
+    expect(await suppression('live', 'twice@example.test')).toBeUndefined();
+  });
+
+  it("skips Mailroom's own bounce: one whose server refused the envelope sender suppresses nobody", async () => {
+    harness.smtp.failSender(550, '5.7.1 Sender address rejected: not owned by user', 1);
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'refused@example.test', subject: 'Refused', text: 'hi' });
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['bounced']);
+    await eventually(async () => {
+      const { rows } = await harness.db.query(`SELECT published_at FROM emails.outbox WHERE type = 'email.bounced' AND data->>'emailId' = $1`, [sent.body.id]);
+      return rows.length === 1 && rows[0].published_at !== null;
+    }, 15000);
+    const bounces = (await eventsOf(harness.db, sent.body.id)).filter((event) => event.type === 'email.bounced');
+    expect(bounces.map((event) => [event.data.recipient, event.data.suppressed])).toEqual([['refused@example.test', false]]);
+
+    await appliedAfter('after.refused@example.test');
+    expect(await suppression('live', 'refused@example.test')).toBeUndefined();
+  });
+
+  it('applies a test-mode bounce to test data only', async () => {
+    const id = await deliveredEmail('mixed@example.test');
+    await publishBounce({ emailId: id, recipient: 'mixed@example.test', smtp: { code: 550, reply: '550 test only' } }, 'test');
+
+    expect(await eventually(() => suppression('test', 'mixed@example.test'), 15000)).toEqual({ reason: 'bounce', details: '550 test only' });
+    expect(await suppression('live', 'mixed@example.test')).toBeUndefined();
+    const email = (await harness.stack.api.get(`/v1/emails/${id}`)).body;
+    expect(email).toMatchObject({ status: 'delivered', recipients: [expect.objectContaining({ status: 'delivered', smtpCode: 250 })] });
+  });
+});
