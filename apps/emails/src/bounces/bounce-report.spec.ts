@@ -14,6 +14,14 @@ describe(readBounceReport.name, () => {
     expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '  ' } })).toMatchObject({ report: { smtpCode: null, details: 'bounce reported' } });
   });
 
+  it("ignores Mailroom's own bounce, which says whether it suppressed the address, even without the origin header", () => {
+    for (const suppressed of [false, true]) {
+      expect(readBounceReport({ emailId: 'email_1', recipient: 'kept@example.com', smtp: { code: 550, reply: '550 sender refused' }, suppressed })).toEqual({
+        ignored: 'carries suppressed, as the bounces Mailroom delivery wrote (and applied) do',
+      });
+    }
+  });
+
   it('ignores a report whose recipient is missing or no address a send would accept', () => {
     for (const recipient of [undefined, 42, '', 'not an address', 'a@b@c.com', `${'x'.repeat(300)}@example.com`]) {
       expect(readBounceReport({ emailId: 'email_1', recipient })).toEqual({ ignored: 'no valid recipient address' });

@@ -22,6 +22,11 @@ export type BounceReading = { report: BounceReport } | { ignored: string };
  * ever be applied, so both are acknowledged rather than redelivered.
  */
 export function readBounceReport(data: Record<string, unknown>): BounceReading {
+  // Every email.bounced Mailroom's delivery writes says whether the address joined the list; a report does not.
+  // The relay's Mailroom-Origin header already tells them apart, but during a rolling upgrade a replica still
+  // running the previous version publishes its bounces unmarked, and one with `suppressed: false` (the server
+  // refused the envelope sender) must not suppress its recipient here.
+  if (typeof data.suppressed === 'boolean') return { ignored: 'carries suppressed, as the bounces Mailroom delivery wrote (and applied) do' };
   const address = reportedAddress(data.recipient);
   if (!address) return { ignored: 'no valid recipient address' };
   const smtp = isObject(data.smtp) ? data.smtp : {};
