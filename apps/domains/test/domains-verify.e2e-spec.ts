@@ -129,6 +129,37 @@ describe('domains: verification through real DNS', () => {
     expect(response.body.recordProblems[0].problem).toContain(`include:${SPF_INCLUDE}`);
   });
 
+  it('accepts our include written with + or a trailing dot, in any case', async () => {
+    const domain = await addDomain('spfforms');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    for (const record of [`v=spf1 +include:${SPF_INCLUDE} -all`, `v=spf1 include:${SPF_INCLUDE}. ~all`, `V=SPF1 INCLUDE:${SPF_INCLUDE.toUpperCase()} -ALL`]) {
+      harness.dns.set(domain.name, 'TXT', [record]);
+      expect({ record, spfStatus: (await api().post(`/v1/domains/${domain.id}/verify`)).body.spfStatus }).toEqual({ record, spfStatus: 'verified' });
+    }
+  });
+
+  it('does not accept our include where it never takes effect: after all, with a non-pass qualifier, or inside another term', async () => {
+    const domain = await addDomain('spfineffective');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const cases = [
+      { record: `v=spf1 -all include:${SPF_INCLUDE}`, problem: 'after -all' },
+      { record: `v=spf1 ~all +include:${SPF_INCLUDE}`, problem: 'after ~all' },
+      { record: `v=spf1 ?include:${SPF_INCLUDE} -all`, problem: 'qualifier ?' },
+      { record: `v=spf1 ~include:${SPF_INCLUDE} -all`, problem: 'qualifier ~' },
+      { record: `v=spf1 include:${SPF_INCLUDE}.evil.example -all`, problem: 'does not contain' },
+      { record: `v=spf1 include:x${SPF_INCLUDE} -all`, problem: 'does not contain' },
+    ];
+    for (const { record, problem } of cases) {
+      harness.dns.set(domain.name, 'TXT', [record]);
+      const response = await api().post(`/v1/domains/${domain.id}/verify`);
+      expect({ record, spfStatus: response.body.spfStatus, problem: response.body.recordProblems?.[0]?.problem }).toEqual({
+        record,
+        spfStatus: 'pending',
+        problem: expect.stringContaining(problem),
+      });
+    }
+  });
+
   it('fails a verified domain whose records disappeared, emits domain.failed, and verify brings it back', async () => {
     const domain = await addDomain('disappear');
     publish(harness.dns, domain.name, domain.dnsRecords);

@@ -21,12 +21,34 @@ export function checkSpf(lookup: LookupResult, spfInclude: string): RecordOutcom
   const spf = lookup.values.filter((value) => /^v=spf1(\s|$)/i.test(value.trim()));
   if (spf.length === 0) return { result: 'fail' };
   if (spf.length > 1) return { result: 'fail', problem: `found ${spf.length} SPF records; publish exactly one (RFC 7208 §4.5), merging the includes` };
-  const terms = spf[0].trim().split(/\s+/).map((term) => term.toLowerCase());
-  const include = `include:${spfInclude.toLowerCase()}`;
-  if (!terms.some((term) => term === include || term === `+${include}`)) {
-    return { result: 'fail', problem: `the SPF record does not contain include:${spfInclude}` };
+  const problem = spfIncludeProblem(spf[0], spfInclude);
+  return problem ? { result: 'fail', problem } : { result: 'pass' };
+}
+
+/** `[qualifier]include:<domain>` (RFC 7208 §5.2); the domain may end with a dot (§7.1 domain-end). */
+const INCLUDE_TERM = /^([+?~-]?)include:(.+)$/;
+const ALL_TERM = /^[+?~-]?all$/;
+
+/**
+ * Null when the record's include of ours takes effect: a mechanism, not a
+ * substring of one, with the pass qualifier (`+` or none), and before `all`,
+ * since mechanisms are evaluated left to right and `all` always matches, so
+ * nothing after it is ever looked at (RFC 7208 §4.6.2, §5.1).
+ */
+function spfIncludeProblem(record: string, spfInclude: string): string | null {
+  const terms = record.trim().split(/\s+/).slice(1).map((term) => term.toLowerCase());
+  const ours = normalizeName(spfInclude);
+  const includeAt = terms.findIndex((term) => normalizeName(INCLUDE_TERM.exec(term)?.[2] ?? '') === ours);
+  if (includeAt === -1) return `the SPF record does not contain include:${spfInclude}`;
+  const allAt = terms.findIndex((term) => ALL_TERM.test(term));
+  if (allAt !== -1 && allAt < includeAt) {
+    return `include:${spfInclude} comes after ${terms[allAt]}, so it is never evaluated (RFC 7208 §5.1); put it before ${terms[allAt]}`;
   }
-  return { result: 'pass' };
+  const qualifier = INCLUDE_TERM.exec(terms[includeAt])?.[1] ?? '';
+  if (qualifier !== '' && qualifier !== '+') {
+    return `${terms[includeAt]} has the qualifier ${qualifier}, so mail it covers does not pass SPF (RFC 7208 §4.6.2); write include:${spfInclude}`;
+  }
+  return null;
 }
 
 /** A CNAME must point at the expected name; case and a trailing dot do not matter (RFC 4343, RFC 1034 §3.1). */
