@@ -160,6 +160,23 @@ describe('domains: verification through real DNS', () => {
     }
   });
 
+  it('accepts a DMARC record whose version tag has an upper-case V or blanks around =, as RFC 7489 §6.4 allows, and no other version', async () => {
+    const domain = await addDomain('dmarcforms');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const cases = [
+      { record: 'V=DMARC1; p=none', dmarcStatus: 'verified' },
+      { record: 'v = DMARC1 ; p=reject', dmarcStatus: 'verified' },
+      { record: 'v=DMARC1', dmarcStatus: 'verified' },
+      { record: 'v=dmarc1; p=none', dmarcStatus: 'pending' },
+      { record: 'p=none; v=DMARC1', dmarcStatus: 'pending' },
+      { record: 'v=DMARC10; p=none', dmarcStatus: 'pending' },
+    ];
+    for (const { record, dmarcStatus } of cases) {
+      harness.dns.set(`_dmarc.${domain.name}`, 'TXT', [record]);
+      expect({ record, dmarcStatus: (await api().post(`/v1/domains/${domain.id}/verify`)).body.dmarcStatus }).toEqual({ record, dmarcStatus });
+    }
+  });
+
   it('fails a verified domain whose records disappeared, emits domain.failed, and verify brings it back', async () => {
     const domain = await addDomain('disappear');
     publish(harness.dns, domain.name, domain.dnsRecords);

@@ -64,11 +64,18 @@ export function checkDkim(lookup: LookupResult, expectedTarget: string): RecordO
   return checkCname(lookup, expectedTarget);
 }
 
+/**
+ * RFC 7489 §6.4 ABNF: `"v" *WSP "=" *WSP %x44 %x4d %x41 %x52 %x43 %x31`, so the
+ * tag name is case-insensitive and may have blanks around `=`, while DMARC1 is
+ * matched exactly.
+ */
+const DMARC_VERSION = /^[vV][ \t]*=[ \t]*DMARC1[ \t]*(;|$)/;
+
 /** RFC 7489 §6.4: the record starts with `v=DMARC1`; the policy itself is the owner's choice. */
 export function checkDmarc(lookup: LookupResult): RecordOutcome {
   if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
   if (lookup.kind === 'missing') return { result: 'fail' };
-  const dmarc = lookup.values.filter((value) => /^v=DMARC1(\s*;|\s*$)/.test(value.trim()));
+  const dmarc = lookup.values.filter((value) => DMARC_VERSION.test(value.trim()));
   if (dmarc.length === 0) return { result: 'fail' };
   // RFC 7489 §6.6.3: more than one DMARC record means no policy at all.
   if (dmarc.length > 1) return { result: 'fail', problem: `found ${dmarc.length} DMARC records; publish exactly one` };
