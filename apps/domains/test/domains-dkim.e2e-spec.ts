@@ -9,6 +9,7 @@ import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { DkimZoneExportReply, DomainsSubjects, SenderIdentityReply } from '@mailroom/contracts';
 import { DKIM_ZONE, DomainsHarness, publish, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
+import { queryFor, udpExchange } from './udp-exchange';
 
 describe('domains: the DKIM zone the service answers itself', () => {
   let harness: DomainsHarness;
@@ -127,6 +128,15 @@ describe('domains: the DKIM zone the service answers itself', () => {
     // Parsing those would have held the domains app for about two seconds each; the zone answers at once.
     const soa = await resolverFor(harness.dkimDns).resolveSoa(DKIM_ZONE);
     expect(soa.nsname).toBe(`ns.${DKIM_ZONE}`);
+  });
+
+  it('refuses zone transfers (AXFR, IXFR): the zone is answered name by name, and the zone file is the way to copy it', async () => {
+    const [host, port] = harness.dkimDns.split(':');
+    const tcp = DNS.TCPClient({ dns: host, port: Number(port) });
+    expect((await tcp(DKIM_ZONE, 'AXFR')).header.rcode).toBe(5);
+    const ixfr = await udpExchange(harness.dkimDns, queryFor(DKIM_ZONE, 251));
+    expect(ixfr.header.rcode).toBe(5);
+    expect(ixfr.answers).toEqual([]);
   });
 
   it('answers null for a name that is not a domain of ours', async () => {

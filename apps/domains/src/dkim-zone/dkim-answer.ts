@@ -2,7 +2,7 @@ import { dkimTxtValue, splitTxt } from './dkim-txt';
 import { soaRecord } from './zone-file';
 
 /** RFC 1035 §3.2.2 types and §4.1.1 response codes this responder speaks. */
-export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, ANY: 255 } as const;
+export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, IXFR: 251, AXFR: 252, ANY: 255 } as const;
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
 const CLASS_IN = 1;
 const KEY_TTL = 300;
@@ -31,6 +31,7 @@ export interface DnsAnswer {
 /**
  * The authoritative answer for one question in the DKIM zone:
  * - outside the zone: REFUSED (this is not a resolver);
+ * - a zone transfer (AXFR, IXFR): REFUSED, as servers do for clients not allowed to transfer; the zone file export is the copy;
  * - the apex: SOA and NS;
  * - `<label>.<zone>` with a key: TXT `v=DKIM1; k=rsa; p=…` in ≤255-octet strings;
  * - a known name and another type: NODATA (NOERROR, no answers, SOA in authority);
@@ -46,7 +47,8 @@ export async function answerDkimQuestion(
   const soaRecordOut: DnsRecordOut = { name: zone.zone, type: TYPE.SOA, class: CLASS_IN, ttl: soa.minimum, ...soa };
   const negative = (rcode: number): DnsAnswer => ({ rcode, authoritative: true, answers: [], authorities: [soaRecordOut] });
 
-  if (name !== zone.zone && !name.endsWith(`.${zone.zone}`)) return { rcode: RCODE.REFUSED, authoritative: false, answers: [], authorities: [] };
+  const transfer = question.type === TYPE.AXFR || question.type === TYPE.IXFR;
+  if (transfer || (name !== zone.zone && !name.endsWith(`.${zone.zone}`))) return { rcode: RCODE.REFUSED, authoritative: false, answers: [], authorities: [] };
 
   if (name === zone.zone) {
     const ns = zone.nameServers.map((server) => ({ name: zone.zone, type: TYPE.NS, class: CLASS_IN, ttl: 3600, ns: server }));
