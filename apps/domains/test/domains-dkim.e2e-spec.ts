@@ -139,6 +139,25 @@ describe('domains: the DKIM zone the service answers itself', () => {
     expect(ixfr.answers).toEqual([]);
   });
 
+  it('answers a query that carries EDNS with an OPT record of its own (RFC 6891 §6.1.1), and BADVERS to an EDNS version it does not speak', async () => {
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('edns') })).body;
+    const answer = await udpExchange(harness.dkimDns, queryFor(domain.dnsRecords[1].value, DNS.Packet.TYPE.TXT, { udpPayloadSize: 1232 }));
+    expect(answer.header).toMatchObject({ rcode: 0, tc: 0 });
+    expect((answer.answers[0].data as string[]).join('')).toMatch(/^v=DKIM1; k=rsa; p=/);
+    const opts = answer.additionals.filter((record) => record.type === DNS.Packet.TYPE.EDNS);
+    expect(opts).toHaveLength(1);
+    expect(opts[0].class).toBeGreaterThanOrEqual(512);
+
+    const unversioned = await udpExchange(harness.dkimDns, queryFor(DKIM_ZONE, DNS.Packet.TYPE.SOA, { udpPayloadSize: 1232, version: 1 }));
+    expect(unversioned.header.rcode).toBe(16);
+    expect(unversioned.answers).toEqual([]);
+    expect(unversioned.additionals.filter((record) => record.type === DNS.Packet.TYPE.EDNS)).toHaveLength(1);
+
+    // Without EDNS nothing is added.
+    const plain = await udpExchange(harness.dkimDns, queryFor(DKIM_ZONE, DNS.Packet.TYPE.SOA));
+    expect(plain.additionals).toEqual([]);
+  });
+
   it('answers null for a name that is not a domain of ours', async () => {
     const reply = await ask<SenderIdentityReply>(DomainsSubjects.senderIdentity, { name: 'unknown.example' });
     expect(reply).toEqual({ identity: null });

@@ -3,7 +3,8 @@ import { soaRecord } from './zone-file';
 
 /** RFC 1035 §3.2.2 types and §4.1.1 response codes this responder speaks. */
 export const TYPE = { A: 1, NS: 2, SOA: 6, TXT: 16, IXFR: 251, AXFR: 252, ANY: 255 } as const;
-export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
+/** BADVERS (RFC 6891 §9) is an extended code: its high bits travel in the OPT record. */
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 const CLASS_IN = 1;
 const KEY_TTL = 300;
 

@@ -8,12 +8,12 @@ import { dkimDnsRateLimited } from './dkim-dns-metrics';
 import { DkimKeyCache } from './dkim-key-cache';
 import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
+import { EdnsQuery, ednsOf, isUnsupportedVersion, optRecord, udpLimitFor } from './edns';
 import { ResponseRateLimit } from './response-rate-limit';
 import { zoneSerial } from './zone-file';
 
 const { Packet } = DNS;
 type Request = InstanceType<typeof Packet>;
-const UDP_LIMIT = 512;
 
 /**
  * The authoritative DNS server of DKIM_ZONE, on UDP and TCP at DKIM_DNS_BIND.
@@ -85,12 +85,18 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     } catch {
       return headerOnlyAnswer(message, RCODE.FORMERR);
     }
-    const response = await this.answer(request);
-    return transport === 'udp' ? fitForUdp(response, request) : response.toBuffer();
+    const edns = ednsOf(request);
+    const response = await this.answer(request, edns);
+    if (edns) response.additionals = [optRecord()];
+    return transport === 'udp' ? fitForUdp(response, udpLimitFor(edns)) : response.toBuffer();
   }
 
-  private async answer(request: Request): Promise<Request> {
+  private async answer(request: Request, edns: EdnsQuery | null): Promise<Request> {
     const response = Packet.createResponseFromRequest(request);
+    if (edns && isUnsupportedVersion(edns)) {
+      response.header.rcode = RCODE.BADVERS;
+      return response;
+    }
     const question = request.questions[0];
     if (!question || request.questions.length !== 1) {
       response.header.rcode = RCODE.FORMERR;
@@ -114,16 +120,14 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
 /**
  * RFC 1035 §4.2.1: a UDP answer fits in 512 bytes, or in the size the query's
  * EDNS OPT record offers (RFC 6891 §6.2.3); one that does not is sent with
- * TC set and its question only, and the resolver asks again over TCP.
+ * TC set, its question and its OPT record only, and the resolver asks again over TCP.
  */
-function fitForUdp(response: Request, request: Request): Buffer {
-  const opt = request.additionals.find((record) => record.type === Packet.TYPE.EDNS) as { class?: number } | undefined;
-  const limit = Math.max(UDP_LIMIT, opt?.class ?? 0);
+function fitForUdp(response: Request, limit: number): Buffer {
   const whole = response.toBuffer();
   if (whole.length <= limit) return whole;
   response.header.tc = 1;
   response.answers = [];
   response.authorities = [];
-  response.additionals = [];
+  response.additionals = response.additionals.filter((record) => record.type === Packet.TYPE.EDNS);
   return response.toBuffer();
 }
