@@ -1,12 +1,15 @@
+import { Resolver } from 'node:dns/promises';
 import { Client } from 'pg';
 import { eventually } from '@mailroom/testing';
-import { DomainsHarness, publish, SPF_INCLUDE, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
+import { DKIM_ZONE, DomainsHarness, publish, SPF_INCLUDE, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
 
 describe('domains: verification through real DNS', () => {
   let harness: DomainsHarness;
   let db: Client;
   beforeAll(async () => {
     harness = await startDomainsHarness();
+    // As a recursive resolver reaches the delegated DKIM zone: names in it are answered by the service's own server.
+    harness.dns.forward(DKIM_ZONE, harness.dkimDns);
     db = new Client({ connectionString: harness.stack.databaseUrl });
     await db.connect();
   }, 60000);
@@ -108,6 +111,32 @@ describe('domains: verification through real DNS', () => {
     expect(response.body.recordProblems).toEqual([
       { purpose: 'dkim', host: `${dkim.host}.${domain.name}`, problem: expect.stringContaining('mr000000-someone-else.dkim.example.net') },
     ]);
+  });
+
+  it('accepts the DKIM key a verifier reaches through a CNAME chain, or published as TXT by a host that flattens CNAMEs, and no other key', async () => {
+    const [chained, flattened, otherKey] = [await addDomain('dkimchain'), await addDomain('dkimflat'), await addDomain('dkimother')];
+    // The key record as the service's DKIM server answers it for the domain's CNAME target.
+    const keyRecordOf = async (domain: { dnsRecords: Array<{ value: string }> }) => {
+      const resolver = new Resolver({ timeout: 2000, tries: 1 });
+      resolver.setServers([harness.dkimDns]);
+      return (await resolver.resolveTxt(domain.dnsRecords[1].value))[0].join('');
+    };
+    const selectorHost = (domain: { name: string; dnsRecords: Array<{ host: string }> }) => `${domain.dnsRecords[1].host}.${domain.name}`;
+
+    publish(harness.dns, chained.name, chained.dnsRecords, ['spf', 'dmarc']);
+    harness.dns.set(selectorHost(chained), 'CNAME', `dkim-alias.${chained.name}`);
+    harness.dns.set(`dkim-alias.${chained.name}`, 'CNAME', chained.dnsRecords[1].value);
+    expect((await api().post(`/v1/domains/${chained.id}/verify`)).body).toMatchObject({ status: 'verified', dkimStatus: 'verified' });
+
+    publish(harness.dns, flattened.name, flattened.dnsRecords, ['spf', 'dmarc']);
+    harness.dns.set(selectorHost(flattened), 'TXT', [await keyRecordOf(flattened)]);
+    expect((await api().post(`/v1/domains/${flattened.id}/verify`)).body).toMatchObject({ status: 'verified', dkimStatus: 'verified' });
+
+    publish(harness.dns, otherKey.name, otherKey.dnsRecords, ['spf', 'dmarc']);
+    harness.dns.set(selectorHost(otherKey), 'TXT', [await keyRecordOf(flattened)]);
+    const refused = (await api().post(`/v1/domains/${otherKey.id}/verify`)).body;
+    expect(refused).toMatchObject({ status: 'pending', dkimStatus: 'pending' });
+    expect(refused.missingRecords).toEqual([otherKey.dnsRecords[1]]);
   });
 
   it('does not accept two SPF records, even if one is right', async () => {

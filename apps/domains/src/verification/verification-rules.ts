@@ -65,6 +65,27 @@ export function checkDkim(lookup: LookupResult, expectedTarget: string): RecordO
 }
 
 /**
+ * What a verifier sees at the selector name: the TXT it reaches through any
+ * CNAMEs. It passes when it carries our key, so a CNAME to another name of the
+ * owner's that points on to ours (a CNAME query shows only the first hop), or
+ * a DNS host that flattens CNAMEs into the records they lead to, verifies as
+ * signing will. Otherwise the CNAME's own outcome stands.
+ */
+export function checkDkimKey(cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
+  if (cnameOutcome.result !== 'fail') return cnameOutcome;
+  if (txt.kind === 'error') return { result: 'error', error: txt.error };
+  if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) return { result: 'pass' };
+  return cnameOutcome;
+}
+
+/** The p= of a DKIM key record (RFC 6376 §3.6.1); folding whitespace inside base64 does not count (§3.2). */
+function dkimPublicKeyOf(record: string): string | null {
+  const tags = record.split(';').map((tag) => tag.trim());
+  const p = tags.find((tag) => /^p\s*=/.test(tag));
+  return p === undefined ? null : p.replace(/^p\s*=/, '').replace(/\s+/g, '');
+}
+
+/**
  * RFC 7489 §6.4 ABNF: `"v" *WSP "=" *WSP %x44 %x4d %x41 %x52 %x43 %x31`, so the
  * tag name is case-insensitive and may have blanks around `=`, while DMARC1 is
  * matched exactly.
