@@ -195,7 +195,6 @@ describe('domains: verification through real DNS', () => {
     const cases = [
       { record: 'V=DMARC1; p=none', dmarcStatus: 'verified' },
       { record: 'v = DMARC1 ; p=reject', dmarcStatus: 'verified' },
-      { record: 'v=DMARC1', dmarcStatus: 'verified' },
       { record: 'v=dmarc1; p=none', dmarcStatus: 'pending' },
       { record: 'p=none; v=DMARC1', dmarcStatus: 'pending' },
       { record: 'v=DMARC10; p=none', dmarcStatus: 'pending' },
@@ -203,6 +202,24 @@ describe('domains: verification through real DNS', () => {
     for (const { record, dmarcStatus } of cases) {
       harness.dns.set(`_dmarc.${domain.name}`, 'TXT', [record]);
       expect({ record, dmarcStatus: (await api().post(`/v1/domains/${domain.id}/verify`)).body.dmarcStatus }).toEqual({ record, dmarcStatus });
+    }
+  });
+
+  it('does not accept a DMARC record without a policy: no valid p= and no rua= means receivers apply none (RFC 7489 §6.6.3)', async () => {
+    const domain = await addDomain('dmarcpolicy');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const cases = [
+      { record: 'v=DMARC1', dmarcStatus: 'pending' },
+      { record: 'v=DMARC1; p=monitor', dmarcStatus: 'pending' },
+      { record: 'v=DMARC1; sp=reject', dmarcStatus: 'pending' },
+      { record: 'v=DMARC1; P = Quarantine; pct=50', dmarcStatus: 'verified' },
+      { record: 'v=DMARC1; rua=mailto:dmarc@example.com', dmarcStatus: 'verified' },
+    ];
+    for (const { record, dmarcStatus } of cases) {
+      harness.dns.set(`_dmarc.${domain.name}`, 'TXT', [record]);
+      const response = await api().post(`/v1/domains/${domain.id}/verify`);
+      expect({ record, dmarcStatus: response.body.dmarcStatus }).toEqual({ record, dmarcStatus });
+      if (dmarcStatus === 'pending') expect(response.body.recordProblems).toEqual([{ purpose: 'dmarc', host: `_dmarc.${domain.name}`, problem: expect.stringContaining('p=') }]);
     }
   });
 

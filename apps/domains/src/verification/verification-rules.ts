@@ -100,7 +100,25 @@ export function checkDmarc(lookup: LookupResult): RecordOutcome {
   if (dmarc.length === 0) return { result: 'fail' };
   // RFC 7489 §6.6.3: more than one DMARC record means no policy at all.
   if (dmarc.length > 1) return { result: 'fail', problem: `found ${dmarc.length} DMARC records; publish exactly one` };
+  if (!hasDmarcPolicy(dmarc[0])) {
+    return { result: 'fail', problem: 'the DMARC record has no valid p= tag (none, quarantine or reject) and no rua=, so receivers apply no DMARC policy (RFC 7489 §6.6.3)' };
+  }
   return { result: 'pass' };
+}
+
+/**
+ * RFC 7489 §6.6.3 step 6: a record without a valid `p=` is applied as p=none
+ * when it has a `rua=`, and otherwise not at all. Tag names and the policy
+ * values are case-insensitive (§6.4 ABNF quoted strings).
+ */
+function hasDmarcPolicy(record: string): boolean {
+  const tags = new Map(
+    record
+      .split(';')
+      .map((tag) => /^\s*([a-z]+)\s*=\s*(.*?)\s*$/i.exec(tag))
+      .flatMap((match) => (match ? [[match[1].toLowerCase(), match[2]] as const] : [])),
+  );
+  return /^(none|quarantine|reject)$/i.test(tags.get('p') ?? '') || (tags.get('rua') ?? '') !== '';
 }
 
 /** Node's DNS error codes: which mean "no such record" and which mean "the lookup failed". */
