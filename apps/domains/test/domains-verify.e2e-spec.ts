@@ -189,6 +189,18 @@ describe('domains: verification through real DNS', () => {
     }
   });
 
+  it('takes a TXT for SPF only when it begins with v=spf1, as receivers do (RFC 7208 §4.5): not after a blank', async () => {
+    const domain = await addDomain('spfblank');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    harness.dns.set(domain.name, 'TXT', [` v=spf1 include:${SPF_INCLUDE} ~all`]);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.spfStatus).toBe('pending');
+    harness.dns.set(domain.name, 'TXT', [`v=spf1\tinclude:${SPF_INCLUDE} ~all`]);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.spfStatus).toBe('pending');
+    // A record receivers discard is no second SPF record either.
+    harness.dns.set(domain.name, 'TXT', [` v=spf1 -all`, `v=spf1 include:${SPF_INCLUDE} ~all`]);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.spfStatus).toBe('verified');
+  });
+
   it('accepts a DMARC record whose version tag has an upper-case V or blanks around =, as RFC 7489 §6.4 allows, and no other version', async () => {
     const domain = await addDomain('dmarcforms');
     publish(harness.dns, domain.name, domain.dnsRecords);

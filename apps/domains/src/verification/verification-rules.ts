@@ -18,7 +18,9 @@ const normalizeName = (name: string) => name.trim().toLowerCase().replace(/\.+$/
 export function checkSpf(lookup: LookupResult, spfInclude: string): RecordOutcome {
   if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
   if (lookup.kind === 'missing') return { result: 'fail' };
-  const spf = lookup.values.filter((value) => /^v=spf1(\s|$)/i.test(value.trim()));
+  // RFC 7208 §4.5: a record is SPF only if it begins with exactly `v=spf1` ended by a space or its end; receivers
+  // discard one with a blank before it (as copied into a DNS console), so it neither counts nor verifies.
+  const spf = lookup.values.filter((value) => /^v=spf1( |$)/i.test(value));
   if (spf.length === 0) return { result: 'fail' };
   if (spf.length > 1) return { result: 'fail', problem: `found ${spf.length} SPF records; publish exactly one (RFC 7208 §4.5), merging the includes` };
   const problem = spfIncludeProblem(spf[0], spfInclude);
