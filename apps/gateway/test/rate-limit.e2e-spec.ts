@@ -1,17 +1,18 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiClient, ApiResponse, eventually, startStack, Stack } from '@mailroom/testing';
+import { connect, JSONCodec } from 'nats';
 import { bootstrapGateway } from '../src/bootstrap';
+import { RATE_LIMIT_SUBJECT } from '../src/rate-limit/rate-limiter';
 
 const RATE = 1;
-const BURST = 5;
+const BURST = 10;
 
 /**
  * Sends `request` until it is answered 429 (at most 50 times). A bucket refills at RATE tokens a second while the
  * requests go out, so on a slow machine a few more than BURST may pass before the 429: `extraAllowed` is how many
- * the time they took allows (measured from before the first request, so never too few).
+ * the time they took allows (measured from `started`, before the first request, so never too few).
  */
-async function untilLimited(request: () => Promise<ApiResponse>, onEach: (response: ApiResponse) => void = () => undefined) {
-  const started = Date.now();
+async function untilLimited(request: () => Promise<ApiResponse>, onEach: (response: ApiResponse) => void = () => undefined, started = Date.now()) {
   const statuses: number[] = [];
   let last: ApiResponse | undefined;
   while (statuses.length < 50) {
@@ -21,6 +22,21 @@ async function untilLimited(request: () => Promise<ApiResponse>, onEach: (respon
     if (last.status === 429) break;
   }
   return { statuses, last: last!, extraAllowed: Math.floor(((Date.now() - started) / 1000) * RATE) };
+}
+
+/** What the gateways broadcast about the requests they let through, counted per key. */
+async function consumptionReports(natsUrl: string) {
+  const connection = await connect({ servers: natsUrl });
+  const codec = JSONCodec<{ counts: Record<string, number> }>();
+  const counted = new Map<string, number>();
+  connection.subscribe(RATE_LIMIT_SUBJECT, {
+    callback: (error, message) => {
+      if (error) return;
+      for (const [keyId, count] of Object.entries(codec.decode(message.data).counts)) counted.set(keyId, (counted.get(keyId) ?? 0) + count);
+    },
+  });
+  await connection.flush();
+  return { countFor: (keyId: string) => counted.get(keyId) ?? 0, close: () => connection.drain() };
 }
 
 describe('rate limits per API key', () => {
@@ -44,7 +60,7 @@ describe('rate limits per API key', () => {
     const { statuses, last, extraAllowed } = await untilLimited(
       () => api.get('/v1/api-keys'),
       (response) => {
-        expect(response.headers.get('ratelimit-limit')).toBe('5');
+        expect(response.headers.get('ratelimit-limit')).toBe(String(BURST));
         expect(response.headers.get('ratelimit-remaining')).not.toBeNull();
         expect(response.headers.get('ratelimit-reset')).not.toBeNull();
       },
@@ -62,7 +78,7 @@ describe('rate limits per API key', () => {
   it('counts a request before reading its body: a body error carries the headers, and 429 comes before it', async () => {
     const { key } = await stack.issueKey({ name: 'sloppy' });
     const badJson = () => stack.api.request('POST', '/v1/api-keys', { key, rawBody: '{bad', headers: { 'content-type': 'application/json' } });
-    const { statuses, last, extraAllowed } = await untilLimited(badJson, (response) => expect(response.headers.get('ratelimit-limit')).toBe('5'));
+    const { statuses, last, extraAllowed } = await untilLimited(badJson, (response) => expect(response.headers.get('ratelimit-limit')).toBe(String(BURST)));
     expect(statuses.at(-1)).toBe(429);
     const counted = statuses.slice(0, -1);
     expect(counted.every((status) => status === 400)).toBe(true);
@@ -71,16 +87,25 @@ describe('rate limits per API key', () => {
     expect(last.headers.get('retry-after')).not.toBeNull();
   });
 
-  it('holds the limit across two gateway processes', async () => {
-    const { key } = await stack.issueKey({ name: 'shared' });
-    for (let i = 0; i < 5; i += 1) expect((await stack.api.withKey(key).get('/v1/api-keys')).status).toBe(200);
-    // Without sharing, the second gateway would allow a full burst of 5 more.
-    const limited = await eventually(async () => {
-      const response = await secondApi.withKey(key).get('/v1/api-keys');
-      return response.status === 429 ? response : undefined;
-    }, 3000);
-    expect(limited.headers.get('retry-after')).not.toBeNull();
-    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+  it('shares one bucket between two gateway processes: a burst split across them runs out on the second', async () => {
+    const { key, id } = await stack.issueKey({ name: 'shared' });
+    const reports = await consumptionReports(stack.nats.url);
+    try {
+      const started = Date.now();
+      const firstShare = BURST - 2;
+      for (let i = 0; i < firstShare; i += 1) expect((await stack.api.withKey(key).get('/v1/api-keys')).status).toBe(200);
+      // The first gateway has told the others what it let through.
+      await eventually(() => reports.countFor(id) >= firstShare, 5000);
+      const { statuses, last, extraAllowed } = await untilLimited(() => secondApi.withKey(key).get('/v1/api-keys'), undefined, started);
+      // One bucket: the second gateway has only what the first left of the burst (plus what refilled since the
+      // first request). A bucket of its own would let a whole burst through.
+      expect(statuses.at(-1)).toBe(429);
+      expect(statuses.length - 1).toBeGreaterThanOrEqual(BURST - firstShare);
+      expect(statuses.length - 1).toBeLessThanOrEqual(BURST - firstShare + extraAllowed);
+      expect(last.headers.get('retry-after')).not.toBeNull();
+    } finally {
+      await reports.close();
+    }
   });
 
   it('limits keys independently', async () => {
