@@ -1,5 +1,21 @@
+import { request as httpRequest } from 'node:http';
 import { generateApiKey } from '@mailroom/auth';
 import { eventually, ExtraGateway, startExtraGateway, startStack, Stack } from '@mailroom/testing';
+
+/** GET /v1/api-keys with headers exactly as given, repeated ones included (fetch would join them into one). */
+function withRawHeaders(baseUrl: string, headers: string[][]): Promise<{ status: number; body: string }> {
+  const url = new URL(`${baseUrl}/v1/api-keys`);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, headers: [['host', url.host], ...headers].flat() }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 /** The interface's authentication rules 1–6 against the real gateway and keys service. */
 describe('authentication of /v1 routes', () => {
@@ -34,6 +50,17 @@ describe('authentication of /v1 routes', () => {
       ['an empty bearer', () => 'Bearer '],
     ])('with %s in the header', async (_label, header) => {
       expectUnauthorized(await stack.api.get('/v1/api-keys', { key: null, headers: { authorization: header(stack.rootKey) } }));
+    });
+
+    it.each([
+      ['the valid one first', (valid: string, other: string) => [valid, other]],
+      ['the valid one last', (valid: string, other: string) => [other, valid]],
+      ['the same key twice', (valid: string) => [valid, valid]],
+    ])('with two Authorization headers (%s), since which one a proxy checked is a guess', async (_label, order) => {
+      const other = (await stack.issueKey({ name: 'other', permissions: [] })).key;
+      const response = await withRawHeaders(stack.baseUrl, order(stack.rootKey, other).map((key) => ['authorization', `Bearer ${key}`]));
+      expect(response.status).toBe(401);
+      expect(JSON.parse(response.body)).toEqual({ error: { code: 'unauthorized', message: expect.stringMatching(/one Authorization header/) } });
     });
 
     it('with a key of another prefix', async () => {

@@ -72,6 +72,14 @@ describe(authenticate.name, () => {
     expect(error.code).toBe(ErrorCode.Unauthorized);
   });
 
+  it('rule 3: more than one Authorization header is unauthorized without asking the verifier', async () => {
+    const { verifier, options, request } = setup();
+    const error = await failure(authenticate(request({ authorizationHeaders: 2 }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toMatch(/one Authorization header, not 2/);
+    expect(verifier.lookups).toBe(0);
+  });
+
   it('rule 3: a malformed key is unauthorized without asking the verifier', async () => {
     const { secret, verifier, options, request } = setup();
     const flipped = secret.slice(0, -1) + (secret.endsWith('a') ? 'b' : 'a');

@@ -8,6 +8,11 @@ import { grants } from './permissions';
 
 export interface AuthRequest {
   authorization: string | undefined;
+  /**
+   * How many Authorization headers came (1 when not known). Node keeps only
+   * the first in `headers`, while a proxy in front may have checked another.
+   */
+  authorizationHeaders?: number;
   clientIp: string;
   requestId: string | undefined;
   now: Date;
@@ -17,6 +22,8 @@ export interface AuthRequest {
 export interface HttpRequestLike {
   headers: Record<string, string | string[] | undefined>;
   ip: string;
+  /** Node's request: its headersDistinct keeps every copy of a header that `headers` reduces to the first. */
+  raw?: { headersDistinct?: Record<string, string[] | undefined> };
 }
 
 export function authRequestOf(request: HttpRequestLike, now = new Date()): AuthRequest {
@@ -24,7 +31,13 @@ export function authRequestOf(request: HttpRequestLike, now = new Date()): AuthR
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
   };
-  return { authorization: header('authorization'), clientIp: request.ip, requestId: header('x-request-id'), now };
+  return {
+    authorization: header('authorization'),
+    authorizationHeaders: request.raw?.headersDistinct?.authorization?.length,
+    clientIp: request.ip,
+    requestId: header('x-request-id'),
+    now,
+  };
 }
 
 /** Rule 6 alone, for a caller already authenticated against rules 1–5. */
@@ -49,6 +62,9 @@ export async function authenticate(
 ): Promise<{ ctx: RequestContext; key: VerifiedApiKey }> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
   if (!request.authorization) throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
+  if ((request.authorizationHeaders ?? 1) > 1) {
+    throw unauthorized(`Send one Authorization header, not ${request.authorizationHeaders}: which key the request means is ambiguous.`);
+  }
   if (!match) throw unauthorized('The Authorization header must have the form "Bearer <API key>".');
   const mode = parseApiKey(match[1]);
   if (!mode) throw unauthorized('The API key is malformed.');
