@@ -87,6 +87,7 @@ describe('POST /v1/api-keys', () => {
       ['a domain is not a hostname', { name: 'k', domainRestrictions: ['not a host'] }, 'domainRestrictions'],
       ['a domain has no TLD', { name: 'k', domainRestrictions: ['localhost'] }, 'domainRestrictions'],
       ['a domain is an IP address', { name: 'k', domainRestrictions: ['192.0.2.1'] }, 'domainRestrictions'],
+      ['a domain is not valid punycode (no domain can have it)', { name: 'k', domainRestrictions: ['xn--zz.com'] }, 'domainRestrictions'],
       ['expiresAt is in the past', { name: 'k', expiresAt: new Date(Date.now() - 60_000).toISOString() }, 'expiresAt'],
       ['expiresAt is not ISO 8601', { name: 'k', expiresAt: 'next tuesday' }, 'expiresAt'],
       ['expiresAt is a number', { name: 'k', expiresAt: Date.now() + DAY }, 'expiresAt'],

@@ -1,5 +1,6 @@
 import { isFQDN, isISO8601, registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
 
 /**
  * A rule about a string value. A value of another type fails it too, and is
@@ -27,14 +28,18 @@ export function isIpOrCidr(value: unknown): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
-/** A DNS hostname as a sending domain: lower-case letters, digits, hyphens, a TLD, no trailing dot, no IP literal. */
+/**
+ * A DNS hostname as a sending domain: lower-case letters, digits, hyphens, a TLD, no trailing dot, no IP literal.
+ * Its punycode form must exist: `xn--zz.com` looks like a hostname but decodes to nothing, and was stored as ''.
+ */
 export function isHostname(value: unknown): boolean {
   return (
     typeof value === 'string' &&
     value.length <= 253 &&
     value === value.toLowerCase() &&
     !isIP(value) &&
-    isFQDN(value, { require_tld: true, allow_trailing_dot: false, allow_underscores: false, allow_numeric_tld: false })
+    isFQDN(value, { require_tld: true, allow_trailing_dot: false, allow_underscores: false, allow_numeric_tld: false }) &&
+    domainToASCII(value) !== ''
   );
 }
 
