@@ -108,6 +108,29 @@ describe('rate limits per API key', () => {
     }
   });
 
+  it('survives malformed consumption reports: the limit is still shared, and no key is locked out by one', async () => {
+    const poisoned = await stack.issueKey({ name: 'poisoned' });
+    const marker = await stack.issueKey({ name: 'marker' });
+    const connection = await connect({ servers: stack.nats.url });
+    try {
+      const encoder = new TextEncoder();
+      const malformed = ['not json', '{"replica":"elsewhere","counts":null}', `{"replica":"elsewhere","counts":{"${poisoned.id}":"many"}}`];
+      for (const report of malformed) connection.publish(RATE_LIMIT_SUBJECT, encoder.encode(report));
+      // Then a good report that spends far more than the burst: once the gateway has applied it, it has read the
+      // ones before. It shows as a 429 whose Retry-After is a deficit of a whole burst (11 s, falling a second
+      // each second), where a bucket merely emptied by these requests says 1 s.
+      connection.publish(RATE_LIMIT_SUBJECT, encoder.encode(`{"replica":"elsewhere","counts":{"${marker.id}":1000}}`));
+      await connection.flush();
+      await eventually(async () => {
+        const response = await stack.api.withKey(marker.key).get('/v1/api-keys');
+        return response.status === 429 && Number(response.headers.get('retry-after')) > BURST / RATE / 2;
+      }, 5000);
+      expect((await stack.api.withKey(poisoned.key).get('/v1/api-keys')).status).toBe(200);
+    } finally {
+      await connection.drain();
+    }
+  });
+
   it('limits keys independently', async () => {
     const first = await stack.issueKey({ name: 'a' });
     const other = await stack.issueKey({ name: 'b' });

@@ -2,16 +2,12 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
 import { randomUUID } from 'node:crypto';
-import { connect, JSONCodec, NatsConnection } from 'nats';
+import { connect, NatsConnection } from 'nats';
+import { decodeConsumptionReport, encodeConsumptionReport } from './consumption-report';
 import { TokenBuckets } from './token-bucket';
 
 /** Broadcast (no queue group): every gateway replica hears every other's consumption. */
 export const RATE_LIMIT_SUBJECT = 'gateway.rate-limit.consumed';
-
-interface ConsumptionReport {
-  replica: string;
-  counts: Record<string, number>;
-}
 
 /**
  * The per-key limit, shared across gateway replicas. Each replica decides
@@ -24,7 +20,6 @@ interface ConsumptionReport {
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   readonly buckets: TokenBuckets;
   private readonly replica = randomUUID();
-  private readonly codec = JSONCodec<ConsumptionReport>();
   private pending = new Map<string, number>();
   private connection?: NatsConnection;
   private timer?: NodeJS.Timeout;
@@ -38,8 +33,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     this.connection.subscribe(RATE_LIMIT_SUBJECT, {
       callback: (error, message) => {
         if (error) return;
-        const report = this.codec.decode(message.data);
-        if (report.replica === this.replica) return;
+        const report = decodeConsumptionReport(message.data);
+        if (!report || report.replica === this.replica) return;
         for (const [key, count] of Object.entries(report.counts)) this.buckets.consumeElsewhere(key, count);
       },
     });
@@ -64,6 +59,6 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     if (!this.pending.size || !this.connection || this.connection.isClosed()) return;
     const counts = Object.fromEntries(this.pending);
     this.pending = new Map();
-    this.connection.publish(RATE_LIMIT_SUBJECT, this.codec.encode({ replica: this.replica, counts }));
+    this.connection.publish(RATE_LIMIT_SUBJECT, encodeConsumptionReport({ replica: this.replica, counts }));
   }
 }
