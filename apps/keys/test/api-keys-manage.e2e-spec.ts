@@ -169,6 +169,20 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
       expect(Date.parse(used)).toBeLessThanOrEqual(Date.now());
     });
 
+    it('is when the key was last used, not when the batch carrying the use was reported', async () => {
+      // Its first report goes out 3 s after it started: well after the one request below.
+      const batching = await startExtraGateway(stack, { LAST_USED_FLUSH_MS: 3000 });
+      try {
+        const key = await create();
+        expect((await batching.api.get('/v1/api-keys', { key: key.key })).status).toBe(200);
+        const answeredAt = Date.now();
+        const used = await eventually(async () => ((await stack.api.get(`/v1/api-keys/${key.id}`)).body.lastUsedAt as string | null) ?? undefined, 10000);
+        expect(Date.parse(used)).toBeLessThanOrEqual(answeredAt);
+      } finally {
+        await batching.close();
+      }
+    });
+
     it('costs no write per request: a gateway that has not flushed yet has written nothing, and flushes on shutdown', async () => {
       const slow = await startExtraGateway(stack, { LAST_USED_FLUSH_MS: 600_000 });
       const key = await create();

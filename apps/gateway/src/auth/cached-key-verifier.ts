@@ -16,7 +16,10 @@ import { KeysClient } from '../clients/keys.client';
 export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(CachedKeyVerifier.name);
   private readonly cache: ChangeAwareCache<VerifiedApiKey>;
-  private readonly used = new Set<string>();
+  /** keyId → when it was last used (epoch ms), since the last report. */
+  private used = new Map<string, number>();
+  /** Set by the final flush: requests still arrive until the HTTP server closes, after this module is destroyed. */
+  private closing = false;
   private connection?: NatsConnection;
   private flushTimer?: NodeJS.Timeout;
 
@@ -36,6 +39,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.flushTimer);
+    this.closing = true;
     this.flushUses();
     await this.connection?.drain().catch(() => undefined);
   }
@@ -45,7 +49,9 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   }
 
   recordUse(keyId: string): void {
-    this.used.add(keyId);
+    this.used.set(keyId, Date.now());
+    // No timer flushes any more: the KeysClient's connection stays open until the HTTP server has closed.
+    if (this.closing) this.flushUses();
   }
 
   /**
@@ -59,8 +65,9 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
 
   private flushUses(): void {
     if (!this.used.size) return;
-    const keyIds = [...this.used];
-    this.used.clear();
-    this.keys.reportUsed({ keyIds, usedAt: new Date().toISOString() });
+    const uses = this.used;
+    this.used = new Map();
+    const usedAtByKey = Object.fromEntries([...uses].map(([keyId, at]) => [keyId, new Date(at).toISOString()]));
+    this.keys.reportUsed({ keyIds: [...uses.keys()], usedAt: new Date(Math.max(...uses.values())).toISOString(), usedAtByKey });
   }
 }

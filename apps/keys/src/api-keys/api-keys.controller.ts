@@ -48,7 +48,7 @@ export class ApiKeysController {
   }
 
   @EventPattern(KeysEvents.used)
-  used(@Payload() { keyIds, usedAt }: ApiKeysUsedEvent) {
-    return this.apiKeys.markUsed(keyIds, usedAt);
+  used(@Payload() event: ApiKeysUsedEvent) {
+    return this.apiKeys.markUsed(event);
   }
 }

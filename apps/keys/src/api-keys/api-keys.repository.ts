@@ -58,11 +58,12 @@ export class ApiKeysRepository {
     return ((await this.repository.update({ id, deletedAt: IsNull() }, { deletedAt: at })).affected ?? 0) > 0;
   }
 
-  async markUsed(ids: string[], at: Date): Promise<void> {
+  async markUsed(uses: Array<{ keyId: string; at: Date }>): Promise<void> {
     // GREATEST keeps lastUsedAt monotonic when batches from replicas arrive out of order.
     await this.repository.query(
-      `UPDATE keys.api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, $2), $2) WHERE id = ANY($1)`,
-      [ids, at],
+      `UPDATE keys.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
+       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id`,
+      [uses.map((use) => use.keyId), uses.map((use) => use.at)],
     );
   }
 }

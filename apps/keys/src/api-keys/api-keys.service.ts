@@ -6,6 +6,7 @@ import {
   ApiKeyDeletePayload,
   ApiKeyList,
   ApiKeyResponse,
+  ApiKeysUsedEvent,
   ApiKeyUpdatePayload,
   DeletedResponse,
   KeysEvents,
@@ -84,9 +85,10 @@ export class ApiKeysService {
     return toVerified(entity);
   }
 
-  async markUsed(keyIds: string[], usedAt: string): Promise<void> {
+  async markUsed({ keyIds, usedAt, usedAtByKey }: ApiKeysUsedEvent): Promise<void> {
     if (!keyIds.length) return;
-    await this.repository.markUsed(keyIds, new Date(usedAt));
+    // A gateway of an earlier release sends only the time of its report, for every key.
+    await this.repository.markUsed(keyIds.map((keyId) => ({ keyId, at: new Date(usedAtByKey?.[keyId] ?? usedAt) })));
     for (const keyId of keyIds) this.readCache.evict(keyId);
   }
 

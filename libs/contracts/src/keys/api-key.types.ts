@@ -72,7 +72,10 @@ export interface ApiKeyVerifyPayload {
 }
 export interface ApiKeysUsedEvent {
   keyIds: string[];
+  /** The latest use in the batch; what a gateway of an earlier release sends alone, as the time of its report. */
   usedAt: string;
+  /** Each key's own last use, so lastUsedAt is not the time of the report, up to LAST_USED_FLUSH_MS later. */
+  usedAtByKey?: Record<string, string>;
 }
 export interface ApiKeyChangedEvent {
   keyId: string;
