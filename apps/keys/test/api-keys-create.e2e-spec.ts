@@ -70,6 +70,12 @@ describe('POST /v1/api-keys', () => {
       expect(created.body.ipRestrictions).toEqual(['10.0.0.0/8', '192.0.2.1', '2001:db8::/32', '::1']);
       expect(created.body.expiresAt).toBe(expiresAt);
     });
+
+    it('accepts an IPv4-mapped range with its IPv6 prefix, which admits the IPv4 clients it names', async () => {
+      const created = await stack.api.post('/v1/api-keys', { name: 'mapped', ipRestrictions: ['::ffff:127.0.0.0/104'] });
+      expect(created.status).toBe(201);
+      expect((await stack.api.get('/v1/api-keys', { key: created.body.key })).status).toBe(200);
+    });
   });
 
   describe('validation (422 validation_error naming the field)', () => {
@@ -84,6 +90,7 @@ describe('POST /v1/api-keys', () => {
       ['a CIDR prefix is too long', { name: 'k', ipRestrictions: ['10.0.0.0/33'] }, 'ipRestrictions'],
       ['an IPv6 CIDR prefix is too long', { name: 'k', ipRestrictions: ['::1/129'] }, 'ipRestrictions'],
       ['an IP restriction is a hostname', { name: 'k', ipRestrictions: ['localhost'] }, 'ipRestrictions'],
+      ['an IPv4-mapped range has an IPv4-sized prefix (::ffff:10.0.0.0/8 is ::/8: every IPv4 client)', { name: 'k', ipRestrictions: ['::ffff:10.0.0.0/8'] }, 'ipRestrictions'],
       ['a domain is not a hostname', { name: 'k', domainRestrictions: ['not a host'] }, 'domainRestrictions'],
       ['a domain has no TLD', { name: 'k', domainRestrictions: ['localhost'] }, 'domainRestrictions'],
       ['a domain is an IP address', { name: 'k', domainRestrictions: ['192.0.2.1'] }, 'domainRestrictions'],

@@ -25,7 +25,19 @@ export function isIpOrCidr(value: unknown): boolean {
   const [address, prefix, extra] = value.split('/');
   const family = isIP(address);
   if (!family || extra !== undefined) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128) && !isMappedWithIpv4Prefix(value);
+}
+
+/**
+ * `::ffff:10.0.0.0/8` reads like 10.0.0.0/8, but an IPv6 prefix counts IPv6
+ * bits: it is ::/8, which holds every IPv4-mapped address, so it admitted
+ * every IPv4 client. Written as IPv4-mapped, a range needs /96 or more
+ * (`::ffff:10.0.0.0/104` is 10.0.0.0/8).
+ */
+function isMappedWithIpv4Prefix(value: string): boolean {
+  const mapped = /^::ffff:\d+\.\d+\.\d+\.\d+\/(\d+)$/i.exec(value);
+  return mapped !== null && Number(mapped[1]) < 96;
 }
 
 /**
@@ -56,8 +68,18 @@ export function isFutureTimestamp(value: unknown): boolean {
 export const IsIsoTimestamp = (options?: ValidationOptions) =>
   stringRule('isIsoTimestamp', isIsoTimestamp, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', options);
 
+const IP_OR_CIDR_PROBLEM = 'must be an IPv4/IPv6 address or CIDR range';
+
 export const IsIpOrCidr = (options?: ValidationOptions) =>
-  stringRule('isIpOrCidr', isIpOrCidr, 'must be an IPv4/IPv6 address or CIDR range', options);
+  stringRule(
+    'isIpOrCidr',
+    isIpOrCidr,
+    (value) =>
+      [value].flat().some((item) => typeof item === 'string' && isMappedWithIpv4Prefix(item))
+        ? `${IP_OR_CIDR_PROBLEM}; the prefix of an IPv4-mapped address counts IPv6 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8)`
+        : IP_OR_CIDR_PROBLEM,
+    options,
+  );
 
 export const IsHostname = (options?: ValidationOptions) =>
   stringRule('isHostname', isHostname, 'must be a lower-case hostname such as example.com', options);
