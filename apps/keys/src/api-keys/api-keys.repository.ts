@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
+import type { Pool, QueryResult } from 'pg';
 import { IsNull, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { ListParams, Mode } from '@mailroom/contracts';
-import { KeysetPage, keysetPage } from '@mailroom/database';
+import { KeysetPage, keysetPage, preparedStatements } from '@mailroom/database';
 import { ApiKeyEntity } from '../database/entities/api-key.entity';
 
 /** Every column, aliased to the entity's property names. */
@@ -14,13 +14,15 @@ const COLUMNS = `id, name, mode, key_hash AS "keyHash", key_hint AS "keyHint", p
 
 /**
  * The two lookups on the request path (GET by id, and verify on a cache miss)
- * run as named prepared statements straight on the pool: TypeORM's find
- * builds and hydrates per call, which was a large share of the keys service's
- * CPU in the auth benchmark, and Postgres plans a named statement once per
- * connection.
+ * run straight on the pool, as prepared statements unless
+ * DATABASE_PREPARED_STATEMENTS is off: TypeORM's find builds and hydrates per
+ * call, which was a large share of the keys service's CPU in the auth
+ * benchmark, and Postgres plans a prepared statement once per connection.
+ * They used to be named here, bypassing that setting, so behind a pooler
+ * that cannot keep named statements the lookups could fail.
  */
-const FIND_LIVE = { name: 'keys_api_key_find_live', text: `SELECT ${COLUMNS} FROM keys.api_keys WHERE id = $1 AND mode = $2 AND deleted_at IS NULL` };
-const FIND_BY_HASH = { name: 'keys_api_key_find_by_hash', text: `SELECT ${COLUMNS} FROM keys.api_keys WHERE key_hash = $1 AND deleted_at IS NULL` };
+const FIND_LIVE = `SELECT ${COLUMNS} FROM keys.api_keys WHERE id = $1 AND mode = $2 AND deleted_at IS NULL`;
+const FIND_BY_HASH = `SELECT ${COLUMNS} FROM keys.api_keys WHERE key_hash = $1 AND deleted_at IS NULL`;
 
 @Injectable()
 export class ApiKeysRepository {
@@ -31,16 +33,16 @@ export class ApiKeysRepository {
   }
 
   findLive(id: string, mode: Mode): Promise<ApiKeyEntity | null> {
-    return this.findOne(Object.assign({}, FIND_LIVE, { values: [id, mode] }));
+    return this.findOne(FIND_LIVE, [id, mode]);
   }
 
   findByHash(keyHash: string): Promise<ApiKeyEntity | null> {
-    return this.findOne(Object.assign({}, FIND_BY_HASH, { values: [keyHash] }));
+    return this.findOne(FIND_BY_HASH, [keyHash]);
   }
 
-  private async findOne(query: { name: string; text: string; values: unknown[] }): Promise<ApiKeyEntity | null> {
+  private async findOne(sql: string, parameters: unknown[]): Promise<ApiKeyEntity | null> {
     const pool = (this.repository.manager.connection.driver as PostgresDriver).master as Pool;
-    const { rows } = await pool.query(query);
+    const { rows } = await preparedStatements(pool).query<QueryResult>(sql, parameters);
     return rows[0] ? Object.assign(new ApiKeyEntity(), rows[0]) : null;
   }
 
