@@ -84,6 +84,33 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
   });
 
+  it('never brings a deleted key back when a PATCH races its DELETE', async () => {
+    const keys = await Promise.all(Array.from({ length: 20 }, () => create()));
+    const outcomes = await Promise.all(
+      keys.map(async (key) => {
+        const [deleted] = await Promise.all([stack.api.delete(`/v1/api-keys/${key.id}`), stack.api.patch(`/v1/api-keys/${key.id}`, { name: 'renamed' })]);
+        return { deleted: deleted.status, authenticates: (await stack.api.get('/v1/api-keys', { key: key.key })).status, read: (await stack.api.get(`/v1/api-keys/${key.id}`)).status };
+      }),
+    );
+    // Whichever came first, a key whose delete answered 200 stays deleted.
+    for (const outcome of outcomes) expect(outcome).toEqual({ deleted: 200, authenticates: 401, read: 404 });
+  });
+
+  it('keeps both of two PATCHes racing on different fields', async () => {
+    const keys = await Promise.all(Array.from({ length: 20 }, () => create()));
+    const results = await Promise.all(
+      keys.map(async (key) => {
+        const answers = await Promise.all([
+          stack.api.patch(`/v1/api-keys/${key.id}`, { ipRestrictions: ['10.0.0.0/8'] }),
+          stack.api.patch(`/v1/api-keys/${key.id}`, { name: 'renamed' }),
+        ]);
+        const { name, ipRestrictions } = (await stack.api.get(`/v1/api-keys/${key.id}`)).body;
+        return { statuses: answers.map((answer) => answer.status), name, ipRestrictions };
+      }),
+    );
+    for (const result of results) expect(result).toEqual({ statuses: [200, 200], name: 'renamed', ipRestrictions: ['10.0.0.0/8'] });
+  });
+
   it.each([
     ['GET', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
     ['PATCH', 'a well-formed id nobody has', 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV'],

@@ -51,8 +51,25 @@ export class ApiKeysRepository {
     return keysetPage(query, 'k.id', params);
   }
 
-  async update(entity: ApiKeyEntity): Promise<ApiKeyEntity> {
-    return this.repository.save(entity);
+  /**
+   * Changes a live key in one transaction with its row locked: `decide` sees
+   * the row as it is now and returns the columns to set, or throws to change
+   * nothing. A DELETE racing it either waits for it or is seen (null: the key
+   * is gone), so a deleted key is never written back to life.
+   */
+  updateLive(id: string, mode: Mode, decide: (entity: ApiKeyEntity) => Partial<ApiKeyEntity>): Promise<ApiKeyEntity | null> {
+    return this.repository.manager.transaction(async (manager) => {
+      const entity = await manager
+        .getRepository(ApiKeyEntity)
+        .createQueryBuilder('k')
+        .setLock('pessimistic_write')
+        .where('k.id = :id AND k.mode = :mode AND k.deleted_at IS NULL', { id, mode })
+        .getOne();
+      if (!entity) return null;
+      const changes = decide(entity);
+      if (Object.keys(changes).length) await manager.update(ApiKeyEntity, { id }, changes);
+      return Object.assign(entity, changes);
+    });
   }
 
   /** False when the key was already deleted (another request got there first); its deletedAt stays the first. */

@@ -16,6 +16,8 @@ import {
 } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import { hashesEqual } from '@mailroom/auth';
+import { ApiKeyEntity } from '../database/entities/api-key.entity';
+import { changesOf } from './api-key-changes';
 import { issueApiKey } from './api-key-issuer';
 import { toResponse, toVerified } from './api-key.mapper';
 import { assertManageable } from './manage-rules';
@@ -57,17 +59,15 @@ export class ApiKeysService {
 
   async update({ ctx, caller, id, input: given }: ApiKeyUpdatePayload): Promise<ApiKeyResponse> {
     const input = withStoredDomainNames(given);
-    const entity = await this.find(ctx, id);
-    assertManageable(caller, toVerified(entity));
-    assertWithinCaller(caller, input);
-    if (input.name !== undefined) entity.name = input.name;
-    if (input.permissions) entity.permissions = [...new Set(input.permissions)];
-    if (input.domainRestrictions) entity.domainRestrictions = [...new Set(input.domainRestrictions)];
-    if (input.ipRestrictions) entity.ipRestrictions = [...new Set(input.ipRestrictions)];
-    if (input.expiresAt !== undefined) entity.expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
-    const saved = await this.repository.update(entity);
+    const decide = (entity: ApiKeyEntity) => {
+      assertManageable(caller, toVerified(entity));
+      assertWithinCaller(caller, input);
+      return changesOf(input);
+    };
+    const updated = KEY_ID.test(id) ? await this.repository.updateLive(id, ctx.mode, decide) : null;
+    if (!updated) throw DomainError.notFound('API key', id);
     this.announceChange(id);
-    return toResponse(saved);
+    return toResponse(updated);
   }
 
   async delete({ ctx, caller, id }: ApiKeyDeletePayload): Promise<DeletedResponse<'api_key'>> {
