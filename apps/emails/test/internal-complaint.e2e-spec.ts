@@ -3,6 +3,7 @@ import { eventually, startStack, Stack } from '@mailroom/testing';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { ulid } from '@mailroom/database';
+import { queryDatabase } from './emails-api-fixtures';
 
 describe('an email.complained event published by an internal service', () => {
   let stack: Stack;
@@ -38,9 +39,12 @@ describe('an email.complained event published by an internal service', () => {
       return list.body.data?.find((entry: { email?: string; address?: string }) => (entry.email ?? entry.address) === 'reader@example.com');
     }, 15000);
     expect(suppression.reason).toBe('complaint');
+    const complained = (await api.get(`/v1/emails/${sent.body.id}`)).body;
+    expect(Date.parse(complained.complainedAt)).toBeGreaterThanOrEqual(Date.parse(complained.createdAt));
 
     const next = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'reader@example.com', subject: 'Again', text: 'hi' });
     expect(next.body.status).toBe('suppressed');
+    expect((await api.get(`/v1/emails/${next.body.id}`)).body.complainedAt).toBeNull();
 
     // Live data is untouched: the complaint was a test-mode event.
     const live = await stack.api.get('/v1/suppressions');
@@ -68,6 +72,26 @@ describe('an email.complained event published by an internal service', () => {
       return info.delivered.stream_seq >= last && info.num_ack_pending === 0 && info.num_pending === 0;
     }, 15000);
     await connection.close();
+  });
+
+  it("marks only an email of the event's own mode: a live complaint naming a test email suppresses the live address and leaves the test email alone", async () => {
+    const { key } = await stack.issueKey({ name: 'fbl-modes', mode: 'test' });
+    const sent = await stack.api.withKey(key).post('/v1/emails', { from: 'hello@acme.test', to: 'modes@example.com', subject: 'Hi', text: 'hi' });
+    expect(sent.status).toBeLessThan(300);
+    const connection = await connect({ servers: stack.nats.url });
+    const id = `evt_${ulid()}`;
+    const envelope = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'live', data: { emailId: sent.body.id, recipient: 'modes@example.com' } };
+    await connection.jetstream().publish('email.complained', JSON.stringify(envelope), { msgID: id });
+    await connection.close();
+
+    await eventually(async () => (await stack.api.get('/v1/suppressions?limit=100')).body.data.some((entry: { email: string }) => entry.email === 'modes@example.com'), 15000);
+    const marked = await queryDatabase(
+      stack.databaseUrl,
+      `SELECT (SELECT complained_at FROM emails.emails WHERE id = $1) AS email, (SELECT complained_at FROM emails.recipients WHERE email_id = $1) AS recipient`,
+      [sent.body.id],
+    );
+    expect(marked).toEqual([{ email: null, recipient: null }]);
+    expect((await stack.api.withKey(key).get(`/v1/emails/${sent.body.id}`)).body.complainedAt).toBeNull();
   });
 
   it('applies an event id once: the same complaint again, after its address was taken off the list, does not put it back', async () => {

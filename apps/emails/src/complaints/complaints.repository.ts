@@ -24,11 +24,16 @@ export class ComplaintsRepository {
         [mode, address, details],
       );
       if (!emailId) return;
+      // The email first, in the event's mode: a recipient of the other mode's email is not this complaint's.
+      const [, emailsMarked]: [unknown, number] = await manager.query(
+        'UPDATE emails.emails SET complained_at = COALESCE(complained_at, now()) WHERE id = $1 AND mode = $2',
+        [emailId, mode],
+      );
+      if (!emailsMarked) return;
       await manager.query(
         'UPDATE emails.recipients SET complained_at = COALESCE(complained_at, now()) WHERE email_id = $1 AND address = $2',
         [emailId, address],
       );
-      await manager.query('UPDATE emails.emails SET complained_at = COALESCE(complained_at, now()) WHERE id = $1 AND mode = $2', [emailId, mode]);
     });
   }
 }

@@ -43,6 +43,7 @@ export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): E
     firstOpenedAt: iso(email.firstOpenedAt),
     lastOpenedAt: iso(email.lastOpenedAt),
     deliveredAt: iso(email.deliveredAt),
+    complainedAt: iso(email.complainedAt),
     scheduledAt: iso(email.scheduledAt),
     tracking: { opens: email.trackOpens, clicks: email.trackClicks },
     recipients: recipients.map((recipient) => ({

@@ -79,6 +79,7 @@ export function buildNewEmail(parsed: ParsedEmail, ctx: RequestContext, now: Dat
     firstOpenedAt: null,
     lastOpenedAt: null,
     deliveredAt: null,
+    complainedAt: null,
     createdAt: now,
     updatedAt: now,
   } satisfies EmailEntity);

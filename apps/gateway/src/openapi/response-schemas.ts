@@ -127,6 +127,7 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
     firstOpenedAt: timeOrNull,
     lastOpenedAt: timeOrNull,
     deliveredAt: timeOrNull,
+    complainedAt: timeOrNull,
     scheduledAt: timeOrNull,
     tracking: objectOf('', { opens: { type: ['boolean', 'null'] }, clicks: { type: ['boolean', 'null'] } }),
     recipients: {

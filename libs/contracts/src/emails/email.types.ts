@@ -46,6 +46,8 @@ export interface EmailResponse {
   firstOpenedAt: string | null;
   lastOpenedAt: string | null;
   deliveredAt: string | null;
+  /** When a recipient first complained (a published email.complained); null when none has. */
+  complainedAt: string | null;
   scheduledAt: string | null;
   /** Per-email override; null = the sending domain's default. */
   tracking: { opens: boolean | null; clicks: boolean | null };

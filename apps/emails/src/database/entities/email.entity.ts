@@ -123,6 +123,10 @@ export class EmailEntity {
   @Column('timestamptz', { name: 'delivered_at', nullable: true })
   deliveredAt: Date | null;
 
+  /** When a recipient first complained (a feedback-loop report, or test mode's complained@ address). */
+  @Column('timestamptz', { name: 'complained_at', nullable: true })
+  complainedAt: Date | null;
+
   @Column('timestamptz', { name: 'created_at' })
   createdAt: Date;
 
