@@ -32,4 +32,24 @@ describe('keys schema migrations', () => {
       { id: 'key_plain', domain_restrictions: ['plain.test'] },
     ]);
   });
+
+  it('narrows IPv4-mapped ranges stored with an IPv4-sized prefix, which admitted every IPv4 client, to what they read like', async () => {
+    await database.undoThrough('NarrowIpv4MappedRestrictions1763800000020');
+    const insertKey = (id: string, ranges: string[]) =>
+      dataSource.query(
+        `INSERT INTO keys.api_keys (id, name, mode, key_hash, key_hint, permissions, ip_restrictions) VALUES ($1, 'k', 'live', $1, 'mr_…', '{*}', $2)`,
+        [id, ranges],
+      );
+    await insertKey('key_mapped', ['::FFFF:10.0.0.0/8', '::ffff:192.0.2.7/64', '::ffff:198.51.100.0/120', '203.0.113.0/24', '2001:db8::/32']);
+    await insertKey('key_twice', ['::ffff:10.0.0.0/8', '::ffff:10.0.0.0/104']);
+    await insertKey('key_other', ['10.0.0.0/8']);
+    await dataSource.runMigrations({ transaction: 'each' });
+
+    const rows = await dataSource.query(`SELECT id, ip_restrictions FROM keys.api_keys WHERE id IN ('key_mapped', 'key_twice', 'key_other') ORDER BY id`);
+    expect(rows).toEqual([
+      { id: 'key_mapped', ip_restrictions: ['::FFFF:10.0.0.0/104', '::ffff:192.0.2.7/128', '::ffff:198.51.100.0/120', '203.0.113.0/24', '2001:db8::/32'] },
+      { id: 'key_other', ip_restrictions: ['10.0.0.0/8'] },
+      { id: 'key_twice', ip_restrictions: ['::ffff:10.0.0.0/104'] },
+    ]);
+  });
 });
