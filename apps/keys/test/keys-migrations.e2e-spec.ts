@@ -13,13 +13,16 @@ describe('keys schema migrations', () => {
 
   afterAll(() => database?.destroy());
 
+  /** A live `*` key as an earlier version stored it, with `values` in one of its restriction columns. */
+  const insertKeyWith = (id: string, column: 'domain_restrictions' | 'ip_restrictions', values: string[]) =>
+    dataSource.query(`INSERT INTO keys.api_keys (id, name, mode, key_hash, key_hint, permissions, ${column}) VALUES ($1, 'k', 'live', $1, 'mr_…', '{*}', $2)`, [
+      id,
+      values,
+    ]);
+
   it('rewrites restrictions stored as written into the punycode every other domain is stored in', async () => {
     await database.undoThrough('StoreRestrictedDomainsInPunycode1763800000010');
-    const insertKey = (id: string, domains: string[]) =>
-      dataSource.query(
-        `INSERT INTO keys.api_keys (id, name, mode, key_hash, key_hint, permissions, domain_restrictions) VALUES ($1, 'k', 'live', $1, 'mr_…', '{*}', $2)`,
-        [id, domains],
-      );
+    const insertKey = (id: string, domains: string[]) => insertKeyWith(id, 'domain_restrictions', domains);
     await insertKey('key_idn', ['bücher.test', 'xn--bcher-kva.test', 'plain.test']);
     await insertKey('key_plain', ['plain.test']);
     await insertKey('key_none', []);
@@ -35,11 +38,7 @@ describe('keys schema migrations', () => {
 
   it('narrows IPv4-mapped ranges stored with an IPv4-sized prefix, which admitted every IPv4 client, to what they read like', async () => {
     await database.undoThrough('NarrowIpv4MappedRestrictions1763800000020');
-    const insertKey = (id: string, ranges: string[]) =>
-      dataSource.query(
-        `INSERT INTO keys.api_keys (id, name, mode, key_hash, key_hint, permissions, ip_restrictions) VALUES ($1, 'k', 'live', $1, 'mr_…', '{*}', $2)`,
-        [id, ranges],
-      );
+    const insertKey = (id: string, ranges: string[]) => insertKeyWith(id, 'ip_restrictions', ranges);
     await insertKey('key_mapped', ['::FFFF:10.0.0.0/8', '::ffff:192.0.2.7/64', '::ffff:198.51.100.0/120', '203.0.113.0/24', '2001:db8::/32']);
     await insertKey('key_twice', ['::ffff:10.0.0.0/8', '::ffff:10.0.0.0/104']);
     await insertKey('key_other', ['10.0.0.0/8']);
