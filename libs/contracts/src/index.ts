@@ -8,6 +8,7 @@ export * from './auth/permissions';
 export * from './validation/validators';
 export * from './validation/validate-dto';
 export * from './validation/is-omittable';
+export * from './validation/is-plain-object';
 export * from './validation/utc-timestamp';
 export * from './common/list-query.dto';
 export * from './keys/dto/api-key-create.dto';

@@ -80,11 +80,22 @@ export function checkDkimKey(cnameOutcome: RecordOutcome, txt: LookupResult, pub
   return cnameOutcome;
 }
 
+/**
+ * The `name=value` tags of a DKIM key or DMARC record, both written as a tag
+ * list (RFC 6376 §3.2, RFC 7489 §6.4): `;`-separated, blanks around names and
+ * values not counted. Names as written: DKIM's are case-sensitive, DMARC's not.
+ */
+function tagList(record: string): Array<[name: string, value: string]> {
+  return record.split(';').flatMap((tag) => {
+    const match = /^\s*([a-z]\w*)\s*=\s*([\s\S]*?)\s*$/i.exec(tag);
+    return match ? [[match[1], match[2]] as [string, string]] : [];
+  });
+}
+
 /** The p= of a DKIM key record (RFC 6376 §3.6.1); folding whitespace inside base64 does not count (§3.2). */
 function dkimPublicKeyOf(record: string): string | null {
-  const tags = record.split(';').map((tag) => tag.trim());
-  const p = tags.find((tag) => /^p\s*=/.test(tag));
-  return p === undefined ? null : p.replace(/^p\s*=/, '').replace(/\s+/g, '');
+  const p = tagList(record).find(([name]) => name === 'p');
+  return p === undefined ? null : p[1].replace(/\s+/g, '');
 }
 
 /**
@@ -114,12 +125,7 @@ export function checkDmarc(lookup: LookupResult): RecordOutcome {
  * values are case-insensitive (§6.4 ABNF quoted strings).
  */
 function hasDmarcPolicy(record: string): boolean {
-  const tags = new Map(
-    record
-      .split(';')
-      .map((tag) => /^\s*([a-z]+)\s*=\s*(.*?)\s*$/i.exec(tag))
-      .flatMap((match) => (match ? [[match[1].toLowerCase(), match[2]] as const] : [])),
-  );
+  const tags = new Map(tagList(record).map(([name, value]) => [name.toLowerCase(), value]));
   return /^(none|quarantine|reject)$/i.test(tags.get('p') ?? '') || (tags.get('rua') ?? '') !== '';
 }
 

@@ -1,3 +1,4 @@
+import { isPlainObject } from '@mailroom/contracts';
 import { storableReply } from '../delivery/recipient-transition';
 import { reportedAddress } from '../reports/reported-address';
 
@@ -29,7 +30,7 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
   if (typeof data.suppressed === 'boolean') return { ignored: 'carries suppressed, as the bounces Mailroom delivery wrote (and applied) do' };
   const address = reportedAddress(data.recipient);
   if (!address) return { ignored: 'no valid recipient address' };
-  const smtp = isObject(data.smtp) ? data.smtp : {};
+  const smtp = isPlainObject(data.smtp) ? data.smtp : {};
   const code = smtp.code ?? null;
   if (code !== null && !isPermanentCode(code)) return { ignored: 'smtp.code is no permanent (5xx) failure' };
   const smtpReply = typeof smtp.reply === 'string' && smtp.reply.trim() ? storableReply(smtp.reply) : null;
@@ -46,8 +47,4 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
 
 function isPermanentCode(code: unknown): code is number {
   return Number.isInteger(code) && (code as number) >= 500 && (code as number) <= 599;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isPlainObject } from '@mailroom/contracts';
+
 /** What a gateway replica broadcasts: how many requests of each key it let through since its last report. */
 export interface ConsumptionReport {
   replica: string;
@@ -23,14 +25,10 @@ export function decodeConsumptionReport(data: Uint8Array): ConsumptionReport | n
   } catch {
     return null;
   }
-  if (!isObject(parsed) || typeof parsed.replica !== 'string' || !isObject(parsed.counts)) return null;
+  if (!isPlainObject(parsed) || typeof parsed.replica !== 'string' || !isPlainObject(parsed.counts)) return null;
   const counts: Record<string, number> = {};
   for (const [keyId, count] of Object.entries(parsed.counts)) {
     if (typeof count === 'number' && Number.isFinite(count) && count > 0) counts[keyId] = count;
   }
   return { replica: parsed.replica, counts };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

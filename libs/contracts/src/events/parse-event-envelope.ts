@@ -2,6 +2,7 @@ import { findUnstorableInput } from '../validation/find-unstorable-input';
 import type { EventEnvelope } from './event-envelope';
 import { asUtcTimestamp } from '../validation/utc-timestamp';
 import { isIsoTimestamp } from '../validation/validators';
+import { isPlainObject } from '../validation/is-plain-object';
 
 /** Far longer than evt_<ULID>, short enough for a btree key and a Nats-Msg-Id. */
 const MAX_ID_LENGTH = 200;
@@ -36,10 +37,6 @@ export function parseEventEnvelope(json: string): ParsedEnvelope {
   const unstorable = findUnstorableInput(value);
   if (unstorable !== null) return { problem: unstorable };
   return { envelope: { id, type, createdAt: at, mode, data } };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Years 1970 to 9999: what Date and Postgres both read the same way. */

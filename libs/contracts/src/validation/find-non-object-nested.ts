@@ -1,13 +1,10 @@
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import { isPlainObject } from './is-plain-object';
 
 /** `parent.field`, or `parent[0]` for an array index: the paths validation messages start with. */
 export function fieldPath(parent: string, property: string): string {
   if (/^\d+$/.test(property)) return `${parent}[${property}]`;
   return parent ? `${parent}.${property}` : property;
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -46,7 +43,7 @@ export function findNonObjectNested(instance: object, parent = ''): string | nul
     if (each && !Array.isArray(value)) return `${path}: must be an array`;
     const items = each ? (value as unknown[]).map((item, index) => [fieldPath(path, String(index)), item] as const) : [[path, value] as const];
     for (const [itemPath, item] of items) {
-      if (!isObject(item)) return `${itemPath}: must be an object`;
+      if (!isPlainObject(item)) return `${itemPath}: must be an object`;
       const inner = findNonObjectNested(item, itemPath);
       if (inner !== null) return inner;
     }
