@@ -39,11 +39,20 @@ describe(refusedAddressReason.name, () => {
     ['2002:7f00:1::', 'a 6to4 address of a loopback address'],
     ['2002:a9fe:a9fe::1', 'a 6to4 address of a cloud metadata address'],
     ['2001:db8::1', 'a documentation address'],
+    ['3fff::1', 'a documentation address'],
+    ['::ffff:0:7f00:1', 'an IPv4-translated address'],
+    ['::ffff:0:808:808', 'an IPv4-translated address'],
+    ['64:ff9b:1::a00:1', 'a local-use NAT64 address'],
+    ['64:ff9b:1:ffff::1', 'a local-use NAT64 address'],
+    ['100::1', 'a discard-only address'],
+    ['2001::53aa:64c:f5ff:fffe', 'an IETF protocol assignments address'],
+    ['2001:2::1', 'an IETF protocol assignments address'],
+    ['2001:1ff:ffff::1', 'an IETF protocol assignments address'],
   ])('refuses %s as %s', (address, reason) => {
     expect(refusedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.1.1', '2001:4860:4860::8888', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1', '192.0.3.1', '203.0.114.1'])(
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.1.1', '2001:4860:4860::8888', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1', '192.0.3.1', '203.0.114.1', '2001:200::1', '64:ff9b:2::1', '4000::1', '101::1'])(
     'allows the public address %s',
     (address) => {
       expect(refusedAddressReason(address)).toBeNull();

@@ -49,7 +49,15 @@ function classifyIpv6(g: number[]): string | null {
   if (allZeroUntil(7) && g[7] === 1) return 'loopback';
   if (allZeroUntil(5) && g[5] === 0xffff) return 'IPv4-mapped';
   if (allZeroUntil(6)) return 'IPv4-compatible';
+  // ::ffff:0:a.b.c.d (RFC 2765, SIIT) also carries an IPv4 address for a translator to reach.
+  if (allZeroUntil(4) && g[4] === 0xffff && g[5] === 0) return 'IPv4-translated';
+  // 64:ff9b:1::/48 (RFC 8215) is NAT64 for a site's own translators: it leads wherever they lead.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'local-use NAT64';
+  if (g[0] === 0x100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return 'discard-only';
   if (g[0] === 0x2001 && g[1] === 0x0db8) return 'documentation';
+  if ((g[0] & 0xfff0) === 0x3ff0) return 'documentation';
+  // 2001::/23 holds Teredo (2001::/32, which embeds an obfuscated IPv4 address), benchmarking and ORCHIDs.
+  if (g[0] === 0x2001 && g[1] < 0x0200) return 'IETF protocol assignments';
   if ((g[0] & 0xfe00) === 0xfc00) return 'unique local (ULA)';
   if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
   if ((g[0] & 0xffc0) === 0xfec0) return 'site-local';
@@ -90,7 +98,7 @@ export function refusedAddressReason(address: string): string | null {
     return kind && anAddress(kind);
   }
   if (family !== 6) return null;
-  // The NAT64 (64:ff9b::/96) and 6to4 (2002::/16) prefixes overlap none of classifyIpv6's ranges.
+  // The well-known NAT64 (64:ff9b::/96) and 6to4 (2002::/16) prefixes overlap none of classifyIpv6's ranges.
   const groups = ipv6Groups(bare);
   const kind = classifyIpv6(groups);
   return kind ? anAddress(kind) : embeddedIpv4Refusal(groups);
