@@ -54,6 +54,9 @@ describe('domains API: add, list, get, restrictions', () => {
     ['a name longer than 253 characters', `${['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(60)).join('.')}.com`, 'at most 253'],
     ['a label longer than 63 characters', `${'a'.repeat(64)}.com`, 'must be a valid domain name'],
     ['no top-level domain', 'localhost', 'must be a valid domain name'],
+    ['a public suffix', 'co.uk', 'not a public suffix such as co.uk'],
+    ['a public suffix in capitals', 'GOV.BR', 'not a public suffix such as gov.br'],
+    ['an internationalized public suffix', '公司.cn', 'not a public suffix such as xn--55qx5d.cn'],
     ['a number', 42, 'must be a string'],
     ['an array', [], 'must be a string'],
     ['an object', {}, 'must be a string'],
@@ -85,6 +88,13 @@ describe('domains API: add, list, get, restrictions', () => {
     const tooLong = await api().post('/v1/domains', { name: nameOfLength(234, 'r') });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body.error.message).toMatch(/^name: must be at most 233 characters/);
+  });
+
+  it('takes a name registered under a public suffix, and one under a privately run suffix', async () => {
+    const underIcannSuffix = `${uniqueDomain().split('.')[0]}.co.uk`;
+    expect((await api().post('/v1/domains', { name: underIcannSuffix })).status).toBe(201);
+    const privateSuffix = await api().post('/v1/domains', { name: `${uniqueDomain().split('.')[0]}.github.io` });
+    expect(privateSuffix.status).toBe(201);
   });
 
   it('answers 422 for an unknown region and for a missing name', async () => {

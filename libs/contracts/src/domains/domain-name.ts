@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { parse as parseDomain } from 'tldts';
 import { isHostname } from '../validation/validators';
 
 /** RFC 1035 §2.3.4: a name is at most 255 octets on the wire, 253 characters written out. */
@@ -34,10 +35,23 @@ export const MAX_SENDING_DOMAIN_NAME_LENGTH = MAX_DOMAIN_NAME_LENGTH - DKIM_HOST
 export function sendingDomainNameProblem(raw: unknown): string | null {
   const problem = domainNameProblem(raw);
   if (problem) return problem;
-  if (normalizeDomainName(raw as string).length > MAX_SENDING_DOMAIN_NAME_LENGTH) {
+  const name = normalizeDomainName(raw as string);
+  if (isPublicSuffix(name)) return `must be a domain you own, not a public suffix such as ${name} under which anyone may register names`;
+  if (name.length > MAX_SENDING_DOMAIN_NAME_LENGTH) {
     return `must be at most ${MAX_SENDING_DOMAIN_NAME_LENGTH} characters (in punycode), so that its DKIM record's name (mr…._domainkey.<name>) fits in 253`;
   }
   return null;
+}
+
+/**
+ * Whether a name is a public suffix in the ICANN section of the Public Suffix
+ * List (co.uk, gov.br): nobody owns it, and a DMARC policy or a DKIM key there
+ * would speak for every domain registered under it. Private-section suffixes
+ * (github.io) are left to their operators, who may send from them.
+ */
+function isPublicSuffix(name: string): boolean {
+  const parsed = parseDomain(name, { allowPrivateDomains: false });
+  return parsed.isIcann === true && parsed.publicSuffix === name;
 }
 
 /** The stored form: lower-case ASCII, internationalized names converted to punycode (UTS #46). */
