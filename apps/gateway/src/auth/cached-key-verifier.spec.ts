@@ -30,4 +30,24 @@ describe(CachedKeyVerifier.name, () => {
     verifier.recordUse('key_late');
     expect(reports.map((report) => report.keyIds)).toEqual([['key_late']]);
   });
+
+  it('asks the keys service once about an unknown key within the TTL, and every time when the cache is off', async () => {
+    const asked: string[] = [];
+    const keys = {
+      verify: async (keyHash: string) => {
+        asked.push(keyHash);
+        return null;
+      },
+    } as unknown as KeysClient;
+    const verifier = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 30_000, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
+    expect(await verifier.verify('unknown-hash')).toBeNull();
+    expect(await verifier.verify('unknown-hash')).toBeNull();
+    expect(await verifier.verify('other-hash')).toBeNull();
+    expect(asked).toEqual(['unknown-hash', 'other-hash']);
+
+    const uncached = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 0, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
+    await uncached.verify('unknown-hash');
+    await uncached.verify('unknown-hash');
+    expect(asked.slice(2)).toEqual(['unknown-hash', 'unknown-hash']);
+  });
 });

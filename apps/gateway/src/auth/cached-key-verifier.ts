@@ -5,17 +5,23 @@ import type { ApiKeyVerifier } from '@mailroom/auth';
 import { ChangeAwareCache, MAILROOM_CONFIG, natsConnectionOptions, watchKeyChanges } from '@mailroom/runtime';
 import { connect, NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
+import { UnknownKeyMemo } from './unknown-key-memo';
+
+/** How many unknown key hashes one replica remembers: 10,000 × about 150 bytes. */
+const UNKNOWN_KEYS_REMEMBERED = 10_000;
 
 /**
  * Caches verified keys per gateway replica, so a cache hit costs no NATS
  * round trip. Key changes evict at once on every replica (watchKeyChanges).
  * Uses are counted here and flushed in batches, so lastUsedAt costs no write
- * per request.
+ * per request. Unknown keys are remembered as unknown for the same TTL, so a
+ * client stuck on a deleted key does not cost a lookup per request.
  */
 @Injectable()
 export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(CachedKeyVerifier.name);
   private readonly cache: ChangeAwareCache<VerifiedApiKey>;
+  private readonly unknownKeys: UnknownKeyMemo;
   /** keyId → when it was last used (epoch ms), since the last report. */
   private used = new Map<string, number>();
   /** Set by the final flush: requests still arrive until the HTTP server closes, after this module is destroyed. */
@@ -28,6 +34,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
   ) {
     this.cache = new ChangeAwareCache(config.KEY_CACHE_TTL_MS, (key) => key.keyId);
+    this.unknownKeys = new UnknownKeyMemo(config.KEY_CACHE_TTL_MS, UNKNOWN_KEYS_REMEMBERED);
   }
 
   async onModuleInit(): Promise<void> {
@@ -44,8 +51,11 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
     await this.connection?.drain().catch(() => undefined);
   }
 
-  verify(keyHash: string): Promise<VerifiedApiKey | null> {
-    return this.cache.get(keyHash, () => this.keys.verify(keyHash));
+  async verify(keyHash: string): Promise<VerifiedApiKey | null> {
+    if (this.unknownKeys.has(keyHash)) return null;
+    const key = await this.cache.get(keyHash, () => this.keys.verify(keyHash));
+    if (key === null) this.unknownKeys.remember(keyHash);
+    return key;
   }
 
   recordUse(keyId: string): void {
