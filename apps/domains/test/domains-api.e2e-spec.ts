@@ -40,10 +40,13 @@ describe('domains API: add, list, get, restrictions', () => {
 
   it('answers 409 conflict for a name that exists, also in another spelling', async () => {
     const name = uniqueDomain();
-    expect((await api().post('/v1/domains', { name })).status).toBe(201);
+    const first = await api().post('/v1/domains', { name });
+    expect(first.status).toBe(201);
     const again = await api().post('/v1/domains', { name: name.toUpperCase() });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('conflict');
+    // Named, so a client whose first create timed out knows where its domain is.
+    expect(again.body.error.message).toBe(`The domain ${name} already exists as ${first.body.id}.`);
   });
 
   it.each([

@@ -40,7 +40,8 @@ export class DomainsService {
     if (problem) throw DomainError.validation('name', problem);
     const name = normalizeDomainName(input.name);
     assertMayAdd(ctx, name);
-    if (await this.repository.findByName(name)) throw this.alreadyExists(name);
+    const existing = await this.repository.findByName(name);
+    if (existing) throw this.alreadyExists(existing);
 
     const now = new Date();
     const id = `dom_${ulid()}`;
@@ -69,7 +70,7 @@ export class DomainsService {
       lastCheckedAt: null,
       updatedAt: now,
     } satisfies DomainEntity);
-    if (!(await this.repository.insert(entity))) throw this.alreadyExists(name);
+    if (!(await this.repository.insert(entity))) throw this.alreadyExists((await this.repository.findByName(name)) ?? entity);
     this.keyCache.forget(id);
     return toResponse(entity, this.settings.records, this.settings.trackingDomain, false);
   }
@@ -131,7 +132,8 @@ export class DomainsService {
     return { id, object: 'domain', deleted: true };
   }
 
-  private alreadyExists(name: string): DomainError {
-    return DomainError.conflict(`The domain ${name} already exists.`);
+  /** Names the existing domain's id: a client whose create timed out (503) and who retries learns where it went. */
+  private alreadyExists(existing: Pick<DomainEntity, 'id' | 'name'>): DomainError {
+    return DomainError.conflict(`The domain ${existing.name} already exists as ${existing.id}.`);
   }
 }
