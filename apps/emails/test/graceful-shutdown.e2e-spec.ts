@@ -27,6 +27,7 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
       DELIVERY_MODE: 'mx',
       DNS_SERVERS: config.DNS_SERVERS.join(','),
       SMTP_MX_PORT: String(config.SMTP_MX_PORT),
+      DELIVERY_ALLOW_PRIVATE_MX: 'true',
       SMTP_HELO_NAME: 'mailroom.test',
       DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',
       DELIVERY_POLL_MS: '50',

@@ -19,4 +19,5 @@ export * from './loop-turn-queue';
 export * from './periodic-purge';
 export * from './repeated-failure-log';
 export * from './ip-address';
+export * from './address-policy';
 export * from './worker-thread';

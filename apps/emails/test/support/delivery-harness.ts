@@ -33,6 +33,8 @@ export async function startDeliveryHarness(env: Partial<Record<EnvName, string>>
       DNS_SERVERS: dns.address,
       DNS_TIMEOUT_MS: '1000',
       SMTP_MX_PORT: String(smtp.port),
+      // The test SMTP server is on loopback, which mx mode otherwise refuses to deliver to.
+      DELIVERY_ALLOW_PRIVATE_MX: 'true',
       SMTP_HELO_NAME: 'mailroom.test',
       SMTP_TIMEOUT_MS: '3000',
       DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',

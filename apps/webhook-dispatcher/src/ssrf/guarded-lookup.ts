@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, LookupFunction } from 'node:net';
-import { refusedAddressReason } from './address-policy';
+import { refusedAddressReason } from '@mailroom/runtime';
 
 /** Raised when a webhook host is, or resolves to, a refused address. */
 export class RefusedAddressError extends Error {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { looseIpv4, refusedAddressReason } from './address-policy';
+import { looseIpv4, refusedAddressReason } from '@mailroom/runtime';
 
 export interface UrlPolicy {
   allowHttp: boolean;

@@ -1,6 +1,7 @@
 import type { RecordWithTtl } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { refusedAddressReason } from '@mailroom/runtime';
 import { SmtpOutcome } from '../smtp-outcome';
 import { isNullMx, orderMxHosts, PreferredHost } from './mx-order';
 
@@ -43,7 +44,12 @@ function dnsFailure(domain: string, error: NodeJS.ErrnoException): MailRoute {
 export class MxResolver implements MailRouter {
   private readonly resolver: Resolver;
 
-  constructor(servers: string[], timeoutMs: number) {
+  /** allowPrivate: DELIVERY_ALLOW_PRIVATE_MX; otherwise non-public addresses are dropped from every host. */
+  constructor(
+    servers: string[],
+    timeoutMs: number,
+    private readonly allowPrivate = false,
+  ) {
     this.resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
     if (servers.length) this.resolver.setServers(servers);
   }
@@ -70,15 +76,25 @@ export class MxResolver implements MailRouter {
       names.map((host) => this.addressesOf(host.name).catch((error: NodeJS.ErrnoException): { failure: NodeJS.ErrnoException } => ({ failure: error }))),
     );
     const hosts: MailHost[] = [];
+    const refused: string[] = [];
     let ttlSeconds = Infinity;
     lookups.forEach((found, index) => {
-      if ('failure' in found || !found.addresses.length) return;
-      hosts.push(Object.assign({}, names[index], { addresses: found.addresses }));
+      if ('failure' in found) return;
+      const addresses = this.allowPrivate ? found.addresses : found.addresses.filter((address) => !refusedAddressReason(address));
+      refused.push(...found.addresses.filter((address) => !addresses.includes(address)));
+      if (!addresses.length) return;
+      hosts.push(Object.assign({}, names[index], { addresses }));
       ttlSeconds = Math.min(ttlSeconds, found.ttlSeconds);
     });
     if (hosts.length) return { kind: 'hosts', hosts, ttlSeconds };
     const failed = lookups.findIndex((found) => 'failure' in found);
     if (failed >= 0) return dnsFailure(names[failed].name, (lookups[failed] as { failure: NodeJS.ErrnoException }).failure);
+    // Every address found is internal: a recipient domain's DNS, which anyone may write, must not aim our SMTP
+    // client at the hosts around us (an internal relay may trust them). Permanent, as a null MX is.
+    if (refused.length) {
+      const reply = `550 5.4.4 the mail hosts of ${domain} resolve only to non-public addresses (${refused[0]}: ${refusedAddressReason(refused[0])}), which this server does not deliver to`;
+      return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply } };
+    }
     const implicit = names.length === 1 && names[0].name === domain;
     return implicit
       ? { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply: `550 5.1.2 ${domain} has no MX and no address record` } }

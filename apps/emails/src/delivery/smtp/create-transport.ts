@@ -20,5 +20,5 @@ export function createDeliveryTransport(config: MailroomConfig): DeliveryTranspo
       }),
     );
   }
-  return new MxTransport(new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS)), Object.assign({}, common, { port: config.SMTP_MX_PORT }));
+  return new MxTransport(new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX)), Object.assign({}, common, { port: config.SMTP_MX_PORT }));
 }

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
-import { ipv4ToInt, ipv6Groups } from '@mailroom/runtime';
+import { ipv4ToInt, ipv6Groups } from './ip-address';
 
 /**
- * Which addresses a webhook may never reach (SSRF). The lists follow RFC 6890
+ * Which addresses Mailroom never connects to on a stranger's say-so: webhook
+ * URLs (SSRF) and recipients' MX hosts. The lists follow RFC 6890
  * (special-purpose registries): anything that is not a public unicast address
  * is refused, including cloud metadata (169.254.169.254, fd00:ec2::254, both
  * inside refused ranges) and IPv6 forms that smuggle an IPv4 address.
