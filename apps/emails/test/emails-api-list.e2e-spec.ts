@@ -108,6 +108,14 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     expect(window.ids).toEqual(ids([3, 2]));
   });
 
+  it('takes a date before 1970, where no email id can begin: from it lists every email, before it none', async () => {
+    const all = await listIds('?from_date=1969-07-20T20:17:00Z&limit=100');
+    expect(all.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
+    expect(all.body).toMatchObject({ totalCount: 14, hasMore: false });
+    const none = await listIds('?to_date=1900-01-01');
+    expect(none.body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
+  });
+
   it.each([
     ['status=unknown', /^status: must be one of/],
     ['to=not-an-address', /^to: /],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { encodeTime } from '@mailroom/database';
+import { firstIdAt } from '@mailroom/database';
 import type { EmailListFilters, RequestContext } from '@mailroom/contracts';
 
 const HOUR_MS = 3_600_000;
@@ -37,9 +37,6 @@ export function planCount(from: number, to: number): CountPlan {
   const hours = [[firstHour, firstDay], [lastDay, lastHour]].filter(([start, end]) => start < end) as Span[];
   return { days: [firstDay, lastDay], hours, rows, buckets: [firstHour, lastHour] };
 }
-
-/** The smallest id an email created at `ms` can have: ULIDs start with their time. */
-const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
 
 /**
  * A bound rounded up past 9999-12-31 (from_date=9999-12-31T23:59:59Z) would
@@ -102,7 +99,7 @@ export class EmailCountsRepository {
       parts.push(`SELECT count(*) FROM emails.emails
         WHERE mode = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text[] IS NULL OR from_domain = ANY($3))
           AND tags @> ${tagsParam}::text[]
-          AND id >= ${param(idFloor(start))} AND id < ${param(idFloor(end + 1))}
+          AND id >= ${param(firstIdAt('email_', start))} AND id < ${param(firstIdAt('email_', end + 1))}
           AND created_at >= ${param(timestamp(start))}::timestamptz AND created_at < ${param(timestamp(end))}::timestamptz`);
     }
     if (!parts.length) return 0;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { encodeTime, entityRows, insertAll, insertAllUnless, KeysetPage, keysetPage, preparedStatements, TableRows } from '@mailroom/database';
+import { entityRows, firstIdAt, insertAll, insertAllUnless, KeysetPage, keysetPage, preparedStatements, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
@@ -10,9 +10,6 @@ import { EmailCountsRepository } from './email-counts.repository';
 import { NewEmail } from './new-email.builder';
 
 const LIST_COLUMNS = ['e.id', 'e.fromAddress', 'e.to', 'e.subject', 'e.status', 'e.createdAt'];
-
-/** The smallest id an email created at `ms` can have: ULIDs start with their time. */
-const idFloor = (ms: number) => `email_${encodeTime(ms, 10)}${'0'.repeat(16)}`;
 
 @Injectable()
 export class EmailsRepository {
@@ -90,12 +87,12 @@ export class EmailsRepository {
     if (filters.tags?.length) query.andWhere('e.tags @> CAST(:tags AS text[])', { tags: filters.tags });
     if (filters.fromDate) {
       query
-        .andWhere('e.id >= :fromId', { fromId: idFloor(Math.floor(Date.parse(filters.fromDate))) })
+        .andWhere('e.id >= :fromId', { fromId: firstIdAt('email_', Math.floor(Date.parse(filters.fromDate))) })
         .andWhere('e.created_at >= :fromDate', { fromDate: filters.fromDate });
     }
     if (filters.toDate) {
       query
-        .andWhere('e.id < :toId', { toId: idFloor(Math.floor(Date.parse(filters.toDate)) + 1) })
+        .andWhere('e.id < :toId', { toId: firstIdAt('email_', Math.floor(Date.parse(filters.toDate)) + 1) })
         .andWhere('e.created_at < :toDate', { toDate: filters.toDate });
     }
     const count = EmailCountsRepository.canCount(filters) ? () => this.counts.count(ctx, filters) : undefined;
