@@ -108,6 +108,17 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     expect(window.ids).toEqual(ids([3, 2]));
   });
 
+  it('reads a bound finer than a millisecond (as Python\'s isoformat() writes it) alike in the page and in totalCount', async () => {
+    // createdAt is kept in whole milliseconds, so …20.020500 lies after an email created at …20.020: from it leaves that email out, up to it takes it in.
+    const justAfter = encodeURIComponent(created[5].createdAt.replace('Z', '500+00:00'));
+    const from = await listIds(`?from_date=${justAfter}&limit=100`);
+    expect(from.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6]));
+    expect(from.body.totalCount).toBe(8);
+    const before = await listIds(`?to_date=${justAfter}&limit=100`);
+    expect(before.ids).toEqual(ids([5, 4, 3, 2, 1, 0]));
+    expect(before.body.totalCount).toBe(6);
+  });
+
   it('takes a date before 1970, where no email id can begin: from it lists every email, before it none', async () => {
     const all = await listIds('?from_date=1969-07-20T20:17:00Z&limit=100');
     expect(all.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
