@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { ApiClient, eventually, startStack, Stack } from '@mailroom/testing';
 import { connect, JSONCodec } from 'nats';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
@@ -169,6 +169,38 @@ describe('batch, cancel, reschedule and domain usage', () => {
       const response = await test.post(`/v1/emails/${email.id}/cancel`);
       expect(response.status).toBe(409);
       expect(response.body.error.message).toMatch(/being sent/);
+    });
+
+    it('settles a cancel racing the worker that claims the email at its time one way: cancelled and never sent, or 409 and sent', async () => {
+      const dueAt = Date.now() + 4000;
+      const batch = await test.post('/v1/emails/batch', Array.from({ length: 40 }, (_, i) => emailBody({ subject: `race ${i}`, scheduledAt: new Date(dueAt).toISOString() })));
+      const ids: string[] = batch.body.data.map((email: { id: string }) => email.id);
+      expect(Date.now()).toBeLessThan(dueAt - 1000);
+      // One cancel every 50 ms from 1 s before the time to 1 s after it: the first ones reach the email before any worker may, the last ones after.
+      const cancels = await Promise.all(
+        ids.map(async (id, i) => {
+          await new Promise((resolve) => setTimeout(resolve, dueAt - 1000 + i * 50 - Date.now()));
+          return (await test.post(`/v1/emails/${id}/cancel`)).status;
+        }),
+      );
+      const settled = await eventually(async () => {
+        const rows = await queryDatabase<{ id: string; status: string; events: string[] }>(
+          stack.databaseUrl,
+          `SELECT e.id, e.status, array(SELECT o.type FROM emails.outbox o WHERE o.data->>'emailId' = e.id ORDER BY o.seq) AS events
+             FROM emails.emails e WHERE e.id = ANY($1)`,
+          [ids],
+        );
+        return rows.every((row) => row.status !== 'queued' && row.status !== 'scheduled') && new Map(rows.map((row) => [row.id, row]));
+      }, 20000);
+      const outcomes = ids.map((id, i) => [cancels[i], settled.get(id)!.status, settled.get(id)!.events.filter((type) => type !== 'email.scheduled')]);
+      for (const outcome of outcomes) {
+        expect([
+          [200, 'cancelled', ['email.cancelled']],
+          [409, 'delivered', ['email.queued', 'email.delivered']],
+        ]).toContainEqual(outcome);
+      }
+      // Both sides of the race were run, not only one.
+      expect(new Set(cancels)).toEqual(new Set([200, 409]));
     });
 
     it('needs emails:send', async () => {
