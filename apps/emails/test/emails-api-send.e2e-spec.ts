@@ -315,6 +315,17 @@ describe('POST /v1/emails', () => {
       expect(response.body.error.code).toBe('conflict');
     });
 
+    it('takes an optional field sent as null as the same request as one left out, as it takes the field itself', async () => {
+      const headers = { 'idempotency-key': 'null-is-absent-1' };
+      const first = await test.post('/v1/emails', emailBody({ subject: 'null or absent', cc: null, attachments: [{ filename: 'a.txt', content: 'aGk=', contentType: null }] }), { headers });
+      expect(first.status).toBe(202);
+      const again = await test.post('/v1/emails', emailBody({ subject: 'null or absent', attachments: [{ filename: 'a.txt', content: 'aGk=' }] }), { headers });
+      expect(again.status).toBe(202);
+      expect(again.body).toEqual(first.body);
+      const rows = await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'null or absent'`);
+      expect(rows).toEqual([{ id: first.body.id }]);
+    });
+
     it('scopes keys per API key', async () => {
       const other = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
       const headers = { 'idempotency-key': 'scoped-1' };

@@ -2,14 +2,20 @@ import { createHash } from 'node:crypto';
 import { EMAIL_LIMITS, IdempotencyInput } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 
-/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request. */
+/**
+ * JSON with object keys sorted, so `{a,b}` and `{b,a}` are the same request,
+ * and without the fields sent as null, which a send takes as not given: a
+ * client that writes its unset fields as null is making the same request as
+ * one that leaves them out.
+ */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object)
+    const fields = value as Record<string, unknown>;
+    const entries = Object.keys(fields)
       .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+      .filter((key) => fields[key] !== undefined && fields[key] !== null)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(fields[key])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
