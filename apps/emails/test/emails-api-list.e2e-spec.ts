@@ -1,5 +1,5 @@
 import { ApiClient, startStack, Stack } from '@mailroom/testing';
-import { emailBody, inOneDay } from './emails-api-fixtures';
+import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
 interface Item {
   id: string;
@@ -183,5 +183,22 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     const lister = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:list'] })).key);
     expect((await lister.get('/v1/emails')).status).toBe(200);
     expect((await lister.get(`/v1/emails/${created[0].id}`)).status).toBe(403);
+  });
+
+  // Last, as it restarts the emails service on a database whose sessions run in another time zone.
+  it('reads a bare from_date or to_date as a UTC day also when Postgres runs in another time zone, as one set up with its machine\'s zone does', async () => {
+    const first = created[0].createdAt;
+    const last = created[13].createdAt;
+    const nextDay = new Date(Date.parse(last.slice(0, 10)) + 24 * 3600 * 1000).toISOString().slice(0, 10);
+    // Read in the session's zone, a day would begin at 12:00 UTC (UTC−12) or at 10:00 UTC the day before (UTC+14): one of them falls among today's emails.
+    const beforeNoon = Number(last.slice(11, 13)) < 12;
+    const [zone, query] = beforeNoon ? ['Etc/GMT+12', `from_date=${first.slice(0, 10)}`] : ['Etc/GMT-14', `to_date=${nextDay}`];
+    const database = new URL(stack.databaseUrl).pathname.slice(1);
+    await queryDatabase(stack.databaseUrl, `ALTER DATABASE "${database}" SET TimeZone = '${zone}'`);
+    await stack.stopApp('emails');
+    await stack.startApp('emails');
+    const listed = await listIds(`?${query}&limit=100`);
+    expect(listed.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
+    expect(listed.body.totalCount).toBe(14);
   });
 });

@@ -1,27 +1,32 @@
-import { toWholeMilliseconds, withWholeMillisecondDates } from './created-at-bounds';
+import { createdAtBound, withCreatedAtBounds } from './created-at-bounds';
 
-describe(toWholeMilliseconds.name, () => {
+describe(createdAtBound.name, () => {
   it('rounds a bound finer than a millisecond up to the next one, whatever its offset', () => {
-    expect(toWholeMilliseconds('2026-11-26T04:03:51.020500+00:00')).toBe('2026-11-26T04:03:51.021Z');
-    expect(toWholeMilliseconds('2026-11-26T04:03:51.9999999Z')).toBe('2026-11-26T04:03:52.000Z');
-    expect(toWholeMilliseconds('2026-11-26T09:33:51.0201+05:30')).toBe('2026-11-26T04:03:51.021Z');
-    expect(toWholeMilliseconds('1969-12-31T23:59:59.9995Z')).toBe('1970-01-01T00:00:00.000Z');
+    expect(createdAtBound('2026-11-26T04:03:51.020500+00:00')).toBe('2026-11-26T04:03:51.021Z');
+    expect(createdAtBound('2026-11-26T04:03:51.9999999Z')).toBe('2026-11-26T04:03:52.000Z');
+    expect(createdAtBound('2026-11-26T09:33:51.0201+05:30')).toBe('2026-11-26T04:03:51.021Z');
+    expect(createdAtBound('1969-12-31T23:59:59.9995Z')).toBe('1970-01-01T00:00:00.000Z');
   });
 
-  it('leaves whole milliseconds, coarser bounds and the last moments of year 9999 as they are', () => {
-    for (const value of ['2026-11-26T04:03:51.020000+00:00', '2026-11-26T04:03:51.020Z', '2026-11-26T04:03:51Z', '2026-11-26', '9999-12-31T23:59:59.9999Z']) {
-      expect(toWholeMilliseconds(value)).toBe(value);
-    }
+  it('writes every bound as a UTC instant, so no session time zone can move it; a bare date is a UTC day', () => {
+    expect(createdAtBound('2026-11-26')).toBe('2026-11-26T00:00:00.000Z');
+    expect(createdAtBound('2026-11-26T10:00:00+05:30')).toBe('2026-11-26T04:30:00.000Z');
+    expect(createdAtBound('2026-11-26T04:03:51.020000Z')).toBe('2026-11-26T04:03:51.020Z');
+  });
+
+  it('keeps a bound past year 9999 as written, which Postgres reads and no email reaches', () => {
+    expect(createdAtBound('9999-12-31T23:59:59.9999Z')).toBe('9999-12-31T23:59:59.9999Z');
+    expect(createdAtBound('9999-12-31T20:00:00-05:00')).toBe('9999-12-31T20:00:00-05:00');
   });
 });
 
-describe(withWholeMillisecondDates.name, () => {
-  it('rounds both date bounds and keeps the other filters', () => {
-    expect(withWholeMillisecondDates({ status: 'queued', tags: ['a'], fromDate: '2026-11-26T04:03:51.0201Z', toDate: '2026-11-27T00:00:00Z' })).toEqual({
+describe(withCreatedAtBounds.name, () => {
+  it('rewrites both date bounds and keeps the other filters', () => {
+    expect(withCreatedAtBounds({ status: 'queued', tags: ['a'], fromDate: '2026-11-26T04:03:51.0201Z', toDate: '2026-11-27' })).toEqual({
       status: 'queued',
       tags: ['a'],
       fromDate: '2026-11-26T04:03:51.021Z',
-      toDate: '2026-11-27T00:00:00Z',
+      toDate: '2026-11-27T00:00:00.000Z',
     });
   });
 });

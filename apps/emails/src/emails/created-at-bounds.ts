@@ -1,28 +1,30 @@
 import type { EmailListFilters } from '@mailroom/contracts';
 
-/** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot; no email is created that late, so precision there changes nothing. */
+/** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot; no email is created that late, so such a bound is kept as written. */
 const YEAR_10000_MS = Date.UTC(10000, 0, 1);
 
 /**
- * A from_date or to_date in whole milliseconds, the precision createdAt is
- * kept in. Date.parse drops the digits past the millisecond (Python's
- * isoformat() writes six) while Postgres compares them, so the page and
- * totalCount disagreed about an email created in that very millisecond.
- * Rounding up selects what the caller asked for: an email created at
- * …20.020 is before …20.0205, as it is before …20.021.
+ * A from_date or to_date as one instant that the page query (Postgres) and
+ * the count (JavaScript) read alike:
+ * - in UTC: a bare date (2026-11-26) is a UTC day to JavaScript, as the
+ *   README promises, but Postgres reads it in its session's TimeZone, which
+ *   a server set up with its machine's zone has as Europe/Berlin, say;
+ * - in whole milliseconds, the precision createdAt is kept in: Date.parse
+ *   drops the digits past them (Python's isoformat() writes six) while
+ *   Postgres compares them. Rounding up selects what the caller asked for:
+ *   an email created at …20.020 is before …20.0205, as it is before …20.021.
  */
-export function toWholeMilliseconds(timestamp: string): string {
+export function createdAtBound(timestamp: string): string {
   const beyondMilliseconds = /\.\d{3}(\d+)/.exec(timestamp)?.[1] ?? '';
-  if (!/[1-9]/.test(beyondMilliseconds)) return timestamp;
-  const roundedUp = Date.parse(timestamp) + 1;
-  return roundedUp < YEAR_10000_MS ? new Date(roundedUp).toISOString() : timestamp;
+  const ms = Date.parse(timestamp) + (/[1-9]/.test(beyondMilliseconds) ? 1 : 0);
+  return ms < YEAR_10000_MS ? new Date(ms).toISOString() : timestamp;
 }
 
-/** The list filters with their date bounds as the page query and the count both read them. */
-export function withWholeMillisecondDates(filters: EmailListFilters): EmailListFilters {
+/** The list filters with their date bounds as both the page query and the count read them. */
+export function withCreatedAtBounds(filters: EmailListFilters): EmailListFilters {
   if (filters.fromDate === undefined && filters.toDate === undefined) return filters;
   return Object.assign({}, filters, {
-    fromDate: filters.fromDate === undefined ? undefined : toWholeMilliseconds(filters.fromDate),
-    toDate: filters.toDate === undefined ? undefined : toWholeMilliseconds(filters.toDate),
+    fromDate: filters.fromDate === undefined ? undefined : createdAtBound(filters.fromDate),
+    toDate: filters.toDate === undefined ? undefined : createdAtBound(filters.toDate),
   });
 }

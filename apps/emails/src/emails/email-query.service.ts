@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EmailList, EmailListPayload, EmailResponse, RequestContext } from '@mailroom/contracts';
 import { inOneSnapshot } from '@mailroom/database';
 import { DomainError } from '@mailroom/errors';
-import { withWholeMillisecondDates } from './created-at-bounds';
+import { withCreatedAtBounds } from './created-at-bounds';
 import { toListItem, toResponse } from './email.mapper';
 import { EmailsRepository } from './emails.repository';
 
@@ -11,7 +11,7 @@ export class EmailQueryService {
   constructor(private readonly repository: EmailsRepository) {}
 
   async list({ ctx, params, filters }: EmailListPayload): Promise<EmailList> {
-    const page = await this.repository.list(ctx, withWholeMillisecondDates(filters), params);
+    const page = await this.repository.list(ctx, withCreatedAtBounds(filters), params);
     return { object: 'list', data: page.rows.map(toListItem), hasMore: page.hasMore, totalCount: page.totalCount };
   }
 
