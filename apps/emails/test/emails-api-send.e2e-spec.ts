@@ -1,4 +1,4 @@
-import { ApiClient, startStack, Stack } from '@mailroom/testing';
+import { ApiClient, startExtraGateway, startStack, Stack } from '@mailroom/testing';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
 describe('POST /v1/emails', () => {
@@ -342,6 +342,27 @@ describe('POST /v1/emails', () => {
       expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
       const rows = await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'race'`);
       expect(rows).toHaveLength(1);
+    });
+
+    it('creates exactly one email for concurrent requests with one key split across two gateway replicas, single and batch', async () => {
+      const replica = await startExtraGateway(stack);
+      try {
+        const clients = [test, replica.api.withKey(test.defaultKey)];
+        const send = (path: string, body: unknown, key: string) => Promise.all(Array.from({ length: 10 }, (_, i) => clients[i % 2].post(path, body, { headers: { 'idempotency-key': key } })));
+        const singles = await send('/v1/emails', emailBody({ subject: 'two replicas' }), 'replicas-1');
+        expect(singles.map((r) => r.status)).toEqual(Array(10).fill(202));
+        expect(new Set(singles.map((r) => r.body.id)).size).toBe(1);
+        const batches = await send('/v1/emails/batch', [emailBody({ subject: 'two replicas, batch' }), emailBody({ subject: 'two replicas, batch' })], 'replicas-2');
+        expect(batches.map((r) => r.status)).toEqual(Array(10).fill(202));
+        expect(new Set(batches.map((r) => JSON.stringify(r.body)))).toEqual(new Set([JSON.stringify(batches[0].body)]));
+        const rows = await queryDatabase<{ subject: string; n: number }>(
+          stack.databaseUrl,
+          `SELECT subject, count(*)::int AS n FROM emails.emails WHERE subject LIKE 'two replicas%' GROUP BY subject ORDER BY subject`,
+        );
+        expect(rows).toEqual([{ subject: 'two replicas', n: 1 }, { subject: 'two replicas, batch', n: 2 }]);
+      } finally {
+        await replica.close();
+      }
     });
   });
 });
