@@ -96,6 +96,18 @@ describe('POST /v1/emails', () => {
     expect((row.next_attempt_at as Date).toISOString()).toBe(at);
   });
 
+  it('never schedules an email before a scheduledAt finer than a millisecond (as Python\'s isoformat() writes it), in a send and a reschedule', async () => {
+    const whole = Math.floor((Date.now() + 24 * 3600 * 1000) / 1000) * 1000;
+    const finer = (ms: number) => new Date(ms).toISOString().replace('Z', '500+00:00'); // …00.000500: half a millisecond past ms
+    const response = await test.post('/v1/emails', emailBody({ scheduledAt: finer(whole) }));
+    expect(response.status).toBe(202);
+    expect(response.body.scheduledAt).toBe(new Date(whole + 1).toISOString());
+    const rescheduled = await test.patch(`/v1/emails/${response.body.id}`, { scheduledAt: finer(whole + 60_000) });
+    expect(rescheduled.body.scheduledAt).toBe(new Date(whole + 60_001).toISOString());
+    const [row] = await queryDatabase(stack.databaseUrl, 'SELECT next_attempt_at FROM emails.emails WHERE id = $1', [response.body.id]);
+    expect((row.next_attempt_at as Date).toISOString()).toBe(new Date(whole + 60_001).toISOString());
+  });
+
   describe('validation: 422 naming the field, nothing stored', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['missing from', { from: undefined }, /^from: /],

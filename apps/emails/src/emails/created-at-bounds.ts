@@ -1,4 +1,5 @@
 import type { EmailListFilters } from '@mailroom/contracts';
+import { millisecondsRoundedUp } from './whole-milliseconds';
 
 /** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot; no email is created that late, so such a bound is kept as written. */
 const YEAR_10000_MS = Date.UTC(10000, 0, 1);
@@ -9,14 +10,12 @@ const YEAR_10000_MS = Date.UTC(10000, 0, 1);
  * - in UTC: a bare date (2026-11-26) is a UTC day to JavaScript, as the
  *   README promises, but Postgres reads it in its session's TimeZone, which
  *   a server set up with its machine's zone has as Europe/Berlin, say;
- * - in whole milliseconds, the precision createdAt is kept in: Date.parse
- *   drops the digits past them (Python's isoformat() writes six) while
- *   Postgres compares them. Rounding up selects what the caller asked for:
- *   an email created at …20.020 is before …20.0205, as it is before …20.021.
+ * - in whole milliseconds, the precision createdAt is kept in, rounded up:
+ *   Postgres compared the digits past them, which the count dropped, and an
+ *   email created at …20.020 is before …20.0205, as it is before …20.021.
  */
 export function createdAtBound(timestamp: string): string {
-  const beyondMilliseconds = /\.\d{3}(\d+)/.exec(timestamp)?.[1] ?? '';
-  const ms = Date.parse(timestamp) + (/[1-9]/.test(beyondMilliseconds) ? 1 : 0);
+  const ms = millisecondsRoundedUp(timestamp);
   return ms < YEAR_10000_MS ? new Date(ms).toISOString() : timestamp;
 }
 

@@ -1,5 +1,6 @@
 import { EMAIL_LIMITS, EmailSendInput, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import { millisecondsRoundedUp } from './whole-milliseconds';
 
 export interface ParsedAttachment {
   filename: string;
@@ -104,7 +105,8 @@ export function parseScheduledAt(value: string, name: string, now: Date): Date {
   if (!isIsoTimestamp(value)) {
     throw DomainError.validation(name, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z');
   }
-  const at = new Date(value);
+  // Never before the time asked for, which may be finer than the milliseconds a Date holds.
+  const at = new Date(millisecondsRoundedUp(value));
   if (at.getTime() <= now.getTime()) throw DomainError.validation(name, 'must be in the future');
   if (at.getTime() > now.getTime() + EMAIL_LIMITS.scheduleMaxDays * DAY_MS) {
     throw DomainError.validation(name, `must be at most ${EMAIL_LIMITS.scheduleMaxDays} days ahead`);
