@@ -338,6 +338,18 @@ describe('POST /v1/emails', () => {
       expect(rows).toEqual([{ id: first.body.id }]);
     });
 
+    it('forgets a key after 24 hours: the same key then makes a new email, whatever the body', async () => {
+      const headers = { 'idempotency-key': 'expires-1' };
+      const first = await test.post('/v1/emails', emailBody({ subject: 'before expiry' }), { headers });
+      await queryDatabase(stack.databaseUrl, `UPDATE emails.idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE key = 'expires-1'`);
+      const after = await test.post('/v1/emails', emailBody({ subject: 'after expiry' }), { headers });
+      expect(after.status).toBe(202);
+      expect(after.body.id).not.toBe(first.body.id);
+      // …and the new answer is the one the key replays from now on.
+      expect((await test.post('/v1/emails', emailBody({ subject: 'after expiry' }), { headers })).body.id).toBe(after.body.id);
+      expect((await test.post('/v1/emails', emailBody({ subject: 'before expiry' }), { headers })).status).toBe(409);
+    });
+
     it('scopes keys per API key', async () => {
       const other = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
       const headers = { 'idempotency-key': 'scoped-1' };
