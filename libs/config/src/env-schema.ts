@@ -1,7 +1,7 @@
 import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Parser } from './parsers';
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
-import { asDnsServer, asOptionalUrl } from './network-parsers';
+import { asDnsServer, asOptionalServerUrl, asServerUrl } from './network-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
@@ -28,7 +28,7 @@ const SERVICES: AppName[] = ['keys', 'domains', 'emails', 'webhook-dispatcher'];
 export const ENV_SCHEMA = {
   NODE_ENV: variable({ default: 'development', apps: 'all', description: 'development, test or production', parse: asOneOf('development', 'test', 'production') }),
   LOG_LEVEL: variable({ default: 'info', apps: 'all', description: 'pino log level', parse: asOneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') }),
-  NATS_URL: variable({ default: 'nats://127.0.0.1:4222', apps: 'all', description: 'NATS server (JetStream enabled)', parse: asUrl('nats', 'tls') }),
+  NATS_URL: variable({ default: 'nats://127.0.0.1:4222', apps: 'all', description: 'NATS server (JetStream enabled)', parse: asServerUrl('nats', 'tls') }),
   DATABASE_PREPARED_STATEMENTS: variable({ default: 'true', apps: SERVICES, description: 'run the hot statements as named prepared statements (parsed and planned once per connection); false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21', parse: asBoolean }),
   DATABASE_URL: variable({ apps: SERVICES, description: 'PostgreSQL connection string; `npm start`, `npm run cli` use an embedded Postgres under DATA_DIR when unset', parse: asUrl('postgres', 'postgresql') }),
   PORT: variable({ default: '3000', apps: ['gateway', 'launcher'], description: 'HTTP port of the gateway', parse: asInteger(0, 65535) }),
@@ -70,7 +70,7 @@ export const ENV_SCHEMA = {
   DNS_TIMEOUT_MS: variable({ default: '2000', apps: ['domains', 'emails'], description: 'how long one DNS query may take before it counts as failed (a DNS failure, never a missing record); keep it below RPC_TIMEOUT_MS so a domain verify can answer in time', parse: asInteger(100, 60000) }),
   EMAILS_ROLE: variable({ default: 'all', apps: ['emails'], description: 'all: the process answers requests and does the background work (delivery, the outbox relay, the analytics and complaint consumers, compaction and retention); api: it only answers requests from the gateway and the domains service; worker: it only does the background work and subscribes to no request subject. Split them to scale each on its own or to run the worker at a lower priority (PROCESS_NICE); with api processes, run at least one all or worker process, or nothing is delivered', parse: asOneOf('all', 'api', 'worker') }),
   DELIVERY_MODE: variable({ default: 'mx', apps: ['emails'], description: 'mx: deliver straight to each recipient domain\'s MX hosts; relay: hand every message to SMTP_RELAY_URL', parse: asOneOf('mx', 'relay') }),
-  SMTP_RELAY_URL: variable({ default: '', apps: ['emails'], description: 'relay mode: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); required when DELIVERY_MODE=relay', parse: asOptionalUrl('smtp', 'smtps') }),
+  SMTP_RELAY_URL: variable({ default: '', apps: ['emails'], description: 'relay mode: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); required when DELIVERY_MODE=relay', parse: asOptionalServerUrl('smtp', 'smtps') }),
   SMTP_RELAY_SECURE: variable({ default: 'false', apps: ['emails'], description: 'relay mode: implicit TLS from the first byte (port 465); smtps:// implies it', parse: asBoolean }),
   SMTP_RELAY_REQUIRE_TLS: variable({ default: 'false', apps: ['emails'], description: 'relay mode: refuse to send unless the relay upgrades with STARTTLS', parse: asBoolean }),
   SMTP_RELAY_TLS_VERIFY: variable({ default: 'true', apps: ['emails'], description: 'relay mode: check the relay\'s TLS certificate (mx mode never does: STARTTLS there is opportunistic)', parse: asBoolean }),

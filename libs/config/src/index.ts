@@ -4,3 +4,4 @@ export * from './parsers';
 export * from './durations';
 export * from './network-parsers';
 export * from './webhook-parsers';
+export * from './variable-rules';

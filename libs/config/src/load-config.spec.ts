@@ -1,4 +1,5 @@
 import { ConfigError, configWith, loadConfig } from './load-config';
+import { launcherPortProblems } from './variable-rules';
 
 function problemsOf(run: () => unknown): string[] {
   try {
@@ -84,5 +85,39 @@ describe(loadConfig.name, () => {
     const problems = problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/x', EMAILS_ROLE: 'both', PROCESS_NICE: '-5' }, 'emails'));
     expect(problems).toEqual([expect.stringMatching(/^PROCESS_NICE must be between 0 and 19, got -5/), expect.stringMatching(/^EMAILS_ROLE must be one of all, api, worker/)]);
     expect(problemsOf(() => loadConfig({ PROCESS_NICE: '20' }, 'gateway'))).toEqual(['PROCESS_NICE must be between 0 and 19, got 20']);
+  });
+});
+
+describe(`${loadConfig.name}: servers and ports`, () => {
+  it('refuses a NATS or SMTP relay URL that names no host, which would only fail later as "Invalid URL"', () => {
+    expect(problemsOf(() => loadConfig({ NATS_URL: 'nats://' }, 'gateway'))).toEqual(["NATS_URL must name a host, got 'nats://'"]);
+    const relay = { DATABASE_URL: 'postgres://db/x', DELIVERY_MODE: 'relay' };
+    expect(problemsOf(() => loadConfig({ ...relay, SMTP_RELAY_URL: 'smtp://' }, 'emails'))).toEqual(["SMTP_RELAY_URL must name a host, got 'smtp://'"]);
+    // A Postgres URL may leave the host to its `host` parameter (a Unix socket directory).
+    expect(loadConfig({ DATABASE_URL: 'postgres:///mailroom?host=/var/run/postgresql' }, 'keys').DATABASE_URL).toBe('postgres:///mailroom?host=/var/run/postgresql');
+  });
+
+  it('names a malformed SMTP_RELAY_URL once, for what is wrong with it, not as missing', () => {
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/x', DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'relay.example.com:587' }, 'emails'))).toEqual([
+      "SMTP_RELAY_URL must use smtp or smtps, got 'relay.example.com:'",
+    ]);
+  });
+
+  it('refuses a gateway whose HTTP and operations ports are the same', () => {
+    expect(problemsOf(() => loadConfig({ PORT: '8081' }, 'gateway'))).toEqual(['PORT and HEALTH_PORT must differ: both are 8081']);
+    expect(loadConfig({ PORT: '0', HEALTH_PORT: '0' }, 'gateway').PORT).toBe(0);
+  });
+
+  it('gives `npm start` a fixed gateway port and five operations ports that fit and miss it', () => {
+    const launcher = (env: Record<string, string>) => launcherPortProblems(loadConfig(env, 'launcher'));
+    expect(launcher({ PORT: '0' })).toEqual(['PORT must not be 0 for npm start: it waits for the gateway on that port, so give it a fixed one']);
+    expect(launcher({ HEALTH_PORT: '65533' })).toEqual([
+      'HEALTH_PORT must be at most 65531 for npm start, which gives the five apps HEALTH_PORT to HEALTH_PORT+4, got 65533',
+    ]);
+    expect(launcher({ PORT: '8083' })).toEqual([
+      'PORT 8083 is one of the operations ports npm start gives the apps (HEALTH_PORT 8081 to 8085); pick another PORT or HEALTH_PORT',
+    ]);
+    expect(launcher({ PORT: '3000', HEALTH_PORT: '0' })).toEqual([]);
+    expect(launcher({ PORT: '8086' })).toEqual([]);
   });
 });

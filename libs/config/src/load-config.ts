@@ -1,14 +1,11 @@
 import { AppName, ENV_SCHEMA, EnvName, MailroomConfig, VariableSpec } from './env-schema';
+import { ruleProblems, usedBy } from './variable-rules';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-function usedBy(spec: VariableSpec<unknown>, app: AppName): boolean {
-  return spec.apps === 'all' || spec.apps.includes(app);
 }
 
 /**
@@ -31,13 +28,7 @@ export function loadConfig(env: Record<string, string | undefined>, app: AppName
       problems.push(`${name} ${(error as Error).message}`);
     }
   }
-  // Rules between variables, checked with the rest so the app says so instead of failing later with a stack trace.
-  if (usedBy(ENV_SCHEMA.SMTP_RELAY_URL, app) && config.DELIVERY_MODE === 'relay' && !config.SMTP_RELAY_URL) {
-    problems.push('SMTP_RELAY_URL is required when DELIVERY_MODE=relay (smtp://user:pass@host:587 or smtps://…:465)');
-  }
-  if (usedBy(ENV_SCHEMA.ENCRYPTION_KEY, app) && config.NODE_ENV === 'production' && config.ENCRYPTION_KEY === null) {
-    problems.push('ENCRYPTION_KEY is required when NODE_ENV=production (base64 of 32 random bytes: openssl rand -base64 32)');
-  }
+  problems.push(...ruleProblems(config, app));
   if (problems.length) throw new ConfigError(problems);
   return config as MailroomConfig;
 }

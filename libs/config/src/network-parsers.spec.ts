@@ -1,4 +1,4 @@
-import { asDnsServer, asOptionalUrl } from './network-parsers';
+import { asDnsServer, asOptionalServerUrl } from './network-parsers';
 
 describe('network parsers', () => {
   it('accepts DNS servers with and without a port', () => {
@@ -11,8 +11,9 @@ describe('network parsers', () => {
   });
 
   it('treats an empty optional URL as unset and still checks the scheme', () => {
-    expect(asOptionalUrl('smtp', 'smtps')('')).toBe('');
-    expect(asOptionalUrl('smtp', 'smtps')('smtp://u:p@relay:587')).toBe('smtp://u:p@relay:587');
-    expect(() => asOptionalUrl('smtp', 'smtps')('http://relay')).toThrow(/must use smtp or smtps/);
+    expect(asOptionalServerUrl('smtp', 'smtps')('')).toBe('');
+    expect(asOptionalServerUrl('smtp', 'smtps')('smtp://u:p@relay:587')).toBe('smtp://u:p@relay:587');
+    expect(() => asOptionalServerUrl('smtp', 'smtps')('http://relay')).toThrow(/must use smtp or smtps/);
+    expect(() => asOptionalServerUrl('smtp', 'smtps')('smtp://')).toThrow("must name a host, got 'smtp://'");
   });
 });

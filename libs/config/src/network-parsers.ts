@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { asUrl, Parser } from './parsers';
+import { asUrl, Parser, redactUrl } from './parsers';
 
 /** A DNS server as Node's Resolver.setServers takes it: an IP, or 'ip:port' ('[v6]:port' for IPv6). */
 export const asDnsServer: Parser<string> = (raw) => {
@@ -10,8 +10,23 @@ export const asDnsServer: Parser<string> = (raw) => {
   return raw;
 };
 
-/** A URL of the given schemes, or empty for "not set". */
-export function asOptionalUrl(...protocols: string[]): Parser<string> {
+/**
+ * The URL of a server to connect to: of the given schemes, and naming a host.
+ * `nats://` or `smtp://` parse as URLs (their schemes are not ones WHATWG URL
+ * requires a host of) but leave nothing to connect to: the NATS client fails
+ * with a bare "Invalid URL" and nodemailer would try localhost.
+ */
+export function asServerUrl(...protocols: string[]): Parser<string> {
   const url = asUrl(...protocols);
+  return (raw) => {
+    const value = url(raw);
+    if (new URL(value).hostname === '') throw new Error(`must name a host, got '${redactUrl(raw)}'`);
+    return value;
+  };
+}
+
+/** A server URL of the given schemes, or empty for "not set". */
+export function asOptionalServerUrl(...protocols: string[]): Parser<string> {
+  const url = asServerUrl(...protocols);
   return (raw) => (raw.trim() === '' ? '' : url(raw));
 }

@@ -1,0 +1,46 @@
+import { AppName, ENV_SCHEMA, EnvName, MailroomConfig, VariableSpec } from './env-schema';
+
+/** The apps `npm start` runs, each with its own operations port: HEALTH_PORT, HEALTH_PORT+1, … */
+const LAUNCHED_APPS = 5;
+
+export function usedBy(spec: VariableSpec<unknown>, app: AppName): boolean {
+  return spec.apps === 'all' || spec.apps.includes(app);
+}
+
+/**
+ * Rules between variables, checked with the rest so the app says so instead
+ * of failing later with a stack trace. A variable that failed to parse is
+ * missing from `config` and already named, so no rule speaks of it again.
+ */
+export function ruleProblems(config: Partial<Record<EnvName, unknown>>, app: AppName): string[] {
+  const problems: string[] = [];
+  if (usedBy(ENV_SCHEMA.SMTP_RELAY_URL, app) && config.DELIVERY_MODE === 'relay' && config.SMTP_RELAY_URL === '') {
+    problems.push('SMTP_RELAY_URL is required when DELIVERY_MODE=relay (smtp://user:pass@host:587 or smtps://…:465)');
+  }
+  if (usedBy(ENV_SCHEMA.ENCRYPTION_KEY, app) && config.NODE_ENV === 'production' && config.ENCRYPTION_KEY === null) {
+    problems.push('ENCRYPTION_KEY is required when NODE_ENV=production (base64 of 32 random bytes: openssl rand -base64 32)');
+  }
+  const { PORT: port, HEALTH_PORT: healthPort } = config as Partial<Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>>;
+  if (port === undefined || healthPort === undefined) return problems;
+  if (app === 'gateway' && port !== 0 && port === healthPort) problems.push(`PORT and HEALTH_PORT must differ: both are ${port}`);
+  return problems;
+}
+
+/**
+ * What `npm start` needs of its ports on top of their own ranges (the migrate
+ * and cli commands share the launcher's config but open no port, so these are
+ * not rules of loadConfig): a fixed gateway port to wait for, and room for the
+ * five operations ports without taking the gateway's.
+ */
+export function launcherPortProblems({ PORT: port, HEALTH_PORT: healthPort }: Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>): string[] {
+  const lastHealthPort = healthPort + LAUNCHED_APPS - 1;
+  if (port === 0) return ['PORT must not be 0 for npm start: it waits for the gateway on that port, so give it a fixed one'];
+  if (healthPort === 0) return [];
+  if (lastHealthPort > 65535) {
+    return [`HEALTH_PORT must be at most ${65536 - LAUNCHED_APPS} for npm start, which gives the five apps HEALTH_PORT to HEALTH_PORT+${LAUNCHED_APPS - 1}, got ${healthPort}`];
+  }
+  if (port >= healthPort && port <= lastHealthPort) {
+    return [`PORT ${port} is one of the operations ports npm start gives the apps (HEALTH_PORT ${healthPort} to ${lastHealthPort}); pick another PORT or HEALTH_PORT`];
+  }
+  return [];
+}
