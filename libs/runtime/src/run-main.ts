@@ -1,4 +1,5 @@
 import { AppName, ConfigError, loadProcessConfig, MailroomConfig } from '@mailroom/config';
+import { describeBootFailure } from './boot-failure';
 import { lowerProcessPriority } from './process-priority';
 import { Closable, closeOnSignals } from './shutdown';
 
@@ -31,13 +32,4 @@ export function runMain(app: AppName, boot: (config: MailroomConfig) => Promise<
       process.exit(1);
     },
   );
-}
-
-/** nats.js says only CONNECTION_REFUSED or TIMEOUT; the operator needs to know which server it was. */
-function describeBootFailure(error: Error, config: MailroomConfig): string {
-  if (error.name !== 'NatsError') return error.message;
-  const server = new URL(config.NATS_URL);
-  server.username = '';
-  server.password = '';
-  return `cannot use NATS at ${server.toString()} (${error.message}); is nats-server running there, with JetStream enabled (-js)?`;
 }

@@ -1,0 +1,33 @@
+import { configWith } from '@mailroom/config';
+import { describeBootFailure } from './boot-failure';
+
+/** Errors shaped as Node raises them from listen() and from the host name lookup before it. */
+function listenError(code: string, address: string, port: number): Error {
+  return Object.assign(new Error(`listen ${code}: address already in use ${address}:${port}`), { code, syscall: 'listen', address, port });
+}
+function lookupError(hostname: string): Error {
+  return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname });
+}
+
+describe(describeBootFailure.name, () => {
+  const config = configWith('gateway', { PORT: '3900', HEALTH_PORT: '8081', HOST: 'api.internal', HEALTH_HOST: '127.0.0.1' });
+
+  it('names the variable whose port is taken', () => {
+    expect(describeBootFailure(listenError('EADDRINUSE', '0.0.0.0', 3900), config)).toBe(
+      'PORT 3900 is already in use (listen EADDRINUSE: address already in use 0.0.0.0:3900); stop what uses it, or set another PORT',
+    );
+    expect(describeBootFailure(listenError('EADDRINUSE', '127.0.0.1', 8081), config)).toBe(
+      'HEALTH_PORT 8081 is already in use (listen EADDRINUSE: address already in use 127.0.0.1:8081); stop what uses it, or set another HEALTH_PORT',
+    );
+  });
+
+  it('names the variable whose host cannot be listened on', () => {
+    expect(describeBootFailure(lookupError('api.internal'), config)).toBe(
+      "HOST 'api.internal' cannot be listened on (getaddrinfo ENOTFOUND api.internal); set it to an address of this machine, such as 0.0.0.0",
+    );
+  });
+
+  it('leaves other errors as they are', () => {
+    expect(describeBootFailure(new Error('something else'), config)).toBe('something else');
+  });
+});

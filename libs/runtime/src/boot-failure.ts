@@ -1,0 +1,41 @@
+import type { MailroomConfig } from '@mailroom/config';
+
+/** The fields Node puts on an error from listen() or from the host name lookup before it. */
+interface SystemError extends Error {
+  code?: string;
+  syscall?: string;
+  port?: number;
+  hostname?: string;
+}
+
+/** How an app's failure to start is told to the operator: naming the variable to change where one is to blame. */
+export function describeBootFailure(error: Error, config: MailroomConfig): string {
+  if (error.name === 'NatsError') return natsFailure(error, config);
+  return listenFailure(error as SystemError, config) ?? error.message;
+}
+
+/** nats.js says only CONNECTION_REFUSED or TIMEOUT; the operator needs to know which server it was. */
+function natsFailure(error: Error, config: MailroomConfig): string {
+  const server = new URL(config.NATS_URL);
+  server.username = '';
+  server.password = '';
+  return `cannot use NATS at ${server.toString()} (${error.message}); is nats-server running there, with JetStream enabled (-js)?`;
+}
+
+/**
+ * Node says which address was taken or could not be resolved, not which
+ * variable put it there: the gateway listens on HOST:PORT, every app on
+ * HEALTH_HOST:HEALTH_PORT (the operations port is checked first, since a
+ * service's unused PORT keeps its default).
+ */
+function listenFailure(error: SystemError, config: MailroomConfig): string | undefined {
+  if (error.syscall === 'listen' && error.code === 'EADDRINUSE') {
+    const variable = error.port === config.HEALTH_PORT ? 'HEALTH_PORT' : error.port === config.PORT ? 'PORT' : undefined;
+    return variable && `${variable} ${error.port} is already in use (${error.message}); stop what uses it, or set another ${variable}`;
+  }
+  if (error.syscall === 'getaddrinfo' && error.hostname !== undefined) {
+    const variable = error.hostname === config.HEALTH_HOST ? 'HEALTH_HOST' : error.hostname === config.HOST ? 'HOST' : undefined;
+    return variable && `${variable} '${error.hostname}' cannot be listened on (${error.message}); set it to an address of this machine, such as 0.0.0.0`;
+  }
+  return undefined;
+}
