@@ -82,11 +82,11 @@ async function main(): Promise<void> {
       process.stdout.write(`\n    ${created.key}\n\n`);
     }
 
-    const env = { ...process.env, DATABASE_URL: database.url, NATS_URL: nats.url };
+    const env = Object.assign({}, process.env, { DATABASE_URL: database.url, NATS_URL: nats.url });
     for (const [index, app] of APPS.entries()) {
       const opsPort = String(opsPortOf(config, index));
       const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], {
-        env: { ...env, HEALTH_PORT: opsPort },
+        env: Object.assign({}, env, { HEALTH_PORT: opsPort }),
         stdio: 'inherit',
       });
       child.once('exit', (code, signal) => {
