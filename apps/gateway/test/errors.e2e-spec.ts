@@ -161,6 +161,35 @@ describe('error answers', () => {
       expect(response.status).toBe(201);
     });
 
+    it('refuses a body that is not UTF-8 with 400, rather than storing U+FFFD where each byte was', async () => {
+      // "café" in Latin-1: the é is the single byte 0xE9, which is no UTF-8.
+      const latin1 = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+      const response = await fetch(`${stack.api.baseUrl}/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.rootKey}`, 'content-type': 'application/json' },
+        body: latin1,
+      });
+      expectError({ status: response.status, body: await response.json() }, 400, 'invalid_json');
+    });
+
+    it('reads UTF-8, with or without a byte order mark', async () => {
+      for (const prefix of ['', '\ufeff']) {
+        const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: `${prefix}{"name":"café ✓"}`, headers: { 'content-type': 'application/json' } });
+        expect({ status: response.status, name: response.body.name }).toEqual({ status: 201, name: 'café ✓' });
+      }
+    });
+
+    it.each(['latin1', 'ISO-8859-1', 'utf-16', '"windows-1252"'])('answers a body declared as charset=%s with 415, naming it', async (charset) => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"x"}', headers: { 'content-type': `application/json; charset=${charset}` } });
+      expectError(response, 415, 'unsupported_media_type');
+      expect(response.body.error.message).toContain(`got '${charset.replace(/"/g, '').toLowerCase()}'`);
+    });
+
+    it.each(['utf-8', 'UTF-8', '"utf-8"', 'utf8'])('accepts charset=%s', async (charset) => {
+      const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"utf8"}', headers: { 'content-type': `application/json; charset=${charset}` } });
+      expect(response.status).toBe(201);
+    });
+
     it('answers a body over BODY_LIMIT_BYTES with 413 payload_too_large', async () => {
       const response = await stack.api.post('/v1/api-keys', { name: 'big', padding: 'x'.repeat(4096) });
       expectError(response, 413, 'payload_too_large');

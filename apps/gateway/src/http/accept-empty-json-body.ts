@@ -11,11 +11,11 @@ import { parseJsonBody } from './parse-json-body';
  */
 export function acceptEmptyJsonBody(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    // parseAs: 'string' hands the body over as a string.
-    if (body === '') return done(null, undefined);
+  // As bytes: a string would already have had bytes that are not UTF-8 replaced, silently (parseJsonBody refuses them).
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined);
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parseJsonBody(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);
     }

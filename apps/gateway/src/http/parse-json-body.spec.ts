@@ -1,6 +1,6 @@
 import { parseJsonBody } from './parse-json-body';
 
-const problemOf = (body: string) => {
+const problemOf = (body: Buffer | string) => {
   try {
     parseJsonBody(body);
     return null;
@@ -17,6 +17,14 @@ describe(parseJsonBody.name, () => {
   it("says what is wrong with malformed JSON, in the parser's words", () => {
     expect(problemOf('{"name": "x",')).toEqual({ code: 'invalid_json', message: 'The body is not valid JSON: Expected double-quoted property name in JSON at position 13.' });
     expect(problemOf('  ')).toEqual({ code: 'invalid_json', message: 'The body is not valid JSON: Unexpected end of JSON input.' });
+  });
+
+  it('decodes bytes as UTF-8, dropping a byte order mark, and refuses bytes that are not UTF-8', () => {
+    expect(parseJsonBody(Buffer.from('\ufeff{"name":"café"}'))).toEqual({ name: 'café' });
+    expect(problemOf(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]))).toEqual({
+      code: 'invalid_json',
+      message: 'The body is not valid JSON: it is not valid UTF-8 (RFC 8259 §8.1); send it UTF-8 encoded.',
+    });
   });
 
   it.each([

@@ -6,13 +6,16 @@ interface RequestLike {
 }
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 
 /**
  * The API speaks JSON only. A request that sends a body of another media type
  * is refused with 415 before any parser runs; a bodiless POST (verify, cancel)
  * needs no Content-Type. So is a compressed body: nothing here inflates it,
  * and the parser would read gzip's bytes as broken JSON (400), which says
- * nothing of the cause.
+ * nothing of the cause. A charset other than UTF-8 is refused too: the body
+ * is read as UTF-8 whatever the header says (JSON is UTF-8, RFC 8259 §8.1),
+ * so a Latin-1 body labelled as such was read as something it is not.
  */
 export function assertJsonBody(request: RequestLike): void {
   if (!WITH_BODY.has(request.method)) return;
@@ -23,8 +26,22 @@ export function assertJsonBody(request: RequestLike): void {
   if (encoding !== 'identity') {
     throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Encoding '${encoding}' is not supported; send the body uncompressed.`);
   }
-  const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const [mediaType, ...parameters] = String(request.headers['content-type'] ?? '').split(';');
+  const type = mediaType.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type must be application/json, got '${type || 'none'}'.`);
   }
+  const charset = charsetOf(parameters);
+  if (charset !== undefined && !UTF8_NAMES.has(charset)) {
+    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type charset must be utf-8, got '${charset}'; JSON is UTF-8 (RFC 8259 §8.1).`);
+  }
+}
+
+/** The charset parameter, lower-case and unquoted (`charset="UTF-8"`), if there is one. */
+function charsetOf(parameters: string[]): string | undefined {
+  for (const parameter of parameters) {
+    const [name, value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() === 'charset') return value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+  }
+  return undefined;
 }

@@ -27,13 +27,13 @@ const codesFor = (status: number) =>
     .join(' or ');
 
 const WHEN: Record<number, string> = {
-  400: 'The body is not valid JSON (the message quotes the parser), or the request is not valid HTTP.',
+  400: 'The body is not valid JSON (the message quotes the parser) or not UTF-8, or the request is not valid HTTP.',
   401: 'The Authorization header is missing or the key is malformed, unknown, deleted, expired or of the wrong mode. Checked before the body is read.',
   403: 'The key lacks the permission this operation needs, the request comes from outside its ipRestrictions, or a domainRestriction excludes the resource.',
   404: 'No resource has this id (or the key may not see it).',
   409: 'The request conflicts with the resource state.',
   413: 'The body is larger than BODY_LIMIT_BYTES, the headers larger than 16 KB, or the email or the answer larger than the NATS server\'s max_payload.',
-  415: 'The body is not application/json, or is compressed (a Content-Encoding other than identity).',
+  415: 'The body is not application/json, declares a charset other than utf-8, or is compressed (a Content-Encoding other than identity).',
   422: 'A field, query parameter or path parameter is invalid; the message names it.',
   429: 'The key is over its rate limit; retry after Retry-After seconds.',
   500: 'An unexpected error; it is logged with an error id and no detail is shown.',
