@@ -190,6 +190,19 @@ describe('error answers', () => {
       expect(response.status).toBe(201);
     });
 
+    it('refuses half a surrogate pair (an emoji cut in two) with 422 naming the field, rather than storing U+FFFD', async () => {
+      for (const [body, field] of [
+        [{ name: 'cut \ud83d' }, 'name'],
+        [{ name: 'ok', domainRestrictions: ['\ude00.example.com'] }, 'domainRestrictions[0]'],
+      ] as const) {
+        const response = await stack.api.post('/v1/api-keys', body);
+        expectError(response, 422, 'validation_error');
+        expect(response.body.error.message).toBe(`${field}: must not contain an unpaired UTF-16 surrogate (\\uD800-\\uDFFF without its other half), which is no character`);
+      }
+      const whole = await stack.api.post('/v1/api-keys', { name: 'whole 😀' });
+      expect({ status: whole.status, name: whole.body.name }).toEqual({ status: 201, name: 'whole 😀' });
+    });
+
     it('answers a body over BODY_LIMIT_BYTES with 413 payload_too_large', async () => {
       const response = await stack.api.post('/v1/api-keys', { name: 'big', padding: 'x'.repeat(4096) });
       expectError(response, 413, 'payload_too_large');

@@ -14,7 +14,7 @@ export type ParsedEnvelope = { envelope: EventEnvelope } | { problem: string };
  * Reads an event off the stream, which internal services publish onto too,
  * and says what is wrong with one no consumer could ever apply: not JSON, not
  * the envelope's shape, a createdAt that is no time, data nested deeper than
- * any walk over it can go, or a NUL character Postgres cannot store.
+ * any walk over it can go, or a character Postgres cannot store.
  * Consumers drop such an event instead of redelivering it forever, and one
  * bad event never fails a batch of good ones. A missing mode means live, as
  * the README's schema lets a publisher leave it out.
