@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiKeyCreateDto, ApiKeyUpdateDto, ListQueryDto, RequestContext, toListParams, VerifiedApiKey } from '@mailroom/contracts';
+import { ApiKeyCreateDto, ApiKeyUpdateDto, LIST_ID_PREFIXES, ListQueryDto, RequestContext, toListParams, VerifiedApiKey } from '@mailroom/contracts';
 import { CallerKey, Ctx, RequirePermission } from '@mailroom/auth';
 import { CachedKeyVerifier } from '../auth/cached-key-verifier';
 import { KeysClient } from '../clients/keys.client';
@@ -20,7 +20,7 @@ export class ApiKeysController {
 
   @Get()
   list(@Ctx() ctx: RequestContext, @Query() query: ListQueryDto) {
-    return this.keys.list(ctx, toListParams(query));
+    return this.keys.list(ctx, toListParams(query, LIST_ID_PREFIXES.apiKey));
   }
 
   @Get(':id')

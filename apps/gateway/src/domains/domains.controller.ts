@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { DomainCreateDto, DomainListQueryDto, DomainUpdateDto, RequestContext, toListParams } from '@mailroom/contracts';
+import { DomainCreateDto, DomainListQueryDto, DomainUpdateDto, LIST_ID_PREFIXES, RequestContext, toListParams } from '@mailroom/contracts';
 import { Ctx, RequirePermission } from '@mailroom/auth';
 import { DomainsClient } from '../clients/domains.client';
 
@@ -16,7 +16,7 @@ export class DomainsController {
 
   @Get()
   list(@Ctx() ctx: RequestContext, @Query() query: DomainListQueryDto) {
-    return this.domains.list(ctx, toListParams(query), query.status);
+    return this.domains.list(ctx, toListParams(query, LIST_ID_PREFIXES.domain), query.status);
   }
 
   /** The DKIM zone as an RFC 1035 zone file. Declared before `:id`, which would otherwise take `dkim-zone` for an id. */

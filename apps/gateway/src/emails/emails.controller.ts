@@ -5,6 +5,7 @@ import {
   EmailRescheduleDto,
   EmailSendDto,
   EmailStatusValue,
+  LIST_ID_PREFIXES,
   normalizeEmailAddress,
   RequestContext,
   toListParams,
@@ -38,7 +39,7 @@ export class EmailsController {
   @Get()
   @RequirePermission('emails:list')
   list(@Ctx() ctx: RequestContext, @Query() query: EmailListQueryDto) {
-    return this.emails.list(ctx, toListParams(query), {
+    return this.emails.list(ctx, toListParams(query, LIST_ID_PREFIXES.email), {
       status: query.status as EmailStatusValue | undefined,
       to: query.to === undefined ? undefined : normalizeEmailAddress(query.to),
       tags: query.tags?.split(','),

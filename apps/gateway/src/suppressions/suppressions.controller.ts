@@ -11,7 +11,7 @@ export class SuppressionsController {
   @Get()
   @RequirePermission('emails:read')
   list(@Ctx() ctx: RequestContext, @Query() query: SuppressionListQueryDto) {
-    return this.emails.listSuppressions(ctx, toListParams(query));
+    return this.emails.listSuppressions(ctx, toListParams(query, null));
   }
 
   @Post()

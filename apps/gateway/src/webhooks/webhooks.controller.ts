@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { DeliveryListQueryDto, RequestContext, toListParams, WebhookCreateDto, WebhookListQueryDto, WebhookUpdateDto } from '@mailroom/contracts';
+import { DeliveryListQueryDto, LIST_ID_PREFIXES, RequestContext, toListParams, WebhookCreateDto, WebhookListQueryDto, WebhookUpdateDto } from '@mailroom/contracts';
 import { Ctx, RequirePermission } from '@mailroom/auth';
 import { WebhooksClient } from '../clients/webhooks.client';
 
@@ -17,7 +17,7 @@ export class WebhooksController {
 
   @Get()
   list(@Ctx() ctx: RequestContext, @Query() query: WebhookListQueryDto) {
-    return this.webhooks.list(ctx, toListParams(query), query.status);
+    return this.webhooks.list(ctx, toListParams(query, LIST_ID_PREFIXES.webhook), query.status);
   }
 
   @Get(':id')
@@ -48,7 +48,7 @@ export class WebhooksController {
 
   @Get(':id/deliveries')
   deliveries(@Ctx() ctx: RequestContext, @Param('id') id: string, @Query() query: DeliveryListQueryDto) {
-    return this.webhooks.listDeliveries(ctx, id, toListParams(query), query.status);
+    return this.webhooks.listDeliveries(ctx, id, toListParams(query, LIST_ID_PREFIXES.webhookDelivery), query.status);
   }
 
   /** 202: the attempt happens right after the answer; the delivery log shows its outcome. */

@@ -1,0 +1,57 @@
+import { ApiClient, startStack, Stack } from '@mailroom/testing';
+
+const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+
+/**
+ * A list's cursors are ids of that list. One of another resource names no
+ * place in it: compared with the list's ids it sorted before or after all of
+ * them, so a client that mixed up its cursors was answered a first page again
+ * or an empty page that looked like the end, with 200.
+ */
+describe('list cursors of another resource', () => {
+  let stack: Stack;
+  let test: ApiClient;
+  let webhookId: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    test = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['*'] })).key);
+    const email = await test.post('/v1/emails', { from: 'hi@acme.test', to: 'someone@example.com', subject: 'Hello', text: 'Hi' });
+    const domain = await test.post('/v1/domains', { name: 'cursors.example.org' });
+    const webhook = await test.post('/v1/webhooks', { url: 'https://hooks.example.org/in', events: ['email.delivered'] });
+    expect([email.status, domain.status, webhook.status]).toEqual([202, 201, 201]);
+    webhookId = webhook.body.id;
+  }, 60000);
+  afterAll(() => stack?.stop());
+
+  const lists = () => [
+    ['/v1/api-keys', 'key_', `email_${ULID}`],
+    ['/v1/emails', 'email_', `key_${ULID}`],
+    ['/v1/domains', 'dom_', `wh_${ULID}`],
+    ['/v1/webhooks', 'wh_', `dom_${ULID}`],
+    [`/v1/webhooks/${webhookId}/deliveries`, 'whd_', `wh_${ULID}`],
+  ];
+
+  it('refuses them with 422, naming the cursor and the ids the list takes', async () => {
+    for (const [path, prefix, foreign] of lists()) {
+      for (const cursor of ['starting_after', 'ending_before']) {
+        const response = await test.get(`${path}?${cursor}=${foreign}`);
+        expect({ path, cursor, status: response.status, body: response.body }).toEqual({
+          path,
+          cursor,
+          status: 422,
+          body: { error: { code: 'validation_error', message: `${cursor}: must be an id of this list (${prefix}…) from a previous page` } },
+        });
+      }
+    }
+  });
+
+  it('still pages with a cursor of the list itself, known or not', async () => {
+    for (const [path, prefix] of lists()) {
+      const response = await test.get(`${path}?starting_after=${prefix}${ULID}`);
+      expect({ path, status: response.status, object: response.body.object }).toEqual({ path, status: 200, object: 'list' });
+    }
+    const emails = await test.get(`/v1/emails?starting_after=email_${'Z'.repeat(26)}`);
+    expect(emails.body.data).toHaveLength(1);
+  });
+});
