@@ -68,6 +68,27 @@ export function isFutureTimestamp(value: unknown): boolean {
 export const IsIsoTimestamp = (options?: ValidationOptions) =>
   stringRule('isIsoTimestamp', isIsoTimestamp, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', options);
 
+/**
+ * An earlier time than the field `later` of the same object. A range that ends
+ * where or before it starts holds nothing, and a list filtered by one answered
+ * an empty page with 200, as if there were nothing to find; analytics already
+ * refused it. Passes when either side is no timestamp: their own rules say so.
+ */
+export const IsBeforeTimestampIn = (later: string) => (target: object, propertyName: string) =>
+  registerDecorator({
+    name: 'isBeforeTimestampIn',
+    target: target.constructor,
+    propertyName,
+    constraints: [later],
+    options: { message: `must be before ${later}` },
+    validator: {
+      validate: (value: unknown, { object }: ValidationArguments) => {
+        const end = (object as Record<string, unknown>)[later];
+        return !isIsoTimestamp(value) || !isIsoTimestamp(end) || Date.parse(value) < Date.parse(end);
+      },
+    },
+  });
+
 const IP_OR_CIDR_PROBLEM = 'must be an IPv4/IPv6 address or CIDR range';
 
 export const IsIpOrCidr = (options?: ValidationOptions) =>

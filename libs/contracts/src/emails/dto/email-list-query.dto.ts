@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/list-query.dto';
-import { IsIsoTimestamp } from '../../validation/validators';
+import { IsBeforeTimestampIn, IsIsoTimestamp } from '../../validation/validators';
 import { EMAIL_STATUSES } from '../email-limits';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
@@ -25,6 +25,7 @@ export class EmailListQueryDto extends ListQueryDto {
   @IsOptional()
   @ReadAsUtc()
   @IsIsoTimestamp()
+  @IsBeforeTimestampIn('to_date')
   from_date?: string;
 
   /** Exclusive: emails created before this time. */

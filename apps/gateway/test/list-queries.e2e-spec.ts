@@ -8,7 +8,7 @@ const ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
  * them, so a client that mixed up its cursors was answered a first page again
  * or an empty page that looked like the end, with 200.
  */
-describe('list cursors of another resource', () => {
+describe('list queries: cursors of another resource and empty date ranges', () => {
   let stack: Stack;
   let test: ApiClient;
   let webhookId: string;
@@ -53,5 +53,30 @@ describe('list cursors of another resource', () => {
     }
     const emails = await test.get(`/v1/emails?starting_after=email_${'Z'.repeat(26)}`);
     expect(emails.body.data).toHaveLength(1);
+  });
+
+  it('refuses an email date range that ends where or before it starts with 422, rather than an empty page', async () => {
+    for (const [from, to] of [
+      ['2026-12-01T00:00:00Z', '2026-01-01T00:00:00Z'],
+      ['2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z'],
+      // Read as UTC: 10:00 without an offset is after 09:00+00:00.
+      ['2026-12-01T10:00:00', '2026-12-01T09:00:00Z'],
+    ]) {
+      const response = await test.get(`/v1/emails?from_date=${from}&to_date=${to}`);
+      expect({ from, to, status: response.status, body: response.body }).toEqual({
+        from,
+        to,
+        status: 422,
+        body: { error: { code: 'validation_error', message: 'from_date: must be before to_date' } },
+      });
+    }
+  });
+
+  it('still lists an email range in order, and either end alone', async () => {
+    const now = Date.now();
+    const around = await test.get(`/v1/emails?from_date=${new Date(now - 3_600_000).toISOString()}&to_date=${new Date(now + 3_600_000).toISOString()}`);
+    expect({ status: around.status, count: around.body.data?.length }).toEqual({ status: 200, count: 1 });
+    expect((await test.get('/v1/emails?from_date=2000-01-01')).body.data).toHaveLength(1);
+    expect((await test.get('/v1/emails?to_date=2000-01-01')).body.data).toHaveLength(0);
   });
 });
