@@ -56,6 +56,23 @@ function requiredProperties(cls: new () => object): string[] {
   return errors.map((error) => error.property).sort();
 }
 
+/** The fields that validation lets be null: `{ field: null }` gives no error on the field itself. */
+function nullableProperties(cls: new () => object): string[] {
+  return validatedProperties(cls).filter((property) => {
+    const errors = validateSync(plainToInstance(cls, { [property]: null }), { whitelist: true, forbidNonWhitelisted: true });
+    return !errors.some((error) => error.property === property);
+  });
+}
+
+/** Whether a JSON Schema (with $refs into the document's components) accepts null. */
+function schemaAcceptsNull(schema: Json, doc: Json): boolean {
+  if (typeof schema.$ref === 'string') return schemaAcceptsNull(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')], doc);
+  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((option: Json) => schemaAcceptsNull(option, doc))) return false;
+  if (Array.isArray(schema.oneOf) && !schema.oneOf.some((option: Json) => schemaAcceptsNull(option, doc))) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
+  return schema.type === undefined || [schema.type].flat().includes('null');
+}
+
 function refsIn(schema: unknown): string[] {
   if (Array.isArray(schema)) return schema.flatMap(refsIn);
   if (!schema || typeof schema !== 'object') return [];
@@ -145,7 +162,7 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     expect(health.responses['503'].content['application/json'].schema).toEqual(health.responses['200'].content['application/json'].schema);
   });
 
-  it('describes each request body exactly as its DTO validates it: same properties, same required ones', () => {
+  it('describes each request body exactly as its DTO validates it: same properties, same required ones, same ones that take null', () => {
     const withBody = operations.filter(({ method, path }) => ['post', 'put', 'patch'].includes(method) && path.startsWith('/v1/'));
     const missing = withBody.filter(({ path, op }) => !op.requestBody && !BODILESS.has(path.split('/').pop()!));
     expect(missing.map(({ key }) => key)).toEqual([]);
@@ -164,6 +181,9 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
       expect({ name, exported: Boolean(cls), documented: Boolean(schema) }).toEqual({ name, exported: true, documented: true });
       expect({ name, properties: Object.keys(schema.properties).sort() }).toEqual({ name, properties: validatedProperties(cls!) });
       expect({ name, required: [...(schema.required ?? [])].sort() }).toEqual({ name, required: requiredProperties(cls!) });
+      // null is "not given" for an optional field of a creation and "clear" for some PATCH fields: the schema must say which take it.
+      const documentedNullable = Object.keys(schema.properties).filter((property) => schemaAcceptsNull(schema.properties[property], doc));
+      expect({ name, nullable: documentedNullable.sort() }).toEqual({ name, nullable: nullableProperties(cls!) });
       pending.push(...refsIn(schema));
     }
     // Nested DTOs are reached through the references, not only the top-level bodies.
@@ -174,7 +194,7 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     const { ApiKeyCreateDto: create } = doc.components.schemas;
     expect(create.properties.domainRestrictions.items).toMatchObject({ type: 'string', format: 'hostname' });
     expect(create.properties.ipRestrictions.items.anyOf).toEqual(expect.arrayContaining([{ format: 'ipv4' }, { format: 'ipv6' }]));
-    expect(create.properties.expiresAt).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(create.properties.expiresAt).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
     expect(create.properties.permissions.items.enum).toEqual(expect.arrayContaining(['*', 'domains:*']));
     const list = operations.find(({ key }) => key === 'GET /v1/emails')!.op;
     expect(list.parameters).toEqual(

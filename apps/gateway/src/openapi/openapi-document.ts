@@ -4,6 +4,7 @@ import type { JsonSchema } from './custom-validator-converters';
 import { reachableSchemas, schemaRef } from './dto-schemas';
 import { ERROR_SCHEMA, errorResponses, operationKey } from './error-responses';
 import { RESPONSE_COMPONENTS, successResponse } from './response-schemas';
+import { withNullableOptionals } from './nullable-optionals';
 import type { DiscoveredRoute } from './route-discovery';
 
 export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
@@ -126,7 +127,7 @@ export function buildOpenApiDocument(routes: DiscoveredRoute[], dtoSchemas: Reco
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `mr_…` (live) or `mr_test_…` (test).' } },
       headers: HEADERS,
-      schemas: { Error: ERROR_SCHEMA, ...RESPONSE_COMPONENTS, ...reachableSchemas(dtoSchemas, roots) },
+      schemas: { Error: ERROR_SCHEMA, ...RESPONSE_COMPONENTS, ...withNullableOptionals(reachableSchemas(dtoSchemas, roots)) },
     },
   };
 }
