@@ -207,10 +207,11 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
 
   it('lists the error responses each route can answer, all with the Error schema and the ErrorCode enum', () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum.sort()).toEqual(Object.values(ErrorCode).sort());
-    for (const { key, path, op } of operations.filter(({ path }) => path.startsWith('/v1/'))) {
+    for (const { key, method, path, op } of operations.filter(({ path }) => path.startsWith('/v1/'))) {
       const expected = ['401', '403', '422', '429', '500', '503'];
       if (path.includes('{')) expected.push('404');
-      if (op.requestBody) expected.push('400', '413', '415');
+      if (['post', 'put', 'patch'].includes(method)) expected.push('400', '413', '415');
+      if (method === 'delete') expected.push('400', '413');
       if (CONFLICTS[key]) expected.push('409');
       expect({ key, statuses: Object.keys(op.responses).filter((status) => status >= '400').sort() }).toEqual({ key, statuses: expected.sort() });
       for (const status of expected) expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
@@ -221,6 +222,21 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     expect(operations.find(({ key }) => key === 'POST /v1/domains')!.op.responses['201'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Domain',
     });
+  });
+
+  it('documents the status each route answers a body it cannot read with, bodiless actions and deletes included', async () => {
+    const undocumented: string[] = [];
+    for (const { key, method, path, op } of operations.filter(({ method, path }) => path.startsWith('/v1/') && method !== 'get')) {
+      const url = path.replace(/\{[^}]+\}/g, `x_${SAMPLE_ID}`);
+      for (const [contentType, rawBody] of [
+        ['application/json', '{bad'],
+        ['text/plain', 'x'],
+      ]) {
+        const response = await api.request(method.toUpperCase(), url, { rawBody, headers: { 'content-type': contentType } });
+        if (!op.responses[String(response.status)]) undocumented.push(`${key} with a ${contentType} body → ${response.status}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
   });
 
   it('has no stale hand-written entries: every keyed override names a documented operation', () => {

@@ -57,13 +57,29 @@ export const CONFLICTS: Record<string, string> = {
 
 export const operationKey = (route: Pick<DiscoveredRoute, 'method' | 'path'>) => `${route.method.toUpperCase()} ${route.path}`;
 
+/**
+ * What a request of each method can be refused for by the body it carries,
+ * whether or not the route needs one: a bodiless action (verify, cancel, test)
+ * still has a body it is sent read, so `{bad` is 400 and text/plain 415 there
+ * too (assertJsonBody checks POST, PUT and PATCH). Fastify also reads a
+ * DELETE's body, with its own parsers for other media types, so only the JSON
+ * and the size can fail there.
+ */
+const BODY_STATUSES_BY_METHOD: Record<string, number[]> = {
+  post: [400, 413, 415],
+  put: [400, 413, 415],
+  patch: [400, 413, 415],
+  delete: [400, 413],
+};
+
 /** The statuses an operation can fail with: the common ones, plus 404/409/400/413/415 where they apply. */
 export function errorStatuses(route: DiscoveredRoute): number[] {
   const statuses = new Set<number>([500]);
   if (route.permission !== null) [401, 403, 422, 429, 503].forEach((status) => statuses.add(status));
   if (route.pathParams.length) statuses.add(404);
   if (CONFLICTS[operationKey(route)]) statuses.add(409);
-  if (route.hasBody) [400, 413, 415, 422].forEach((status) => statuses.add(status));
+  (BODY_STATUSES_BY_METHOD[route.method] ?? []).forEach((status) => statuses.add(status));
+  if (route.hasBody) statuses.add(422);
   return [...statuses].sort((a, b) => a - b);
 }
 

@@ -77,5 +77,7 @@ describe('OpenAPI document pieces', () => {
     expect(errorStatuses(route({}))).toEqual([401, 403, 422, 429, 500, 503]);
     expect(errorStatuses(route({ permission: null, path: '/t/o/{token}', pathParams: ['token'] }))).toEqual([404, 500]);
     expect(errorStatuses(route({ method: 'post', path: '/v1/domains', hasBody: true }))).toEqual([400, 401, 403, 409, 413, 415, 422, 429, 500, 503]);
+    expect(errorStatuses(route({ method: 'post', path: '/v1/things/{id}/verify', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 415, 422, 429, 500, 503]);
+    expect(errorStatuses(route({ method: 'delete', path: '/v1/things/{id}', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 422, 429, 500, 503]);
   });
 });
