@@ -205,6 +205,19 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     );
   });
 
+  it("documents the page size every list answers when limit is left out", async () => {
+    const lists = operations.filter(({ op }) => op.parameters?.some((parameter: Json) => parameter.name === 'limit'));
+    expect(lists.length).toBeGreaterThanOrEqual(6);
+    const defaults = lists.map(({ key, op }) => ({ key, default: op.parameters.find((parameter: Json) => parameter.name === 'limit').schema.default }));
+    const documented = defaults[0].default;
+    expect(defaults).toEqual(lists.map(({ key }) => ({ key, default: documented })));
+    // One more key than the default page holds (the stack's root key is one), so the page size shows.
+    const { body } = await api.get('/v1/api-keys?limit=100');
+    for (let count = body.data.length; count <= documented; count += 1) expect((await api.post('/v1/api-keys', { name: `page ${count}` })).status).toBe(201);
+    const page = await api.get('/v1/api-keys');
+    expect({ size: page.body.data.length, hasMore: page.body.hasMore }).toEqual({ size: documented, hasMore: true });
+  });
+
   it('lists the error responses each route can answer, all with the Error schema and the ErrorCode enum', () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum.sort()).toEqual(Object.values(ErrorCode).sort());
     for (const { key, method, path, op } of operations.filter(({ path }) => path.startsWith('/v1/'))) {

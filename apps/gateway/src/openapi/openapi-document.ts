@@ -1,4 +1,4 @@
-import { EMAIL_LIMITS } from '@mailroom/contracts';
+import { DEFAULT_LIST_LIMIT, EMAIL_LIMITS } from '@mailroom/contracts';
 import { BODY_OVERRIDES } from './body-overrides';
 import type { JsonSchema } from './custom-validator-converters';
 import { reachableSchemas, schemaRef } from './dto-schemas';
@@ -41,6 +41,12 @@ function tagOf(path: string): string {
   return (segments[0] === 'v1' ? segments[1] : segments[0]) ?? 'root';
 }
 
+/**
+ * Defaults of query parameters, which class-validator has no word for: every
+ * list's `limit` is DEFAULT_LIST_LIMIT when left out (toListParams).
+ */
+const QUERY_DEFAULTS: Record<string, unknown> = { limit: DEFAULT_LIST_LIMIT };
+
 function parametersOf(route: DiscoveredRoute, dtoSchemas: Record<string, JsonSchema>): JsonSchema[] {
   const parameters: JsonSchema[] = route.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   const query = route.queryType ? dtoSchemas[route.queryType.name] : undefined;
@@ -48,7 +54,8 @@ function parametersOf(route: DiscoveredRoute, dtoSchemas: Record<string, JsonSch
     const required = new Set((query.required as string[] | undefined) ?? []);
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
       const { description, ...rest } = schema;
-      parameters.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest });
+      const withDefault = name in QUERY_DEFAULTS ? Object.assign(rest, { default: QUERY_DEFAULTS[name] }) : rest;
+      parameters.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: withDefault });
     }
   }
   for (const name of route.headerParams) {
