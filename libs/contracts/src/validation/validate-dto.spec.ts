@@ -94,6 +94,8 @@ describe(validateDto.name, () => {
     expect(problemOf({ word: '' })).toBe('word: must be longer than or equal to 1 characters');
     expect(problemOf({ words: ['a', 'b', 'c'] })).toBe('words: must contain no more than 2 elements');
     expect(problemOf({ words: ['A'] })).toBe('words: each value must contain only a-z');
+    // class-validator's own message for an element names the field again ("each value in words must be a string").
+    expect(problemOf({ words: ['a', 1] })).toBe('words: each value must be a string');
   });
 
   describe('keys named after members of Object.prototype', () => {

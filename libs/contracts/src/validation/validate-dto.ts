@@ -5,8 +5,13 @@ import { findUnstorableInput } from './find-unstorable-input';
 import { fieldPath, findNonObjectNested } from './find-non-object-nested';
 import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
 
-/** class-validator's default messages begin with the property name, which the path already gives. */
+/**
+ * class-validator's default messages name the property, which the path already
+ * gives: "name must be a string", and for an element "each value in tags must
+ * be a string" (which answered `tags: each value in tags must be a string`).
+ */
 function withoutPropertyName(message: string, property: string): string {
+  if (message.startsWith(`each value in ${property} `)) return `each value ${message.slice(`each value in ${property} `.length)}`;
   return message.startsWith(`${property} `) ? message.slice(property.length + 1) : message;
 }
 
