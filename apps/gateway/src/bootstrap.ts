@@ -11,6 +11,7 @@ import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
+import { continueAfterAdmission } from './http/continue-after-admission';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { assertRouted } from './http/refuse-unrouted';
@@ -60,6 +61,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
       return reply;
     }
   });
+  continueAfterAdmission(fastify, config.BODY_LIMIT_BYTES);
   closeKeepAliveOnShutdown(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the path, keeps the label set small (ids stay out).

@@ -1,3 +1,4 @@
+import { connect, Socket } from 'node:net';
 import { generateApiKey } from '@mailroom/auth';
 import { ApiResponse, startStack, Stack } from '@mailroom/testing';
 
@@ -86,6 +87,72 @@ describe('authentication and authorisation before the body', () => {
 
     it('answers a body over BODY_LIMIT_BYTES with 413 payload_too_large', async () => {
       expectError(await send('/v1/emails', stack.rootKey, 'application/json', OVERSIZED_JSON), 413, 'payload_too_large');
+    });
+  });
+
+  describe('Expect: 100-continue', () => {
+    /** The status lines the server has sent so far, read off a raw connection (fetch never sends Expect). */
+    function statusLines(received: string): string[] {
+      return received.split('\r\n').filter((line) => /^HTTP\/1\.1 \d{3}/.test(line));
+    }
+
+    /** Sends the headers of a POST that announces a body and waits for the server to say something (or close). */
+    async function askToContinue(headers: string, contentLength: number): Promise<{ socket: Socket; received: () => string; next: (predicate: (text: string) => boolean) => Promise<void> }> {
+      const { hostname, port } = new URL(stack.api.baseUrl);
+      const socket = connect(Number(port), hostname);
+      let text = '';
+      let closed = false;
+      const waiters: (() => void)[] = [];
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        waiters.forEach((wake) => wake());
+      });
+      socket.on('close', () => {
+        closed = true;
+        waiters.forEach((wake) => wake());
+      });
+      socket.on('error', () => undefined);
+      const next = (predicate: (received: string) => boolean) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no answer; received so far: ${JSON.stringify(text)}`)), 5000);
+          const check = () => {
+            if (predicate(text) || closed) {
+              clearTimeout(timer);
+              resolve();
+            }
+          };
+          waiters.push(check);
+          check();
+        });
+      socket.write(`POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\nExpect: 100-continue\r\n${headers}\r\n`);
+      return { socket, received: () => text, next };
+    }
+
+    it('answers 401 at once, without inviting the body, when the key is missing or unknown', async () => {
+      for (const authorization of ['', `Authorization: Bearer ${generateApiKey('live')}\r\n`]) {
+        const exchange = await askToContinue(authorization, 1000);
+        await exchange.next((text) => statusLines(text).length > 0 && text.includes('\r\n\r\n{'));
+        exchange.socket.destroy();
+        expect(statusLines(exchange.received())).toEqual(['HTTP/1.1 401 Unauthorized']);
+      }
+    });
+
+    it('answers 413 without inviting a body announced over BODY_LIMIT_BYTES', async () => {
+      const exchange = await askToContinue(`Authorization: Bearer ${stack.rootKey}\r\n`, BODY_LIMIT_BYTES + 1);
+      await exchange.next((text) => statusLines(text).length > 0 && text.includes('\r\n\r\n{'));
+      exchange.socket.destroy();
+      expect(statusLines(exchange.received())).toEqual(['HTTP/1.1 413 Payload Too Large']);
+    });
+
+    it('invites the body of a caller that may call the route, and then reads it', async () => {
+      const body = '{"name":"continued"}';
+      const exchange = await askToContinue(`Authorization: Bearer ${stack.rootKey}\r\n`, Buffer.byteLength(body));
+      await exchange.next((text) => text.includes('100 Continue'));
+      exchange.socket.write(body);
+      await exchange.next((text) => statusLines(text).length > 1 && text.includes('"continued"'));
+      exchange.socket.destroy();
+      expect(statusLines(exchange.received())).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 201 Created']);
     });
   });
 
