@@ -3,6 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ConfigError, launcherPortProblems, loadProcessConfig, MailroomConfig } from '@mailroom/config';
 import { issueKeyDirectly, countKeys } from './issue-key';
+import { appEnvironment } from './local/app-environment';
 import { ensurePortsFree, WantedPort } from './local/free-ports';
 import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
@@ -82,7 +83,8 @@ async function main(): Promise<void> {
       process.stdout.write(`\n    ${created.key}\n\n`);
     }
 
-    const env = Object.assign({}, process.env, { DATABASE_URL: database.url, NATS_URL: nats.url });
+    const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+    const env = appEnvironment(process.env, { gatewayUrl: url, databaseUrl: database.url, natsUrl: nats.url });
     for (const [index, app] of APPS.entries()) {
       const opsPort = String(opsPortOf(config, index));
       const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], {
@@ -96,7 +98,6 @@ async function main(): Promise<void> {
       });
       children.set(app, child);
     }
-    const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
     await waitFor(
       () => fetch(`${url}/health`).then((response) => response.ok, () => false),
       60000,

@@ -1,5 +1,5 @@
 import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Parser } from './parsers';
-import { asBindAddressOrOff, asDnsName, asEncryptionKey, asOptionalMailto } from './mail-parsers';
+import { asBindAddressOrOff, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 import { asDnsServer, asOptionalServerUrl, asServerUrl } from './network-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
@@ -76,7 +76,7 @@ export const ENV_SCHEMA = {
   SMTP_RELAY_TLS_VERIFY: variable({ default: 'true', apps: ['emails'], description: 'relay mode: check the relay\'s TLS certificate (mx mode never does: STARTTLS there is opportunistic)', parse: asBoolean }),
   SMTP_MX_PORT: variable({ default: '25', apps: ['emails'], description: 'mx mode: the port of the recipients\' mail servers', parse: asInteger(1, 65535) }),
   DELIVERY_ALLOW_PRIVATE_MX: variable({ default: 'false', apps: ['emails'], description: 'mx mode: let MX hosts resolve to loopback, private, link-local and other non-public addresses (tests, or a private mail network); otherwise such a recipient bounces (550 5.4.4), so a stranger\'s DNS cannot point mail at internal hosts', parse: asBoolean }),
-  SMTP_HELO_NAME: variable({ default: '', apps: ['emails'], description: 'the name given in EHLO; empty uses the machine\'s hostname (set it to a name whose A record points at this host)', parse: asString }),
+  SMTP_HELO_NAME: variable({ default: '', apps: ['emails'], description: 'the name given in EHLO: a fully qualified host name or an address literal ([192.0.2.1]); empty uses the machine\'s hostname (set it to a name whose A record points at this host)', parse: asHeloName }),
   SMTP_TIMEOUT_MS: variable({ default: '30000', apps: ['emails'], description: 'SMTP connection, greeting and socket inactivity timeout; a timeout is retried', parse: asInteger(100, 600000) }),
   SMTP_MAX_CONNECTIONS: variable({ default: '5', apps: ['emails'], description: 'pooled SMTP connections per destination host (the relay, or one MX host)', parse: asInteger(1, 100) }),
   DELIVERY_RETRY_SCHEDULE: variable({ default: '1m,5m,15m,1h,3h,6h,12h,24h,24h', apps: ['emails'], description: 'waits before each retry after a temporary failure (4xx, connection failure); when used up the recipient is failed. Durations: 500ms, 5s, 1m, 2h, 1d', parse: asDurationList }),

@@ -121,3 +121,20 @@ describe(`${loadConfig.name}: servers and ports`, () => {
     expect(launcher({ PORT: '8086' })).toEqual([]);
   });
 });
+
+describe(`${loadConfig.name}: SMTP_HELO_NAME`, () => {
+  const emails = (value: string) => loadConfig({ DATABASE_URL: 'postgres://db/x', SMTP_HELO_NAME: value }, 'emails');
+
+  it('takes a fully qualified name, an address literal, or nothing (the hostname)', () => {
+    expect(emails('Mail.Example.com').SMTP_HELO_NAME).toBe('mail.example.com');
+    expect(emails('[192.0.2.1]').SMTP_HELO_NAME).toBe('[192.0.2.1]');
+    expect(emails('[IPv6:2001:db8::1]').SMTP_HELO_NAME).toBe('[IPv6:2001:db8::1]');
+    expect(emails('   ').SMTP_HELO_NAME).toBe('');
+  });
+
+  it.each(['bad_name!', 'mailhost', 'mail.example.com.', '[not-an-ip]', 'mail example.com'])('refuses %p, which receivers would refuse in EHLO', (value) => {
+    expect(problemsOf(() => emails(value))).toEqual([
+      `SMTP_HELO_NAME must be a fully qualified host name such as mail.example.com or an address literal such as [192.0.2.1], got '${value}'`,
+    ]);
+  });
+});

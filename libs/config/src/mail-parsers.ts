@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Parser } from './parsers';
 
 export interface BindAddress {
@@ -41,4 +42,23 @@ export const asEncryptionKey: Parser<string | null> = (raw) => {
     throw new Error('must be 32 bytes in base64 (generate one with: openssl rand -base64 32)');
   }
   return value;
+};
+
+/**
+ * The name Mailroom gives in EHLO, or empty for the machine's hostname. RFC
+ * 5321 §4.1.1.1 wants a fully qualified domain name or an address literal
+ * (`[192.0.2.1]`, `[IPv6:2001:db8::1]`); receivers that check it (Postfix's
+ * reject_invalid_helo_hostname) refuse anything else, so a typo is caught at
+ * boot rather than as deferred mail.
+ */
+export const asHeloName: Parser<string> = (raw) => {
+  const value = raw.trim();
+  if (value === '') return '';
+  const literal = /^\[(?:IPv6:)?([0-9A-Fa-f.:]+)\]$/.exec(value);
+  if (literal && isIP(literal[1])) return value;
+  try {
+    return asDnsName(value);
+  } catch {
+    throw new Error(`must be a fully qualified host name such as mail.example.com or an address literal such as [192.0.2.1], got '${raw}'`);
+  }
 };
