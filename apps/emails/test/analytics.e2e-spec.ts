@@ -8,7 +8,7 @@ describe('GET /v1/analytics', () => {
   });
   afterAll(() => stack?.stop());
 
-  async function send(key: string, to: string, tags: string[] = []) {
+  async function send(key: string, to: string | string[], tags: string[] = []) {
     const response = await stack.api.withKey(key).post('/v1/emails', {
       from: 'Acme <hello@acme.test>',
       to,
@@ -48,6 +48,38 @@ describe('GET /v1/analytics', () => {
     // Live keys see live counters only: nothing was sent live.
     const live = (await stack.api.get('/v1/analytics')).body.totals;
     expect(live.delivered).toBe(0);
+  });
+
+  it('counts every suppressed recipient, whether suppressed when the email was accepted or at delivery', async () => {
+    const { key } = await stack.issueKey({ name: 'suppressed analytics', mode: 'test' });
+    const api = stack.api.withKey(key);
+    for (const email of ['listed-1@example.com', 'listed-2@example.com']) expect((await api.post('/v1/suppressions', { email })).status).toBe(201);
+    const tags = ['suppressions'];
+    const ids = [
+      // One of two recipients on the list: the email is queued, and the other one delivered.
+      await send(key, ['listed-1@example.com', 'reader@example.com'], tags),
+      // Both on the list: the email is suppressed and never queued.
+      await send(key, ['listed-1@example.com', 'listed-2@example.com'], tags),
+      // Suppressed by the test-mode simulator at delivery.
+      await send(key, ['suppressed@example.com'], tags),
+    ];
+    const emails = [];
+    for (const id of ids) {
+      emails.push(await eventually(async () => {
+        const email = (await api.get(`/v1/emails/${id}`)).body;
+        return ['delivered', 'suppressed'].includes(email.status) && email;
+      }, 20000));
+    }
+    const suppressedRecipients = emails.flatMap((email) => email.recipients).filter((recipient: { status: string }) => recipient.status === 'suppressed').length;
+    expect(suppressedRecipients).toBe(4);
+
+    // Counted as the events arrive: the last answer read is compared, so a shortfall shows as a diff rather than a timeout.
+    let totals: Record<string, number> = {};
+    await eventually(async () => {
+      totals = (await api.get('/v1/analytics?interval=hour&tags=suppressions')).body.totals;
+      return totals.delivered === 1 && totals.suppressed === suppressedRecipients;
+    }, 20000).catch(() => undefined);
+    expect(totals).toMatchObject({ delivered: 1, suppressed: suppressedRecipients });
   });
 
   it('returns a time series with one point per interval in the range', async () => {
