@@ -1,8 +1,20 @@
+import { WEBHOOK_TEST_EVENT } from '../webhooks/event-kinds';
 import { DOMAIN_EVENT_TYPES, EMAIL_EVENT_TYPES } from './event-types';
 
 /**
+ * The kinds internal services report (README, "Publishing from an internal
+ * service"): their events reach webhooks as published, naming only the
+ * recipient (and perhaps the email), without the email summary.
+ */
+const REPORTED_KINDS = ['email.complained', 'email.bounced'];
+
+/**
  * JSON Schema (2020-12) of the event envelope, as published on the stream and
- * POSTed to webhooks. Internal services that publish events validate against it.
+ * POSTed to webhooks (plus `webhook.test`, which only POST …/test sends).
+ * Internal services that publish events validate against it. It must admit
+ * every payload Mailroom sends: a receiver that validates with it would
+ * otherwise refuse real events (an open from a client without a User-Agent,
+ * a connection that failed before any SMTP reply, a reported complaint).
  */
 export const EVENT_ENVELOPE_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -12,19 +24,26 @@ export const EVENT_ENVELOPE_SCHEMA = {
   required: ['id', 'type', 'createdAt', 'data'],
   properties: {
     id: { type: 'string', pattern: '^evt_[0-9A-HJKMNP-TV-Z]{26}$', description: 'unique; also the Nats-Msg-Id and the webhook event id header' },
-    type: { enum: [...EMAIL_EVENT_TYPES, ...DOMAIN_EVENT_TYPES] },
+    type: { enum: [...EMAIL_EVENT_TYPES, ...DOMAIN_EVENT_TYPES, WEBHOOK_TEST_EVENT] },
     createdAt: { type: 'string', format: 'date-time' },
     mode: { enum: ['live', 'test'], description: 'test events reach only webhooks created with test keys' },
     data: { type: 'object' },
   },
   allOf: [
     {
-      if: { properties: { type: { pattern: '^email\\.' } } },
+      if: { properties: { type: { type: 'string', pattern: '^email\\.', not: { enum: REPORTED_KINDS } } } },
+      then: { properties: { data: { type: 'object', required: ['emailId', 'from', 'to', 'subject'] } } },
+    },
+    {
+      if: { properties: { type: { enum: REPORTED_KINDS } } },
+      then: { properties: { data: { type: 'object', required: ['recipient'] } } },
+    },
+    {
+      if: { properties: { type: { type: 'string', pattern: '^email\\.' } } },
       then: {
         properties: {
           data: {
             type: 'object',
-            required: ['emailId', 'from', 'to', 'subject'],
             properties: {
               emailId: { type: 'string', pattern: '^email_' },
               from: { type: 'string' },
@@ -35,18 +54,18 @@ export const EVENT_ENVELOPE_SCHEMA = {
               smtp: {
                 type: 'object',
                 description: 'the SMTP reply (bounced, failed, delivery_delayed, delivered)',
-                properties: { code: { type: 'integer' }, enhancedCode: { type: 'string' }, reply: { type: 'string' } },
+                properties: { code: { type: ['integer', 'null'], description: 'null when no server answered' }, enhancedCode: { type: 'string' }, reply: { type: 'string' } },
               },
               url: { type: 'string', description: 'email.clicked: the original link' },
-              userAgent: { type: 'string', description: 'email.opened / email.clicked' },
-              ip: { type: 'string', description: 'email.opened / email.clicked' },
+              userAgent: { type: ['string', 'null'], description: 'email.opened / email.clicked; null when the client sent none' },
+              ip: { type: ['string', 'null'], description: 'email.opened / email.clicked' },
             },
           },
         },
       },
     },
     {
-      if: { properties: { type: { pattern: '^domain\\.' } } },
+      if: { properties: { type: { type: 'string', pattern: '^domain\\.' } } },
       then: {
         properties: {
           data: {
@@ -54,6 +73,14 @@ export const EVENT_ENVELOPE_SCHEMA = {
             required: ['id', 'name'],
             properties: { id: { type: 'string', pattern: '^dom_' }, name: { type: 'string' }, status: { type: 'string' } },
           },
+        },
+      },
+    },
+    {
+      if: { properties: { type: { const: WEBHOOK_TEST_EVENT } } },
+      then: {
+        properties: {
+          data: { type: 'object', required: ['webhookId'], properties: { webhookId: { type: 'string', pattern: '^wh_' }, message: { type: 'string' } } },
         },
       },
     },
