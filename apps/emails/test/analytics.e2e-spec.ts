@@ -102,5 +102,13 @@ describe('GET /v1/analytics', () => {
     expect(bad.body.error.message).toMatch(/^interval/);
     const reversed = await stack.api.get(`/v1/analytics?from_date=${new Date().toISOString()}&to_date=2020-01-01T00:00:00Z`);
     expect(reversed.status).toBe(422);
+    expect(reversed.body.error.message).toMatch(/^from_date/);
+    // 2,000 hours from half past: the series would start at the whole hour and hold 2,001 points.
+    const longest = await stack.api.get('/v1/analytics?interval=hour&from_date=2026-01-01T00:00:00Z&to_date=2026-03-25T08:00:00Z');
+    expect(longest.status).toBe(200);
+    expect(longest.body.series).toHaveLength(2000);
+    const tooLong = await stack.api.get('/v1/analytics?interval=hour&from_date=2026-01-01T00:30:00Z&to_date=2026-03-25T08:30:00Z');
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error.message).toMatch(/^interval: this range has 2001 hours/);
   });
 });

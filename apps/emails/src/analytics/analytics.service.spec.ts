@@ -60,6 +60,20 @@ describe(AnalyticsService.name, () => {
   });
 });
 
+describe('AnalyticsService limits', () => {
+  const service = new AnalyticsService({ series: async () => [] } as unknown as CountersRepository);
+  const ask = (fromDate: string, hours: number) =>
+    service.query({
+      ctx: { mode: 'live', domainRestrictions: [] } as never,
+      params: { fromDate, toDate: new Date(Date.parse(fromDate) + hours * HOUR).toISOString(), interval: 'hour' } as never,
+    });
+
+  it('answers at most 2000 points, counting the point that holds a from_date off the hour', async () => {
+    expect((await ask('2026-11-20T10:00:00.000Z', 2000)).series).toHaveLength(2000);
+    await expect(ask('2026-11-20T10:30:00.000Z', 2000)).rejects.toMatchObject({ message: expect.stringMatching(/^interval: this range has 2001 hours/) });
+  });
+});
+
 function zeros() {
   return Object.fromEntries(ANALYTICS_METRICS.map((metric) => [metric, 0]));
 }
