@@ -45,6 +45,13 @@ describe('GET /v1/analytics', () => {
     expect(tagged.delivered).toBe(2);
     expect(tagged.bounced).toBe(1);
 
+    // A domain in capitals is the same domain (counters are kept under the lower-case name).
+    const byDomain = await api.get('/v1/analytics?domain=acme.test');
+    const byCapitals = await api.get('/v1/analytics?domain=ACME.Test');
+    expect(byCapitals.status).toBe(200);
+    expect(byCapitals.body.totals).toEqual(byDomain.body.totals);
+    expect(byDomain.body.totals.delivered).toBe(3);
+
     // Live keys see live counters only: nothing was sent live.
     const live = (await stack.api.get('/v1/analytics')).body.totals;
     expect(live.delivered).toBe(0);
@@ -103,6 +110,9 @@ describe('GET /v1/analytics', () => {
     const reversed = await stack.api.get(`/v1/analytics?from_date=${new Date().toISOString()}&to_date=2020-01-01T00:00:00Z`);
     expect(reversed.status).toBe(422);
     expect(reversed.body.error.message).toMatch(/^from_date/);
+    const future = await stack.api.get(`/v1/analytics?from_date=${new Date(Date.now() + 3_600_000).toISOString()}`);
+    expect(future.status).toBe(422);
+    expect(future.body.error.message).toBe('from_date: must be in the past when to_date is not given (it defaults to now)');
     // 2,000 hours from half past: the series would start at the whole hour and hold 2,001 points.
     const longest = await stack.api.get('/v1/analytics?interval=hour&from_date=2026-01-01T00:00:00Z&to_date=2026-03-25T08:00:00Z');
     expect(longest.status).toBe(200);

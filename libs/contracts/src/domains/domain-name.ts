@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { parse as parseDomain } from 'tldts';
-import { isHostname } from '../validation/validators';
+import { isHostname, stringRule } from '../validation/validators';
 
 /** RFC 1035 §2.3.4: a name is at most 255 octets on the wire, 253 characters written out. */
 export const MAX_DOMAIN_NAME_LENGTH = 253;
@@ -58,3 +58,7 @@ function isPublicSuffix(name: string): boolean {
 export function normalizeDomainName(raw: string): string {
   return domainToASCII(raw.toLowerCase());
 }
+
+/** A DTO rule over a domain name that says exactly what is wrong, through `problemOf` (domainNameProblem or sendingDomainNameProblem). */
+export const IsDomainNameBy = (problemOf: (value: unknown) => string | null) =>
+  stringRule('isDomainName', (value) => problemOf(value) === null, (value) => problemOf(value) ?? 'is invalid');

@@ -1,5 +1,6 @@
 import { IsIn, IsOptional, Matches } from 'class-validator';
-import { IsHostname, IsIsoTimestamp } from '../../validation/validators';
+import { IsIsoTimestamp } from '../../validation/validators';
+import { domainNameProblem, IsDomainNameBy } from '../../domains/domain-name';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 export class AnalyticsQueryDto {
@@ -19,8 +20,9 @@ export class AnalyticsQueryDto {
   @IsIn(['hour', 'day'])
   interval?: 'hour' | 'day';
 
+  /** Any case, Unicode or punycode: counters are kept under the lower-case punycode name. */
   @IsOptional()
-  @IsHostname()
+  @IsDomainNameBy(domainNameProblem)
   domain?: string;
 
   /** Comma-separated; see the README for how several tags add up. */

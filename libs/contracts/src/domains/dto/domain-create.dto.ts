@@ -1,14 +1,10 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { DOMAIN_REGIONS, DomainRegion } from '../domain.types';
-import { sendingDomainNameProblem } from '../domain-name';
-import { stringRule } from '../../validation/validators';
-
-/** Validates a sending domain name with a message that says exactly what is wrong. */
-const IsDomainName = () => stringRule('isDomainName', (value) => sendingDomainNameProblem(value) === null, (value) => sendingDomainNameProblem(value) ?? 'is invalid');
+import { IsDomainNameBy, sendingDomainNameProblem } from '../domain-name';
 
 export class DomainCreateDto {
   /** Any case and IDN are accepted; the stored name is lower-case punycode. */
-  @IsDomainName()
+  @IsDomainNameBy(sendingDomainNameProblem)
   name: string;
 
   @IsOptional()
