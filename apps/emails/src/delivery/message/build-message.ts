@@ -8,8 +8,9 @@ import { DkimSigningKey, OutgoingEmail } from './outgoing-email';
 /**
  * The header fields the DKIM signature covers (RFC 6376 §5.4). From must be
  * signed; the rest are the fields a forwarder could otherwise alter to change
- * what the reader sees. List-Unsubscribe(-Post) are signed when present so a
- * one-click unsubscribe link cannot be swapped (RFC 8058 §4).
+ * what the reader sees. List-Unsubscribe(-Post) are signed so a one-click
+ * unsubscribe link cannot be swapped (RFC 8058 §4). Each is oversigned, absent
+ * ones too (signMessage), so none can be added without breaking the signature.
  */
 export const DKIM_SIGNED_HEADERS = 'From:To:Subject:Date:Message-ID:MIME-Version:Content-Type:Reply-To:Cc:List-Unsubscribe:List-Unsubscribe-Post';
 
@@ -63,9 +64,9 @@ const foldable = (value: string) => (UNFOLDABLE_RUN.test(value) ? encodeWord(val
 /** Line breaks as RFC 5322 has them: a CR or LF on its own becomes CRLF. */
 const withCrlf = (body: string) => body.replace(/\r\n|\r|\n/g, '\r\n');
 
-/** Signs a message with rsa-sha256, relaxed/relaxed canonicalization, d= the from domain. */
+/** Signs a message with rsa-sha256, relaxed/relaxed canonicalization, d= the from domain, the fields oversigned. */
 export function signMessage(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
-  return dkimSign(message, Object.assign({}, key, { headerFieldNames: DKIM_SIGNED_HEADERS }));
+  return dkimSign(message, Object.assign({}, key, { headerFieldNames: DKIM_SIGNED_HEADERS, oversign: true }));
 }
 
 /** The message as it goes on the wire: composed, then signed when there is a key (test mode has none). */

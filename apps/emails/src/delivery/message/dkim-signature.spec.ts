@@ -62,13 +62,43 @@ describe(dkimSign.name, () => {
 
   it('verifies with mailauth against the public key', async () => {
     const signed = await dkimSign(MESSAGE, { domainName: 'acme.test', keySelector: 'mr1', privateKey, headerFieldNames: FIELDS });
-    const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-    const resolver = async (name: string, type: string) => {
-      if (type === 'TXT' && name === 'mr1._domainkey.acme.test') return [[`v=DKIM1; k=rsa; p=${p}`]];
-      throw Object.assign(new Error(`no ${type} at ${name}`), { code: 'ENOTFOUND' });
-    };
-    const result = await authenticate(signed, { ip: '127.0.0.1', helo: 'mx.test', sender: 'bounces@acme.test', mta: 'mx.test', resolver, disableArc: true });
-    expect(result.dkim.results[0].status.result).toBe('pass');
+    expect(await dkimResult(signed)).toBe('pass');
     expect(signed.toString('latin1').split('\r\n').every((line) => line.length <= 998)).toBe(true);
   });
+
+  describe('oversigned', () => {
+    const oversigned = () => dkimSign(MESSAGE, { domainName: 'acme.test', keySelector: 'mr1', privateKey, headerFieldNames: FIELDS, oversign: true });
+
+    it('lists every name once more than the message holds the field, absent ones once, and verifies', async () => {
+      const signed = await oversigned();
+      expect(tags(signed).h.split(':')).toEqual([
+        ...['from', 'from', 'to', 'to', 'subject', 'subject', 'subject', 'date', 'date', 'message-id', 'message-id'],
+        ...['mime-version', 'mime-version', 'content-type', 'content-type', 'reply-to', 'cc'],
+      ]);
+      expect(await dkimResult(signed)).toBe('pass');
+      // The long h= list is folded between names: no line of the field passes 78 characters.
+      const field = /^DKIM-Signature:[^]*?\r\n(?![ \t])/.exec(signed.toString('latin1'))![0];
+      expect(Math.max(...field.split('\r\n').map((line) => line.length))).toBeLessThanOrEqual(78);
+    });
+
+    it.each(['From: Bank <security@acme.test>', 'Subject: Verify your account', 'Reply-To: thief@evil.test', 'Cc: someone@evil.test'])(
+      'fails once %s is added above the signed fields',
+      async (added) => {
+        const signed = await oversigned();
+        const split = signed.indexOf('\r\nFrom: ') + 2;
+        const tampered = Buffer.concat([signed.subarray(0, split), Buffer.from(`${added}\r\n`), signed.subarray(split)]);
+        expect(await dkimResult(tampered)).toBe('fail');
+      },
+    );
+  });
 });
+
+async function dkimResult(signed: Buffer): Promise<string> {
+  const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  const resolver = async (name: string, type: string) => {
+    if (type === 'TXT' && name === 'mr1._domainkey.acme.test') return [[`v=DKIM1; k=rsa; p=${p}`]];
+    throw Object.assign(new Error(`no ${type} at ${name}`), { code: 'ENOTFOUND' });
+  };
+  const result = await authenticate(signed, { ip: '127.0.0.1', helo: 'mx.test', sender: 'bounces@acme.test', mta: 'mx.test', resolver, disableArc: true });
+  return result.dkim.results[0].status.result;
+}

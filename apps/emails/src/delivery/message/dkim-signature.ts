@@ -15,6 +15,12 @@ export interface DkimSigner {
   privateKey: KeyObject;
   /** Colon-separated header field names to sign; the ones present in the message are signed (h=). */
   headerFieldNames: string;
+  /**
+   * List each of those names once more than the message holds the field (RFC 6376 §8.15), absent ones
+   * included: the extra entry signs "no further such field", so a From, Subject or Reply-To added in
+   * transit (a receiver shows the first From) breaks the signature instead of riding on it.
+   */
+  oversign?: boolean;
 }
 
 /** §3.4.4: whitespace runs become one SP, none at line ends, no empty lines at the end, and a final CRLF. */
@@ -52,39 +58,56 @@ export async function dkimSign(message: Buffer, signer: DkimSigner): Promise<Buf
   const body = split < 0 ? Buffer.alloc(0) : message.subarray(split + 4);
   const bodyHash = createHash('sha256').update(relaxedBody(body)).digest('base64');
 
-  // §5.4.2: of a field that appears more than once, the last instance is signed.
+  // §5.4.2: a field that appears more than once is signed from the bottom up, one instance per listing.
   const fields = headerFields(header);
   const names: string[] = [];
   let signedHeaders = '';
   for (const name of new Set(signer.headerFieldNames.toLowerCase().split(':').map((entry) => entry.trim()))) {
-    const field = fields.findLast((candidate) => candidate.slice(0, candidate.indexOf(':')).trim().toLowerCase() === name);
-    if (!field) continue;
-    names.push(name);
-    signedHeaders += `${relaxedHeader(field)}\r\n`;
+    const present = fields.filter((candidate) => candidate.slice(0, candidate.indexOf(':')).trim().toLowerCase() === name);
+    const signed = signer.oversign ? present.reverse() : present.slice(-1);
+    for (const field of signed) {
+      names.push(name);
+      signedHeaders += `${relaxedHeader(field)}\r\n`;
+    }
+    // The entry with no field left to match signs its absence (§5.4).
+    if (signer.oversign) names.push(name);
   }
   const domain = domainToASCII(tagValue(signer.domainName)) || tagValue(signer.domainName).toLowerCase();
   const tags = ['v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${domain}`, 'q=dns/txt', `s=${tagValue(signer.keySelector)}`, `bh=${bodyHash}`, `h=${names.join(':')}`];
-  const field = `DKIM-Signature: ${tags.join('; ')};\r\n b=`;
-  // §3.7: the signature covers the signed fields, then this field with an empty b= and no final CRLF.
+  const field = `${foldedTags(tags)}\r\n b=`;
+  // §3.7: the signature covers the signed fields, then this field as it is sent, with an empty b= and no final CRLF.
   const signature = await signAsync(Buffer.from(signedHeaders + relaxedHeader(field), 'latin1'), signer.privateKey);
   const folded = signature.toString('base64').replace(/(^.{73}|.{75}(?!$))/g, '$&\r\n ');
-  return Buffer.concat([Buffer.from(`${foldTags(field)}${folded}\r\n`, 'latin1'), message]);
+  return Buffer.concat([Buffer.from(`${field}${folded}\r\n`, 'latin1'), message]);
 }
 
-/** Folds the tag list at its "; " separators, so no header line passes 78 characters (RFC 5322 §2.1.1). */
-function foldTags(field: string): string {
-  const [tagList, last] = field.split(';\r\n ');
+/**
+ * The field up to its b= tag, folded at the "; " between tags, and inside an
+ * h= list too long for a line of its own after a ":" (§3.5 allows FWS there),
+ * so no header line passes 78 characters (RFC 5322 §2.1.1).
+ */
+function foldedTags(tags: string[]): string {
   const lines: string[] = [];
-  let line = '';
-  for (const tag of tagList.split('; ')) {
-    const piece = line ? `; ${tag}` : tag;
-    if (line && line.length + piece.length > 76) {
-      lines.push(`${line};`);
-      line = ` ${tag}`;
-    } else line += piece;
+  let line = 'DKIM-Signature:';
+  for (const tag of tags) {
+    const text = `${tag};`;
+    if (line.length + 1 + text.length <= 76) {
+      line += ` ${text}`;
+      continue;
+    }
+    lines.push(line);
+    line = '';
+    // A tag goes whole on the next line; only an h= list longer than a line is split, between names.
+    for (const piece of text.length < 76 ? [text] : text.split(/(?<=:)/)) {
+      if (line && line.length + piece.length > 76) {
+        lines.push(line);
+        line = '';
+      }
+      line += line ? piece : ` ${piece}`;
+    }
   }
-  lines.push(`${line};`);
-  return `${lines.join('\r\n')}\r\n ${last}`;
+  lines.push(line);
+  return lines.join('\r\n');
 }
 
 function signAsync(data: Buffer, key: KeyObject): Promise<Buffer> {
