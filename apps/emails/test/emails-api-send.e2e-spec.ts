@@ -134,6 +134,13 @@ describe('POST /v1/emails', () => {
       ['header overriding Message-ID', { headers: { 'MESSAGE-ID': '<x@y>' } }, /^headers\.MESSAGE-ID: /],
       ['header overriding DKIM-Signature', { headers: { 'Dkim-Signature': 'v=1' } }, /^headers\.Dkim-Signature: /],
       ['header overriding Date', { headers: { Date: 'now' } }, /^headers\.Date: /],
+      // The envelope sender, bounces@<from domain>, is what a receiver writes as Return-Path.
+      ['header setting Return-Path', { headers: { 'Return-Path': '<bounce@elsewhere.example>' } }, /^headers\.Return-Path: is set by Mailroom/],
+      ['header setting Sender', { headers: { sender: 'Someone Else <ceo@elsewhere.example>' } }, /^headers\.sender: would show another sender than from/],
+      ['header making the whole message an attachment', { headers: { 'Content-Disposition': 'attachment; filename=x.exe' } }, /^headers\.Content-Disposition: is set by Mailroom/],
+      ['a forged trace header', { headers: { RECEIVED: 'from mail.bank.example by mx.example' } }, /^headers\.RECEIVED: is added by the servers/],
+      ['forged authentication results', { headers: { 'Authentication-Results': 'mx.example; dkim=pass; spf=pass' } }, /^headers\.Authentication-Results: is added by the servers/],
+      ['a forged ARC seal', { headers: { 'ARC-Seal': 'i=1; a=rsa-sha256; cv=none' } }, /^headers\.ARC-Seal: is added by the servers/],
       ['header name of 129 characters', { headers: { ['X-' + 'n'.repeat(127)]: 'v' } }, /^headers: header names must be at most 128 characters \('X-n{22}…' has 129\)$/],
       ['header name with a colon', { headers: { 'X:A': 'v' } }, /^headers\.X:A: is not a valid header name/],
       ['header value not a string', { headers: { 'X-A': 1 } }, /^headers: must be an object whose values are strings/],

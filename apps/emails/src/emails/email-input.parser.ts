@@ -30,7 +30,6 @@ export interface ParsedEmail {
 
 const HEADER_NAME = /^[!-9;-~]+$/; // RFC 5322 field-name: printable ASCII except ':'
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const RESERVED = new Set<string>(RESERVED_HEADERS);
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const field = (prefix: string, name: string) => (prefix ? `${prefix}.${name}` : name);
@@ -57,7 +56,8 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
       throw DomainError.validation(name, `header names must be at most ${EMAIL_LIMITS.headerNameMaxLength} characters ('${header.slice(0, 24)}…' has ${header.length})`);
     }
     if (!HEADER_NAME.test(header)) throw DomainError.validation(`${name}.${header}`, 'is not a valid header name');
-    if (RESERVED.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is set by Mailroom and cannot be overridden');
+    const reserved = RESERVED_HEADERS.get(lower);
+    if (reserved) throw DomainError.validation(`${name}.${header}`, reserved);
     if (seen.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is given twice (header names are case-insensitive)');
     if (/[\r\n]/.test(content)) throw DomainError.validation(`${name}.${header}`, 'must not contain CR or LF');
     if (content.length > EMAIL_LIMITS.headerValueMaxLength) {

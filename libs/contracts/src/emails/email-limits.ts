@@ -38,21 +38,22 @@ export type SuppressionReasonValue = (typeof SUPPRESSION_REASONS)[number];
 
 export const TAG_PATTERN = /^[A-Za-z0-9_-]+$/;
 
+const SET_BY_MAILROOM = 'is set by Mailroom and cannot be overridden';
+const ADDED_BY_RECEIVERS = 'is added by the servers that receive the message; one the sender writes would be forged';
+
 /**
- * Headers the service sets itself or that would contradict a request field;
- * a custom header may not override them (compared case-insensitively).
+ * Header names a custom header may not use (compared case-insensitively), and
+ * why: headers the service sets itself or that would contradict a request
+ * field; Return-Path, which the receiver writes from the envelope sender
+ * Mailroom chooses; Sender, which mail clients show as "on behalf of" a
+ * mailbox nobody verified (DMARC checks only From); Content-Disposition, which
+ * on the top level makes the whole message an attachment; and the trace and
+ * authentication results receivers add (Received, Authentication-Results,
+ * ARC), where a sender's copy could only mislead the reader or a filter.
  */
-export const RESERVED_HEADERS = [
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'reply-to',
-  'subject',
-  'message-id',
-  'date',
-  'dkim-signature',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-] as const;
+export const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
+  ...['from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'message-id', 'date', 'dkim-signature'].map((name) => [name, SET_BY_MAILROOM] as const),
+  ...['mime-version', 'content-type', 'content-transfer-encoding', 'content-disposition', 'return-path'].map((name) => [name, SET_BY_MAILROOM] as const),
+  ['sender', 'would show another sender than from (mail clients write "on behalf of"); put the address in from'],
+  ...['received', 'received-spf', 'authentication-results', 'arc-seal', 'arc-message-signature', 'arc-authentication-results'].map((name) => [name, ADDED_BY_RECEIVERS] as const),
+]);

@@ -65,7 +65,7 @@ export class EmailEntity {
   @Column('text', { nullable: true })
   text: string | null;
 
-  /** Custom headers, name as given → value; never From/To/Cc/Message-ID/DKIM-Signature/Date. */
+  /** Custom headers, name as given → value; never one of RESERVED_HEADERS (From, Message-ID, Sender, Received…). */
   @Column('jsonb')
   headers: Record<string, string>;
 
