@@ -112,6 +112,18 @@ describe('the message a receiver gets', () => {
     expect(partBody(bytes, 'text/plain')).toBe(`${'x'.repeat(2000)}\r\n.\r\n.leading dot\r\nno final newline`);
   });
 
+  it('carries a forwarded message/rfc822 attachment unencoded and byte for byte, with the signature passing', async () => {
+    const forwarded = 'From: Ann <ann@example.test>\r\nSubject: Original\r\n\r\nThe original body.\r\n.\r\n';
+    const { message } = await deliver({
+      to: 'forwarded@example.test',
+      attachments: [{ filename: 'original.eml', content: Buffer.from(forwarded).toString('base64'), contentType: 'message/rfc822' }],
+    });
+    const raw = message.raw.toString('latin1');
+    expect(raw).toMatch(/Content-Type: message\/rfc822; name=original\.eml\r\nContent-Transfer-Encoding: 7bit\r\n/);
+    expect(raw).toContain(`\r\n\r\n${forwarded}`);
+    expect((await verdict(message.raw)).dkim.results[0].status.result).toBe('pass');
+  });
+
   it('oversigns the fields it signs, so a From, Subject or Reply-To added in transit breaks the signature', async () => {
     const { message } = await deliver({ to: 'oversigned@example.test', subject: 'Your receipt', replyTo: 'support@acme.test' });
     const names = signedNames(message.raw);

@@ -150,6 +150,22 @@ describe('POST /v1/emails', () => {
       ['attachment filename with CR LF', { attachments: [{ filename: 'a.txt\r\nX-Evil: 1', content: 'aGk=' }] }, /^attachments\[0\]\.filename: .*no control characters/],
       ['attachment not base64', { attachments: [{ filename: 'a.txt', content: 'not base64!' }] }, /^attachments\[0\]\.content: must be base64/],
       ['attachment with a bad content type', { attachments: [{ filename: 'a.txt', content: 'aGk=', contentType: 'text' }] }, /^attachments\[0\]\.contentType: /],
+      // A multipart type made the part a container with no parts: the file was left out of the message.
+      ['a multipart attachment', { attachments: [{ filename: 'a.bin', content: 'aGk=', contentType: 'Multipart/Mixed' }] }, /^attachments\[0\]\.contentType: must not be multipart\/\*/],
+      // message/* parts are sent unencoded (RFC 2046 §5.2.1): bare LFs, 8-bit bytes or long lines would go on the wire.
+      ...(
+        [
+          ['with a bare LF', 'Subject: hi\n\nhello\n'],
+          ['with 8-bit bytes', 'Subject: hi\r\n\r\nGrüße\r\n'],
+          ['with a line over 998 characters', `Subject: hi\r\n\r\n${'x'.repeat(999)}\r\n`],
+        ] as const
+      ).map(
+        ([problem, eml]): [string, Record<string, unknown>, RegExp] => [
+          `a message/rfc822 attachment ${problem}`,
+          { attachments: [{ filename: 'a.txt', content: 'aGk=' }, { filename: 'fwd.eml', content: Buffer.from(eml).toString('base64'), contentType: 'message/rfc822' }] },
+          /^attachments\[1\]\.content: a message\/rfc822 attachment is sent unencoded/,
+        ],
+      ),
       ['21 tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /^tags: /],
       ['tag with a space', { tags: ['ok', 'not ok'] }, /^tags: each tag must contain only/],
       ['tag too long', { tags: ['x'.repeat(257)] }, /^tags: /],

@@ -1,5 +1,6 @@
 import { EMAIL_LIMITS, EmailSendInput, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import { assertAttachmentTypeFits } from './attachment-type';
 import { millisecondsRoundedUp } from './whole-milliseconds';
 
 export interface ParsedAttachment {
@@ -72,6 +73,7 @@ function attachments(value: EmailSendInput['attachments'], name: string): Parsed
   let total = 0;
   const parsed = (value ?? []).map((attachment, index) => {
     if (!BASE64.test(attachment.content)) throw DomainError.validation(`${name}[${index}].content`, 'must be base64');
+    assertAttachmentTypeFits(attachment, `${name}[${index}]`);
     const size = Buffer.byteLength(attachment.content, 'base64');
     total += size;
     // Field by field: what a NATS caller adds beyond them is not stored.
