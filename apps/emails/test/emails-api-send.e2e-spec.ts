@@ -125,6 +125,8 @@ describe('POST /v1/emails', () => {
       ['subject too long', { subject: 'x'.repeat(999) }, /^subject: /],
       ['subject with CR LF', { subject: 'Hi\r\nBcc: evil@example.com' }, /^subject: must not contain CR or LF/],
       ['subject of the wrong type', { subject: 123 }, /^subject: must be a string$/],
+      // A blank subject left the delivered message with no Subject header at all.
+      ['blank subject', { subject: ' \t\u00a0 ' }, /^subject: must not be blank$/],
       ['tags as one string', { tags: 'welcome' }, /^tags: must be an array$/],
       ['attachments as an object', { attachments: { filename: 'a.txt', content: 'aGk=' } }, /^attachments: must be an array$/],
       ['no html nor text', { text: undefined }, /^html: html or text/],

@@ -126,6 +126,8 @@ export function parseEmailInput(input: EmailSendInput, prefix: string, now: Date
   const html = input.html ?? null;
   const text = input.text ?? null;
   if (!html && !text) throw DomainError.validation(field(prefix, 'html'), 'html or text (or both) is required');
+  // nodemailer leaves out a header whose value trims to nothing: the message would go without a Subject.
+  if (!input.subject.trim()) throw DomainError.validation(field(prefix, 'subject'), 'must not be blank');
   return {
     from,
     to: addresses(input.to, field(prefix, 'to')),
