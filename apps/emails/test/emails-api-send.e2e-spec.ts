@@ -132,6 +132,7 @@ describe('POST /v1/emails', () => {
       ['no html nor text', { text: undefined }, /^html: html or text/],
       ['html of the wrong type', { html: 5 }, /^html: /],
       ['header with CR LF', { headers: { 'X-A': 'a\r\nBcc: evil@example.com' } }, /^headers\.X-A: must not contain CR or LF/],
+      ['blank header value', { headers: { 'X-Campaign': '  ' } }, /^headers\.X-Campaign: must not be blank$/],
       ['header overriding From', { headers: { from: 'evil@example.com' } }, /^headers\.from: is set by Mailroom/],
       ['header overriding Message-ID', { headers: { 'MESSAGE-ID': '<x@y>' } }, /^headers\.MESSAGE-ID: /],
       ['header overriding DKIM-Signature', { headers: { 'Dkim-Signature': 'v=1' } }, /^headers\.Dkim-Signature: /],

@@ -61,6 +61,8 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
     if (reserved) throw DomainError.validation(`${name}.${header}`, reserved);
     if (seen.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is given twice (header names are case-insensitive)');
     if (/[\r\n]/.test(content)) throw DomainError.validation(`${name}.${header}`, 'must not contain CR or LF');
+    // nodemailer leaves out a header whose value trims to nothing: it would be stored and shown, but never sent.
+    if (!content.trim()) throw DomainError.validation(`${name}.${header}`, 'must not be blank');
     if (content.length > EMAIL_LIMITS.headerValueMaxLength) {
       throw DomainError.validation(`${name}.${header}`, `must be at most ${EMAIL_LIMITS.headerValueMaxLength} characters`);
     }
