@@ -133,6 +133,7 @@ describe('POST /v1/emails', () => {
       ['html of the wrong type', { html: 5 }, /^html: /],
       ['header with CR LF', { headers: { 'X-A': 'a\r\nBcc: evil@example.com' } }, /^headers\.X-A: must not contain CR or LF/],
       ['blank header value', { headers: { 'X-Campaign': '  ' } }, /^headers\.X-Campaign: must not be blank$/],
+      ['contentId that is no msg-id', { attachments: [{ filename: 'a.png', content: 'AAAA', contentId: 'logo"(1),x' }] }, /^attachments\[0\]\.contentId: must be letters, digits/],
       ['header overriding From', { headers: { from: 'evil@example.com' } }, /^headers\.from: is set by Mailroom/],
       ['header overriding Message-ID', { headers: { 'MESSAGE-ID': '<x@y>' } }, /^headers\.MESSAGE-ID: /],
       ['header overriding DKIM-Signature', { headers: { 'Dkim-Signature': 'v=1' } }, /^headers\.Dkim-Signature: /],

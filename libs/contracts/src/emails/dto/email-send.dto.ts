@@ -37,7 +37,8 @@ export class EmailAttachmentDto {
   @IsOptional()
   @IsString()
   @Length(1, 255)
-  @Matches(/^[^\s<>]+$/, { message: 'must not contain spaces or angle brackets' })
+  // It goes out as Content-ID: <contentId>, a msg-id (RFC 5322 §3.6.4): atext, dots and @, nothing a parser stops at.
+  @Matches(/^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.@]+$/, { message: "must be letters, digits and !#$%&'*+-/=?^_`{|}~.@ only (it goes out as the part's Content-ID)" })
   contentId?: string;
 }
 
