@@ -36,7 +36,7 @@ export function sendingDomainNameProblem(raw: unknown): string | null {
   const problem = domainNameProblem(raw);
   if (problem) return problem;
   const name = normalizeDomainName(raw as string);
-  if (isPublicSuffix(name)) return `must be a domain you own, not a public suffix such as ${name} under which anyone may register names`;
+  if (isPublicSuffix(name)) return `must be a domain you own: ${name} is a public suffix, under which anyone may register names`;
   if (name.length > MAX_SENDING_DOMAIN_NAME_LENGTH) {
     return `must be at most ${MAX_SENDING_DOMAIN_NAME_LENGTH} characters (in punycode), so that its DKIM record's name (mr…._domainkey.<name>) fits in 253`;
   }
