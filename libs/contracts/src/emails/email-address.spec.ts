@@ -22,6 +22,20 @@ describe(parseEmailAddress.name, () => {
       expect(parseEmailAddress(raw)).toBeNull();
     },
   );
+
+  // nodemailer's parser drops the quotes of a quoted local part and, when text
+  // precedes them, takes that text for a display name: `ceo."smith"@y.com` came
+  // back as smith@y.com, a different mailbox, and the send went there.
+  it.each(['"q"@acme.com', 'ceo."smith"@acme.com', '"first".last@acme.com'])('rejects the quoted local part %j', (raw) => {
+    expect(parseEmailAddress(raw)).toBeNull();
+  });
+
+  it.each([
+    ['x@acme.com (Ann)', 'x@acme.com', 'Ann'],
+    ['"Ann \\"Q\\" Lee" <ann@acme.com>', 'ann@acme.com', 'Ann "Q" Lee'],
+  ])('still accepts %s, whose address stands in it as written', (raw, normalized, name) => {
+    expect(parseEmailAddress(raw)).toMatchObject({ normalized, name });
+  });
 });
 
 describe(`${parseEmailAddress.name} on its shortcuts for the common shapes`, () => {

@@ -79,6 +79,10 @@ export function parseEmailAddress(value: string): ParsedAddress | null {
   if (parsed.length !== 1) return null;
   const entry = parsed[0] as { name: string; address?: string; group?: unknown };
   if (entry.group || !entry.address || !isStrictEmailAddress(entry.address)) return null;
+  // The parser drops the quotes of a quoted local part and may take the text
+  // before them for a name (`ceo."smith"@y.com` gives smith@y.com): an address
+  // that does not stand in the input as written is not the one the caller meant.
+  if (!raw.includes(entry.address)) return null;
   return toParsed(raw, entry.name, entry.address);
 }
 
