@@ -6,8 +6,8 @@ import { EmailSendDto } from './email-send.dto';
 /** POST /v1/emails/batch: `{ "emails": [...] }`, or a bare array, which the gateway wraps. */
 export class EmailBatchDto {
   @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(EMAIL_LIMITS.batchMax)
+  @ArrayMinSize(1, { message: `must hold 1 to ${EMAIL_LIMITS.batchMax} emails` })
+  @ArrayMaxSize(EMAIL_LIMITS.batchMax, { message: `must hold 1 to ${EMAIL_LIMITS.batchMax} emails` })
   @ValidateNested({ each: true })
   @Type(() => EmailSendDto)
   emails: EmailSendDto[];
