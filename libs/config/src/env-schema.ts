@@ -1,7 +1,7 @@
-import { asBoolean, asInteger, asIpOrCidr, asList, asOneOf, asString, asUrl, Parser } from './parsers';
+import { asBoolean, asInteger, asIpOrCidr, asList, asNonBlank, asOneOf, asUrl, Parser } from './parsers';
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
-import { asDnsServer, asOptionalServerUrl, asServerUrl } from './network-parsers';
+import { asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
@@ -32,7 +32,7 @@ export const ENV_SCHEMA = {
   DATABASE_PREPARED_STATEMENTS: variable({ default: 'true', apps: SERVICES, description: 'run the hot statements as named prepared statements (parsed and planned once per connection); false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21', parse: asBoolean }),
   DATABASE_URL: variable({ apps: SERVICES, description: 'PostgreSQL connection string; `npm start`, `npm run cli` use an embedded Postgres under DATA_DIR when unset', parse: asUrl('postgres', 'postgresql') }),
   PORT: variable({ default: '3000', apps: ['gateway', 'launcher'], description: 'HTTP port of the gateway', parse: asInteger(0, 65535) }),
-  HOST: variable({ default: '0.0.0.0', apps: ['gateway', 'launcher'], description: 'HTTP bind address of the gateway', parse: asString }),
+  HOST: variable({ default: '0.0.0.0', apps: ['gateway', 'launcher'], description: 'HTTP bind address of the gateway', parse: asListenHost }),
   RPC_TIMEOUT_MS: variable({ default: '5000', apps: ['gateway', 'emails'], description: 'how long the gateway waits for a service before answering 503 service_unavailable (and the emails service for a sending domain\'s DKIM key before it retries the delivery)', parse: asInteger(50, 120000) }),
   HEALTH_TIMEOUT_MS: variable({ default: '1000', apps: ['gateway'], description: 'how long GET /health waits for each service', parse: asInteger(50, 30000) }),
   BODY_LIMIT_BYTES: variable({ default: '10485760', apps: ['gateway'], description: 'largest accepted request body; larger answers 413 payload_too_large', parse: asInteger(1024, 104857600) }),
@@ -48,7 +48,7 @@ export const ENV_SCHEMA = {
   HEALTH_PORT: variable({ default: '8081', apps: 'all', description: 'operations port of each app: GET /health/live, /health/ready and /metrics (0 = any free port)', parse: asInteger(0, 65535) }),
   SHUTDOWN_TIMEOUT_MS: variable({ default: '25000', apps: 'all', description: 'on SIGTERM an app stops taking new work and finishes what is in flight; past this it exits anyway (status 1) and leases hand the rest to another replica. Keep it below the pod\'s terminationGracePeriodSeconds', parse: asInteger(1000, 600000) }),
   PROCESS_NICE: variable({ default: '0', apps: ['gateway', ...SERVICES], description: 'lowers the process\'s CPU priority at boot (the Unix nice value, 0 = unchanged, 19 = lowest); on a host whose cores the apps share, give a process that does only background work (EMAILS_ROLE=worker) 10 so the kernel runs the request path first when the cores are busy. Raising the priority is left to the operating system', parse: asInteger(0, 19) }),
-  HEALTH_HOST: variable({ default: '0.0.0.0', apps: 'all', description: 'bind address of the operations port', parse: asString }),
+  HEALTH_HOST: variable({ default: '0.0.0.0', apps: 'all', description: 'bind address of the operations port', parse: asListenHost }),
   DKIM_ZONE: variable({ default: 'dkim.mailroom.localhost', apps: ['domains'], description: 'the DNS zone the domains service answers DKIM keys in; every domain\'s DKIM CNAME points into it', parse: asDnsName }),
   DKIM_ZONE_NS: variable({ default: '', apps: ['domains'], description: 'comma-separated host names of the name servers DKIM_ZONE is delegated to (the NS and SOA answers); empty = ns.<DKIM_ZONE>', parse: asList(asDnsName) }),
   DKIM_DNS_BIND: variable({ default: '127.0.0.1:5353', apps: ['domains'], description: 'host:port of the DKIM zone\'s authoritative DNS server (UDP and TCP); `off` disables it (use the zone export instead)', parse: asBindAddressOrOff }),
@@ -64,7 +64,7 @@ export const ENV_SCHEMA = {
   RATE_LIMIT_PER_SECOND: variable({ default: '50', apps: ['gateway'], description: 'requests per second each API key may make, across all gateway replicas (0 = no limit)', parse: asInteger(0, 1000000) }),
   RATE_LIMIT_BURST: variable({ default: '100', apps: ['gateway'], description: 'requests an API key may make at once before the per-second rate applies', parse: asInteger(1, 10000000) }),
   RATE_LIMIT_SYNC_MS: variable({ default: '100', apps: ['gateway'], description: 'how often gateway replicas share what each let through (the limit is exceeded by at most this window)', parse: asInteger(10, 10000) }),
-  DATA_DIR: variable({ default: '.data', apps: ['launcher'], description: 'where `npm start` keeps the embedded Postgres and NATS data', parse: asString }),
+  DATA_DIR: variable({ default: '.data', apps: ['launcher'], description: 'where `npm start` keeps the embedded Postgres and NATS data', parse: asNonBlank }),
   EMBEDDED_PG_PORT: variable({ default: '54329', apps: ['launcher'], description: 'port of the embedded Postgres that `npm start` runs when DATABASE_URL is unset', parse: asInteger(1, 65535) }),
   DNS_SERVERS: variable({ default: '', apps: ['domains', 'emails'], description: 'comma-separated DNS servers (ip or ip:port) for MX lookups and record verification; empty uses the system resolvers', parse: asList(asDnsServer) }),
   DNS_TIMEOUT_MS: variable({ default: '2000', apps: ['domains', 'emails'], description: 'how long one DNS query may take before it counts as failed (a DNS failure, never a missing record); keep it below RPC_TIMEOUT_MS so a domain verify can answer in time', parse: asInteger(100, 60000) }),

@@ -138,3 +138,18 @@ describe(`${loadConfig.name}: SMTP_HELO_NAME`, () => {
     ]);
   });
 });
+
+describe(`${loadConfig.name}: addresses to listen on and DATA_DIR`, () => {
+  it('takes IPs and host names to listen on', () => {
+    expect(loadConfig({ HOST: '::', HEALTH_HOST: '127.0.0.1' }, 'gateway')).toMatchObject({ HOST: '::', HEALTH_HOST: '127.0.0.1' });
+    expect(loadConfig({ HOST: ' api.internal ' }, 'gateway').HOST).toBe('api.internal');
+  });
+
+  it('refuses a blank or spaced address and a blank DATA_DIR, naming the variable', () => {
+    expect(problemsOf(() => loadConfig({ HOST: '  ', HEALTH_HOST: 'my host' }, 'gateway'))).toEqual([
+      "HOST must be an IP address such as 0.0.0.0 or a host name, got '  '",
+      "HEALTH_HOST must be an IP address such as 0.0.0.0 or a host name, got 'my host'",
+    ]);
+    expect(problemsOf(() => loadConfig({ DATA_DIR: ' ' }, 'launcher'))).toEqual(["DATA_DIR must not be blank, got ' '"]);
+  });
+});

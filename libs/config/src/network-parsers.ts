@@ -30,3 +30,15 @@ export function asOptionalServerUrl(...protocols: string[]): Parser<string> {
   const url = asServerUrl(...protocols);
   return (raw) => (raw.trim() === '' ? '' : url(raw));
 }
+
+/**
+ * An address to listen on: an IP (`0.0.0.0`, `::`, `127.0.0.1`) or a host
+ * name this machine resolves. Blank or with spaces it can only fail later,
+ * in listen(), with a message that names no variable.
+ */
+export const asListenHost: Parser<string> = (raw) => {
+  const value = raw.trim();
+  if (isIP(value)) return value;
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value)) throw new Error(`must be an IP address such as 0.0.0.0 or a host name, got '${raw}'`);
+  return value;
+};

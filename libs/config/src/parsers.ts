@@ -5,6 +5,12 @@ export type Parser<T> = (raw: string) => T;
 
 export const asString: Parser<string> = (raw) => raw;
 
+/** A path or name that must not be blank (a blank one would silently mean the current directory). */
+export const asNonBlank: Parser<string> = (raw) => {
+  if (raw.trim() === '') throw new Error(`must not be blank, got '${raw}'`);
+  return raw;
+};
+
 export function asInteger(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
   return (raw) => {
     if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be an integer, got '${raw}'`);
