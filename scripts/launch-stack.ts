@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, launcherPortProblems, loadProcessConfig, MailroomConfig } from '@mailroom/config';
 import { issueKeyDirectly, countKeys } from './issue-key';
 import { appEnvironment } from './local/app-environment';
+import { whenOrphaned } from './local/when-orphaned';
 import { ensurePortsFree, WantedPort } from './local/free-ports';
 import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
@@ -53,13 +54,8 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void shutdown(0));
   // Nor may a closed terminal or pipe (`npm start | head`) crash the launcher before it stopped what it started.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
-  // `npm start` runs this under `sh -c`, which dies of a SIGTERM sent to npm (by `timeout`, a CI runner, a
-  // supervisor that signals one pid) without passing it on. Orphaned, this process would keep the whole stack
-  // running with no one to stop it; so a new parent means the one that started us is gone: stop too.
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) void shutdown(0);
-  }, 1000).unref();
+  // start.ts relays signals; should it die without a word (SIGKILL), stop too.
+  whenOrphaned(() => void shutdown(0));
 
   try {
     const config = loadLauncherConfig();

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { whenOrphaned } from './local/when-orphaned';
 
 /**
  * `npm start`. A terminal's Ctrl-C sends SIGINT to every process of its
@@ -15,10 +16,6 @@ const passOn = (signal: NodeJS.Signals) => () => void launcher.kill(signal);
 process.on('SIGINT', passOn('SIGINT'));
 process.on('SIGTERM', passOn('SIGTERM'));
 process.on('SIGHUP', passOn('SIGHUP'));
-// npm runs this under `sh -c`, which dies of a SIGTERM sent to npm without passing it on: a new parent means
-// the one that started us is gone, so the stack stops as on Ctrl-C (the launcher watches this process the same way).
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) launcher.kill('SIGTERM');
-}, 1000).unref();
+// The stack stops as on Ctrl-C when npm's shell is gone (and the launcher stops when this process is).
+whenOrphaned(() => launcher.kill('SIGTERM'));
 launcher.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,8 +1,8 @@
 import type { EmailListFilters } from '@mailroom/contracts';
 import { millisecondsRoundedUp } from './whole-milliseconds';
 
-/** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot; no email is created that late, so such a bound is kept as written. */
-const YEAR_10000_MS = Date.UTC(10000, 0, 1);
+/** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot read; no email is created that late. */
+export const YEAR_10000_MS = Date.UTC(10000, 0, 1);
 
 /**
  * A from_date or to_date as one instant that the page query (Postgres) and
@@ -16,6 +16,7 @@ const YEAR_10000_MS = Date.UTC(10000, 0, 1);
  */
 export function createdAtBound(timestamp: string): string {
   const ms = millisecondsRoundedUp(timestamp);
+  // Such a bound is kept as written.
   return ms < YEAR_10000_MS ? new Date(ms).toISOString() : timestamp;
 }
 

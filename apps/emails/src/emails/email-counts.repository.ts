@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { firstIdAt } from '@mailroom/database';
 import type { EmailListFilters, RequestContext } from '@mailroom/contracts';
+import { YEAR_10000_MS } from './created-at-bounds';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -38,12 +39,7 @@ export function planCount(from: number, to: number): CountPlan {
   return { days: [firstDay, lastDay], hours, rows, buckets: [firstHour, lastHour] };
 }
 
-/**
- * A bound rounded up past 9999-12-31 (from_date=9999-12-31T23:59:59Z) would
- * be written +010000-01-01, which Postgres cannot read; no email is created
- * that late, so it bounds the same as infinity.
- */
-const YEAR_10000_MS = Date.UTC(10000, 0, 1);
+/** A bound rounded up past 9999-12-31 (from_date=9999-12-31T23:59:59Z) bounds the same as infinity. */
 const timestamp = (ms: number) => (ms === -Infinity ? '-infinity' : ms >= YEAR_10000_MS ? 'infinity' : new Date(ms).toISOString());
 const day = (ms: number) => {
   const bound = timestamp(ms);

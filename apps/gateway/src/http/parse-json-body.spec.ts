@@ -2,7 +2,7 @@ import { parseJsonBody } from './parse-json-body';
 
 const problemOf = (body: Buffer | string) => {
   try {
-    parseJsonBody(body);
+    parseJsonBody(Buffer.from(body));
     return null;
   } catch (error) {
     return { code: (error as { code?: string }).code, message: (error as Error).message };
@@ -11,7 +11,7 @@ const problemOf = (body: Buffer | string) => {
 
 describe(parseJsonBody.name, () => {
   it('parses JSON', () => {
-    expect(parseJsonBody('{"a":[1,{"b":"c"}],"constructor":"plain"}')).toEqual({ a: [1, { b: 'c' }], constructor: 'plain' });
+    expect(parseJsonBody(Buffer.from('{"a":[1,{"b":"c"}],"constructor":"plain"}'))).toEqual({ a: [1, { b: 'c' }], constructor: 'plain' });
   });
 
   it("says what is wrong with malformed JSON, in the parser's words", () => {

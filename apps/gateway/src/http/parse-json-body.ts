@@ -41,8 +41,8 @@ function decodeUtf8(body: Buffer): string {
  * every failure with one generic sentence; ours say what is wrong (400
  * invalid_json), so a client can find the mistake in its body.
  */
-export function parseJsonBody(raw: Buffer | string): unknown {
-  const body = typeof raw === 'string' ? raw : decodeUtf8(raw);
+export function parseJsonBody(raw: Buffer): unknown {
+  const body = decodeUtf8(raw);
   try {
     return secureJsonParse.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {

@@ -80,8 +80,8 @@ export class MxResolver implements MailRouter {
     let ttlSeconds = Infinity;
     lookups.forEach((found, index) => {
       if ('failure' in found) return;
-      const addresses = this.allowPrivate ? found.addresses : found.addresses.filter((address) => !refusedAddressReason(address));
-      refused.push(...found.addresses.filter((address) => !addresses.includes(address)));
+      const addresses: string[] = [];
+      for (const address of found.addresses) (this.allowPrivate || !refusedAddressReason(address) ? addresses : refused).push(address);
       if (!addresses.length) return;
       hosts.push(Object.assign({}, names[index], { addresses }));
       ttlSeconds = Math.min(ttlSeconds, found.ttlSeconds);
