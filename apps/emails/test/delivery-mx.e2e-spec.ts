@@ -117,6 +117,18 @@ describe('delivery in mx mode', () => {
     expect(events[1].data).toMatchObject({ recipient: 'full@example.test', smtp: { code: 451, reply: '451 4.2.2 Mailbox full' }, nextAttemptAt: expect.any(String) });
   });
 
+  it('sends a retry with the Date the email was accepted at, as well as its Message-ID', async () => {
+    // Two 500 ms retries put the accepted attempt a second or more after the email was accepted,
+    // so a Date taken when the message is built would name a later second.
+    harness.smtp.failNext(451, '4.3.0 Try again later', 2);
+    const id = await send({ to: 'later@example.test' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 3 });
+    const [message] = harness.smtp.messagesFor('later@example.test');
+    const acceptedAt = new Date(email.createdAt).toUTCString().replace(/GMT$/, '+0000');
+    expect(message.raw.toString().split('\r\n')).toContain(`Date: ${acceptedAt}`);
+  });
+
   it('bounces a 5xx, suppresses the address, and suppresses the next send to it', async () => {
     harness.smtp.rejectRecipient('gone@example.test', 550, '5.1.1 No such user');
     const id = await send({ to: ['gone@example.test', 'here@example.test'] });

@@ -52,6 +52,7 @@ interface EmailRow {
   attempts: number;
   delivered_at: Date | null;
   previous_status: string;
+  originated_at: Date;
   track_opens: boolean | null;
   track_clicks: boolean | null;
 }
@@ -65,7 +66,7 @@ interface EmailRow {
 const CLAIMED_COLUMNS = Object.keys({
   id: true, mode: true, from_address: true, from_email: true, from_domain: true, to: true, cc: true, bcc: true, reply_to: true, subject: true,
   html: true, text: true, headers: true, attachments: true, tags: true, message_id: true, attempts: true, delivered_at: true, track_opens: true, track_clicks: true,
-} satisfies Record<Exclude<keyof EmailRow, 'previous_status'>, true>)
+} satisfies Record<Exclude<keyof EmailRow, 'previous_status' | 'originated_at'>, true>)
   .map((column) => `e."${column}"`)
   .join(', ');
 
@@ -87,6 +88,7 @@ function toClaimed(row: EmailRow): ClaimedEmail {
     attachments: row.attachments,
     tags: row.tags,
     messageId: row.message_id,
+    originatedAt: row.originated_at,
     attempts: row.attempts,
     deliveredAt: row.delivered_at,
     previousStatus: row.previous_status,
@@ -150,7 +152,7 @@ export class DeliveryRepository {
             SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::double precision / 1000),
                 status = 'queued', updated_at = now()
            FROM due WHERE e.id = due.id
-         RETURNING ${CLAIMED_COLUMNS}, due.previous_status`,
+         RETURNING ${CLAIMED_COLUMNS}, due.previous_status, COALESCE(e.scheduled_at, e.created_at) AS originated_at`,
         [owner, leaseMs, limit, inFlight],
       );
       // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].

@@ -32,7 +32,7 @@ describe('a failed message build', () => {
     const delivery = new EmailDelivery(recorder, identities, messages, transport, { sign: () => 'x', verify: () => null } as never, config);
     const email = {
       id: 'email_1', mode: 'live', fromAddress: 'hi@acme.test', fromEmail: 'hi@acme.test', fromDomain: 'acme.test', to: ['bob@example.test'], cc: [], bcc: [], replyTo: [],
-      subject: 's', html: null, text: 'x', headers: {}, attachments: [], tags: [], messageId: '<email_1@acme.test>', attempts: 0, deliveredAt: null,
+      subject: 's', html: null, text: 'x', headers: {}, attachments: [], tags: [], messageId: '<email_1@acme.test>', originatedAt: new Date(), attempts: 0, deliveredAt: null,
       previousStatus: 'queued', trackOpens: null, trackClicks: null,
     } as ClaimedEmail;
 

@@ -27,13 +27,14 @@ function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
     ],
     tags: [],
     messageId: '<email_01TEST@acme.test>',
+    originatedAt: new Date('2030-01-02T03:04:05Z'),
     ...overrides,
   };
 }
 
 describe(buildMessage.name, () => {
   it('composes the alternative bodies, the attachment, the inline image and the fixed headers', async () => {
-    const raw = composeMessage(email(), new Date('2030-01-02T03:04:05Z')).toString();
+    const raw = composeMessage(email()).toString();
     expect(raw).toMatch(/^Message-ID: <email_01TEST@acme\.test>\r$/m);
     expect(raw).toMatch(/^Date: Wed, 02 Jan 2030 03:04:05 \+0000\r$/m);
     expect(raw).toMatch(/^From: Acme <hi@acme\.test>\r$/m);
@@ -103,7 +104,7 @@ describe(mimeBytes.name, () => {
   ];
 
   it.each(cases)('%s: the bytes nodemailer build() gives with CRLF newlines, with no bare CR or LF', async (_name, overrides) => {
-    const node = compileMessage(email(overrides), new Date('2030-01-02T03:04:05Z'));
+    const node = compileMessage(email(overrides));
     const written = mimeBytes(node);
     // The same tree through nodemailer's own path: its newline stream, then its final-newline stream.
     (node as unknown as { newline: string }).newline = 'win';

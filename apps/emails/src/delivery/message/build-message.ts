@@ -20,12 +20,12 @@ export const DKIM_SIGNED_HEADERS = 'From:To:Subject:Date:Message-ID:MIME-Version
  * the html refers to as cid:…), the Message-ID fixed at creation and the
  * custom headers. Bcc never appears in the headers; the envelope carries it.
  */
-export function composeMessage(email: OutgoingEmail, date = new Date()): Buffer {
-  return mimeBytes(compileMessage(email, date));
+export function composeMessage(email: OutgoingEmail): Buffer {
+  return mimeBytes(compileMessage(email));
 }
 
 /** The MIME tree of an email, before it is written out. */
-export function compileMessage(email: OutgoingEmail, date = new Date()): MimeNode {
+export function compileMessage(email: OutgoingEmail): MimeNode {
   const composer = new MailComposer({
     from: email.fromAddress,
     to: email.to,
@@ -36,7 +36,7 @@ export function compileMessage(email: OutgoingEmail, date = new Date()): MimeNod
     html: email.html === null ? undefined : withCrlf(email.html),
     headers: Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, foldable(value)])),
     messageId: email.messageId,
-    date,
+    date: email.originatedAt,
     attachments: email.attachments.map((attachment) => ({
       filename: attachment.filename,
       content: Buffer.from(attachment.content, 'base64'),

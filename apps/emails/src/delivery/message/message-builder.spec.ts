@@ -25,6 +25,7 @@ const EMAIL: OutgoingEmail = {
   attachments: [{ filename: 'receipt.txt', content: Buffer.from('paid').toString('base64'), contentType: 'text/plain' }],
   tags: [],
   messageId: '<email_01THREAD@acme.test>',
+  originatedAt: new Date('2030-01-02T03:04:05Z'),
 };
 const KEY: DkimSigningKey = { domainName: 'acme.test', keySelector: 'mr1', privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey };
 

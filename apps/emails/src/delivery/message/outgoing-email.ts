@@ -19,6 +19,12 @@ export interface OutgoingEmail {
   attachments: StoredAttachment[];
   tags: string[];
   messageId: string;
+  /**
+   * The message's Date: when it was due (its scheduledAt, else when it was
+   * accepted). Fixed per email, so a retry or a redelivery after a crash goes
+   * out with the same Date as well as the same Message-ID.
+   */
+  originatedAt: Date;
 }
 
 /** The key the message is signed with: d= is the from domain, so DMARC aligns. */
