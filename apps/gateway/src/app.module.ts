@@ -8,6 +8,7 @@ import { ApiKeysController } from './api-keys/api-keys.controller';
 import { CachedKeyVerifier } from './auth/cached-key-verifier';
 import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
+import { RouteInputs } from './http/route-inputs';
 import { HealthClient } from './clients/health.client';
 import { KeysClient } from './clients/keys.client';
 import { DomainsClient } from './clients/domains.client';
@@ -52,6 +53,7 @@ export class GatewayAppModule {
         },
         RateLimiter,
         RouteRequirements,
+        RouteInputs,
         RequestAdmission,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_PIPE, useClass: DtoValidationPipe },

@@ -10,12 +10,15 @@ import { GatewayAppModule } from './app.module';
 import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
+import { AllowedMethods } from './http/allowed-methods';
 import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
 import { continueAfterAdmission } from './http/continue-after-admission';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
+import { refuseUnreadInput } from './http/refuse-unread-input';
 import { assertRouted } from './http/refuse-unrouted';
 import { assertJsonBody } from './http/require-json-body';
+import { RouteInputs } from './http/route-inputs';
 import { recordRegisteredRoutes, registeredRoutes } from './openapi/registered-routes';
 
 /**
@@ -48,14 +51,29 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
   const admission = app.get(RequestAdmission);
   // Declared, so every request object has the same shape (V8 keeps one hidden class).
   fastify.decorateRequest('mailroom', undefined);
-  fastify.addHook('onReady', async () => app.get(RouteRequirements).assertCovers(registeredRoutes(app)));
+  // Every route is registered by onReady; no request is served before it.
+  let allowedMethods = new AllowedMethods([]);
+  fastify.addHook('onReady', async () => {
+    app.get(RouteRequirements).assertCovers(registeredRoutes(app));
+    allowedMethods = new AllowedMethods(registeredRoutes(app));
+  });
   // Before the body is read: who asks is settled before what they sent (README, "The rules, in order").
   fastify.addHook('onRequest', async (request, reply) => {
     try {
       assertNoNulInPath(request);
-      assertRouted(request);
+      assertRouted(request, reply, allowedMethods);
       await admission.admit(request, reply);
       assertJsonBody(request);
+    } catch (error) {
+      sendHttpError(reply, error, logger);
+      return reply;
+    }
+  });
+  const routeInputs = app.get(RouteInputs);
+  // Once the body is parsed: what the handler would not read (a query parameter, a body field) is refused.
+  fastify.addHook('preValidation', async (request, reply) => {
+    try {
+      refuseUnreadInput(request, routeInputs);
     } catch (error) {
       sendHttpError(reply, error, logger);
       return reply;

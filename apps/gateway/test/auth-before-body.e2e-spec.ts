@@ -173,10 +173,18 @@ describe('authentication and authorisation before the body', () => {
       ['/v1/nope', null, 'text/plain', 'x'],
       ['/v1/nope', 'root', 'application/json', BAD_JSON],
       ['/nope', null, 'application/json', OVERSIZED_JSON],
-      ['/health', null, 'text/plain', 'x'],
-      ['/t/c/abc', null, 'text/plain', 'x'],
     ])('POST %s (key: %s, %s)', async (path, key, contentType, body) => {
       expectError(await send(path, key === 'root' ? stack.rootKey : null, contentType, body), 404, 'not_found');
+    });
+
+    it.each([
+      ['/health', 'text/plain', 'x'],
+      ['/t/c/abc', 'text/plain', 'x'],
+      ['/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'application/json', OVERSIZED_JSON],
+    ])('and a path served under other methods only is 405: POST %s (no key, %s)', async (path, contentType, body) => {
+      const response = await send(path, null, contentType, body);
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow')).toMatch(/^[A-Z, ]+$/);
     });
 
     it.each([

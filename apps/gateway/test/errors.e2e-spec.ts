@@ -10,6 +10,8 @@ import { eventually, startDatabaseOutage, startStack, Stack } from '@mailroom/te
  */
 const RPC_TIMEOUT_MS = 1500;
 
+const UNKNOWN_KEY_ID = 'key_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+
 /** Every error answer has the shape { error: { code, message } } and the status of its code. */
 describe('error answers', () => {
   let stack: Stack;
@@ -24,14 +26,33 @@ describe('error answers', () => {
     expect(response.body).toEqual({ error: { code, message: expect.any(String) } });
   }
 
+  /** Writes raw bytes and reads until the server closes: fetch cannot send what these tests need. */
+  function rawExchange(request: string): Promise<{ status: number; contentType: string; body: any }> {
+    const { hostname, port } = new URL(stack.api.baseUrl);
+    return new Promise((resolve, reject) => {
+      const socket = connectTcp(Number(port), hostname, () => socket.write(request));
+      let received = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (received += chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head, body] = received.split('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) });
+      });
+    });
+  }
+
   describe('404 not_found', () => {
     it.each([
       ['GET', '/v1/nothing-here'],
       ['GET', '/'],
-      ['PUT', '/v1/api-keys'],
+      ['PUT', '/v1/nothing-here'],
       ['POST', '/v2/api-keys'],
+      ['DELETE', '/v1/emails/'],
     ])('for the unknown route %s %s', async (method, path) => {
-      expectError(await stack.api.request(method, path), 404, 'not_found');
+      const response = await stack.api.request(method, path);
+      expectError(response, 404, 'not_found');
+      expect(response.headers.get('allow')).toBeNull();
     });
 
     it.each([
@@ -50,23 +71,32 @@ describe('error answers', () => {
     });
   });
 
-  describe('requests that are not valid HTTP', () => {
-    /** Writes raw bytes and reads until the server closes: fetch cannot send what these tests need. */
-    function rawExchange(request: string): Promise<{ status: number; contentType: string; body: any }> {
-      const { hostname, port } = new URL(stack.api.baseUrl);
-      return new Promise((resolve, reject) => {
-        const socket = connectTcp(Number(port), hostname, () => socket.write(request));
-        let received = '';
-        socket.setEncoding('latin1');
-        socket.on('data', (chunk: string) => (received += chunk));
-        socket.on('error', reject);
-        socket.on('close', () => {
-          const [head, body] = received.split('\r\n\r\n');
-          resolve({ status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) });
-        });
-      });
-    }
+  describe('405 method_not_allowed', () => {
+    it.each([
+      ['PUT', '/v1/emails', 'GET, HEAD, POST'],
+      ['DELETE', '/v1/emails/email_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'GET, HEAD, PATCH'],
+      ['PUT', '/v1/api-keys', 'GET, HEAD, POST'],
+      ['POST', '/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'DELETE, GET, HEAD, PATCH'],
+      ['GET', '/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV/verify', 'POST'],
+    ])('for %s %s, with the methods the path takes in Allow', async (method, path, allow) => {
+      const response = await stack.api.request(method, path);
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(response.body.error.message).toBe(`${method} is not allowed here; this path takes ${allow}.`);
+    });
 
+    it('answers it whoever asks, as a 404 is, before the key and the body', async () => {
+      const response = await stack.api.request('PUT', '/v1/emails', { key: null, rawBody: 'x', headers: { 'content-type': 'text/plain' } });
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+    });
+
+    it('serves HEAD where Allow lists it', async () => {
+      expect((await stack.api.request('HEAD', '/v1/api-keys')).status).toBe(200);
+    });
+  });
+
+  describe('requests that are not valid HTTP', () => {
     it.each([
       ['a control character in a header', 'GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Odd: a\u0001b\r\n\r\n'],
       ['a Content-Length that is no number', 'POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
@@ -88,6 +118,18 @@ describe('error answers', () => {
         body: { error: { code: 'payload_too_large', message: 'The request headers are larger than this server reads.' } },
       });
     });
+
+    it.each([
+      ['a long query', `/v1/api-keys?name=${'a'.repeat(20_000)}`],
+      ['a long path', `/v1/api-keys/${'k'.repeat(20_000)}`],
+    ])('answers a URL over the size limit (%s) with 414 in the API shape', async (_what, target) => {
+      const response = await rawExchange(`GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(response).toEqual({
+        status: 414,
+        contentType: 'application/json; charset=utf-8',
+        body: { error: { code: 'uri_too_long', message: 'The URL is longer than this server reads (16384 bytes with the headers).' } },
+      });
+    });
   });
 
   describe('query parameters', () => {
@@ -101,6 +143,59 @@ describe('error answers', () => {
       const response = await stack.api.get('/v1/api-keys?limit=1');
       expect(response.status).toBe(200);
       expect(response.body.data.length).toBeLessThanOrEqual(1);
+    });
+
+    it.each([
+      ['GET', '/v1/api-keys?expand=owner'],
+      ['GET', `/v1/api-keys/${UNKNOWN_KEY_ID}?expand=owner`],
+      ['DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}?expand=owner`],
+      ['POST', `/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV/verify?expand=owner`],
+      ['GET', '/health?expand=owner'],
+      ['GET', '/openapi.json?expand=owner'],
+    ])('refuses a parameter %s %s does not read with 422 naming it, with or without a query DTO', async (method, path) => {
+      const response = await stack.api.request(method, path);
+      expectError(response, 422, 'validation_error');
+      expect(response.body.error.message).toBe('expand: is not a known field');
+    });
+
+    it('lets the tracking routes take any parameter a mail client or link scanner adds', async () => {
+      const response = await stack.api.get('/t/o/not-a-token.gif?utm_source=newsletter', { key: null });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('image/gif');
+    });
+  });
+
+  describe('bodies sent to routes that take none', () => {
+    it.each([
+      ['DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`],
+      ['POST', '/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV/verify'],
+    ])('answers a text/plain body on %s %s with 415, as on any route', async (method, path) => {
+      expectError(await stack.api.request(method, path, { rawBody: 'x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    });
+
+    it('answers a text/plain body on a GET with 415 too', async () => {
+      const response = await rawExchange(
+        `GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.rootKey}\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx`,
+      );
+      expect(response).toMatchObject({ status: 415, body: { error: { code: 'unsupported_media_type' } } });
+    });
+
+    it.each([
+      ['a field', { force: true }, 'force: is not a known field'],
+      ['an array', [], 'body: this operation takes no body; send none, or {}'],
+      ['null', null, 'body: this operation takes no body; send none, or {}'],
+    ])('answers a JSON body holding %s with 422, as an unknown field of a body route is', async (_what, body, message) => {
+      const response = await stack.api.request('DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`, { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      expectError(response, 422, 'validation_error');
+      expect(response.body.error.message).toBe(message);
+    });
+
+    it.each([
+      ['an empty object', '{}'],
+      ['an empty body', ''],
+    ])('accepts %s, which carries nothing', async (_what, rawBody) => {
+      const response = await stack.api.request('DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`, { rawBody, headers: { 'content-type': 'application/json' } });
+      expectError(response, 404, 'not_found');
     });
   });
 

@@ -10,12 +10,14 @@ describe(toHttpDomainError.name, () => {
       unauthorized: 401,
       forbidden: 403,
       not_found: 404,
+      method_not_allowed: 405,
       conflict: 409,
       in_use: 409,
       validation_error: 422,
       invalid_json: 400,
       unsupported_media_type: 415,
       payload_too_large: 413,
+      uri_too_long: 414,
       rate_limited: 429,
       internal_error: 500,
       service_unavailable: 503,
@@ -28,9 +30,9 @@ describe(toHttpDomainError.name, () => {
     expect(error.toBody()).toEqual({ error: { code: 'validation_error', message: 'name: is required' } });
   });
 
-  it('maps Nest HTTP exceptions by status; unknown routes and methods are not_found', () => {
+  it('maps Nest HTTP exceptions by status: an unknown route is not_found, a wrong method method_not_allowed', () => {
     expect(toHttpDomainError(new NotFoundException('Cannot GET /x'))?.code).toBe(ErrorCode.NotFound);
-    expect(toHttpDomainError(new MethodNotAllowedException())?.code).toBe(ErrorCode.NotFound);
+    expect(toHttpDomainError(new MethodNotAllowedException())?.code).toBe(ErrorCode.MethodNotAllowed);
     expect(toHttpDomainError(new ForbiddenException())?.code).toBe(ErrorCode.Forbidden);
     expect(toHttpDomainError(new PayloadTooLargeException())?.code).toBe(ErrorCode.PayloadTooLarge);
     expect(toHttpDomainError(new BadRequestException())?.code).toBe(ErrorCode.InvalidJson);

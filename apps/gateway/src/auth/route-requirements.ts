@@ -1,8 +1,8 @@
-import { Injectable, OnModuleInit, RequestMethod } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Permission } from '@mailroom/contracts';
 import { requiredPermission } from '@mailroom/auth';
-import { controllerRoutes } from '../http/controller-routes';
+import { controllerRoutes, RouteTable } from '../http/controller-routes';
 import type { RegisteredRoute } from '../openapi/registered-routes';
 
 /** null: the route is public. */
@@ -16,7 +16,8 @@ export type RouteRequirement = Permission | null;
  */
 @Injectable()
 export class RouteRequirements implements OnModuleInit {
-  private readonly byRoute = new Map<string, RouteRequirement>();
+  /** Read once the app's modules are initialised, before Fastify serves a request. */
+  private routes?: RouteTable<RouteRequirement>;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -25,17 +26,12 @@ export class RouteRequirements implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    for (const route of controllerRoutes(this.discovery, this.scanner)) {
-      const requirement = requiredPermission(this.reflector, route.handler, route.controller);
-      this.byRoute.set(`${RequestMethod[route.requestMethod]} ${route.path}`, requirement);
-    }
+    this.routes = new RouteTable(controllerRoutes(this.discovery, this.scanner), (route) => requiredPermission(this.reflector, route.handler, route.controller));
   }
 
   /** undefined when no controller serves the route (Fastify's 404, or a route this map missed). */
   of(method: string, routePattern: string | undefined): RouteRequirement | undefined {
-    if (routePattern === undefined) return undefined;
-    // Fastify answers HEAD with the GET route.
-    return this.byRoute.get(`${method === 'HEAD' ? 'GET' : method} ${routePattern}`);
+    return this.routes?.of(method, routePattern);
   }
 
   /**

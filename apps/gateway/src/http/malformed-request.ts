@@ -1,13 +1,29 @@
-import { STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 
-/** What Node's HTTP parser reports (llhttp's HPE_* codes, or Node's own). */
-type ParserError = Error & { code?: string };
+/** What Node's HTTP parser reports (llhttp's HPE_* codes, or Node's own), with the bytes it was reading. */
+type ParserError = Error & { code?: string; rawPacket?: unknown };
+
+/**
+ * Node counts the request line and the headers against one limit
+ * (maxHeaderSize) and reports both as HPE_HEADER_OVERFLOW. When the request
+ * line alone reaches the limit, it is the URL that is too long: 414 (RFC 9110
+ * §15.5.15) tells the client to shorten it, where 413 would send it looking
+ * at its headers or body. Read from the bytes the parser was given, which
+ * start with the request line unless the client sent it in pieces; then it
+ * stays the 413 of any header overflow.
+ */
+function requestLineOverflowed(error: ParserError): boolean {
+  if (!Buffer.isBuffer(error.rawPacket) || !/^[A-Z]+ /.test(error.rawPacket.subarray(0, 16).toString('latin1'))) return false;
+  const lineEnd = error.rawPacket.indexOf('\n');
+  return (lineEnd === -1 ? error.rawPacket.length : lineEnd) >= maxHeaderSize;
+}
 
 function describe(error: ParserError): DomainError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
+      if (requestLineOverflowed(error)) return new DomainError(ErrorCode.UriTooLong, `The URL is longer than this server reads (${maxHeaderSize} bytes with the headers).`);
       return new DomainError(ErrorCode.PayloadTooLarge, 'The request headers are larger than this server reads.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new DomainError(ErrorCode.InvalidJson, 'The request did not arrive completely in time.');
@@ -18,8 +34,8 @@ function describe(error: ParserError): DomainError {
 
 /**
  * Requests Node's HTTP parser cannot read (a control character in a header,
- * a Content-Length that is no number, broken chunked encoding, headers over
- * the size limit) never reach a route or Nest's filter: Fastify answered them
+ * a Content-Length that is no number, broken chunked encoding, a URL or
+ * headers over the size limit) never reach a route or Nest's filter: Fastify answered them
  * itself, in a shape of its own. This answers in the API's shape, then closes
  * the connection, as Node does: the rest of what it carries cannot be framed.
  */

@@ -1,24 +1,24 @@
 import { DomainError, ErrorCode } from '@mailroom/errors';
 
 interface RequestLike {
-  method: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 
 /**
  * The API speaks JSON only. A request that sends a body of another media type
- * is refused with 415 before any parser runs; a bodiless POST (verify, cancel)
- * needs no Content-Type. So is a compressed body: nothing here inflates it,
+ * is refused with 415 before any parser runs, whatever the method and whether
+ * or not the route reads a body: a DELETE or GET with a text/plain body was
+ * answered as if it had none, so a client never learnt that what it sent was
+ * not read. A request without a body (verify, cancel) needs no Content-Type.
+ * So is a compressed body: nothing here inflates it,
  * and the parser would read gzip's bytes as broken JSON (400), which says
  * nothing of the cause. A charset other than UTF-8 is refused too: the body
  * is read as UTF-8 whatever the header says (JSON is UTF-8, RFC 8259 §8.1),
  * so a Latin-1 body labelled as such was read as something it is not.
  */
 export function assertJsonBody(request: RequestLike): void {
-  if (!WITH_BODY.has(request.method)) return;
   const length = request.headers['content-length'];
   const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return;

@@ -1,9 +1,9 @@
 import { RequestMethod, SetMetadata } from '@nestjs/common';
-import { HTTP_CODE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { requiredPermission } from '@mailroom/auth';
-import { Constructor, ControllerRoute, controllerRoutes, joinRoutePath } from '../http/controller-routes';
+import { Constructor, ControllerRoute, controllerRoutes, joinRoutePath, RouteArg, routeArgsOf } from '../http/controller-routes';
 
 export const EXCLUDE_FROM_OPENAPI = 'mailroom:openapi-exclude';
 
@@ -34,11 +34,6 @@ export interface DiscoveredRoute {
 
 const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Object, Array, Promise, undefined]);
 
-interface RouteArg {
-  index: number;
-  data?: unknown;
-}
-
 /** Fastify's `/v1/domains/:id` → OpenAPI's `/v1/domains/{id}`. */
 const asOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)\??/g, '{$1}');
 
@@ -55,16 +50,13 @@ export function discoverRoutes(discovery: DiscoveryService, scanner: MetadataSca
     .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 }
 
-function describeRoute({ controller, prototype, handlerName, handler, requestMethod }: ControllerRoute, path: string, reflector: Reflector): DiscoveredRoute {
+function describeRoute(route: ControllerRoute, path: string, reflector: Reflector): DiscoveredRoute {
+  const { controller, prototype, handlerName, handler, requestMethod } = route;
   const method = RequestMethod[requestMethod].toLowerCase();
   const permission = requiredPermission(reflector, handler, controller);
   const explicitStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handlerName) ?? {}) as Record<string, RouteArg>;
   const paramTypes = (Reflect.getMetadata('design:paramtypes', prototype, handlerName) ?? []) as unknown[];
-  const byKind = (kind: RouteParamtypes) =>
-    Object.entries(args)
-      .filter(([key]) => key.split(':')[0] === String(kind))
-      .map(([, arg]) => arg);
+  const byKind = (kind: RouteParamtypes) => routeArgsOf(route, kind);
   const classOf = (arg: RouteArg | undefined): Constructor | null => {
     // @Body('field') takes one field, not the DTO; only a whole-body class is described.
     if (!arg || arg.data !== undefined) return null;

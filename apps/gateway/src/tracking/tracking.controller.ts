@@ -2,6 +2,7 @@ import { Controller, Get, Header, Inject, Logger, Param, Req, Res } from '@nestj
 import { Public, TrackingTokens } from '@mailroom/auth';
 import { DomainError } from '@mailroom/errors';
 import { TrackingClient } from '../clients/tracking.client';
+import { TakesAnyQuery } from '../http/route-inputs';
 import { redirectTarget } from './redirect-target';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
@@ -35,6 +36,7 @@ const counts = (request: RequestLike) => request.method === 'GET';
  */
 @Controller('t')
 @Public()
+@TakesAnyQuery()
 export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);
 
