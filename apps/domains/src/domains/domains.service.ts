@@ -9,7 +9,6 @@ import {
   sendingDomainNameProblem,
   DomainUpdateInput,
   DomainUpdatePayload,
-  domainUpdateProblem,
   normalizeDomainName,
   RequestContext,
 } from '@mailroom/contracts';
@@ -104,8 +103,7 @@ export class DomainsService {
 
   /** The gateway validated the DTO; checked again (and normalized) because NATS callers are not only the gateway. */
   private checkedUpdate(input: DomainUpdateInput): DomainUpdateInput {
-    const empty = domainUpdateProblem(input ?? {});
-    if (empty) throw DomainError.validation('body', empty);
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw DomainError.validation('body', 'must be a JSON object');
     for (const field of ['openTracking', 'clickTracking'] as const) {
       if (input[field] !== undefined && typeof input[field] !== 'boolean') throw DomainError.validation(field, 'must be true or false');
     }

@@ -24,14 +24,13 @@ export const BODY_OVERRIDES: Record<string, BodyOverride> = {
       ],
     },
   },
-  // Every field is optional, but an empty body is a 422 (domainUpdateProblem).
+  // What null does to trackingDomain, which no field decorator states.
   'PATCH /v1/domains/{id}': {
     dtos: [DomainUpdateDto],
     schema: {
       allOf: [schemaRef(DomainUpdateDto.name)],
-      minProperties: 1,
       description:
-        'At least one of openTracking, clickTracking, trackingDomain. trackingDomain: null (or the default tracking host as GET shows it, even localhost or an IP address) goes back to the host of TRACKING_BASE_URL.',
+        'Every field is optional; `{}` changes nothing. trackingDomain: null (or the default tracking host as GET shows it, even localhost or an IP address) goes back to the host of TRACKING_BASE_URL.',
     },
   },
 };

@@ -2,9 +2,6 @@ import { IsBoolean } from 'class-validator';
 import { IsOmittable } from '../../validation/is-omittable';
 import { stringRule } from '../../validation/validators';
 
-/** The fields PATCH /v1/domains/{id} takes; every one is optional, but a body must carry at least one (see domainUpdateProblem). */
-export const DOMAIN_UPDATE_FIELDS = ['openTracking', 'clickTracking', 'trackingDomain'] as const;
-
 /**
  * A string or null. Which strings are fine is the domains service's call
  * (requestedTrackingDomain): the host of TRACKING_BASE_URL is accepted
@@ -17,7 +14,8 @@ const IsTrackingDomain = () =>
 /**
  * Tracking switches and the custom tracking domain. trackingDomain: any case
  * and IDN accepted, stored lower-case punycode; null, or the host of
- * TRACKING_BASE_URL itself, goes back to that host.
+ * TRACKING_BASE_URL itself, goes back to that host. Every field is optional,
+ * and `{}` changes nothing (200 with the domain as it is), as on every PATCH.
  */
 export class DomainUpdateDto {
   @IsOmittable()
@@ -31,14 +29,4 @@ export class DomainUpdateDto {
   @IsOmittable()
   @IsTrackingDomain()
   trackingDomain?: string | null;
-}
-
-/**
- * An empty body would change nothing and most likely hides a typo'd client, so
- * it is a 422 like any other invalid body. Not a class-validator rule: it is
- * about the body as a whole, not one field.
- */
-export function domainUpdateProblem(input: object): string | null {
-  const given = DOMAIN_UPDATE_FIELDS.filter((field) => (input as Record<string, unknown>)[field] !== undefined);
-  return given.length ? null : `must set at least one of ${DOMAIN_UPDATE_FIELDS.join(', ')}`;
 }
