@@ -12,6 +12,7 @@ import { ErrorCode } from '@mailroom/errors';
 import { ApiClient, startStack, Stack } from '@mailroom/testing';
 import { bootstrapGateway } from '../src/bootstrap';
 import { BODY_OVERRIDES } from '../src/openapi/body-overrides';
+import { CURSOR_ID_PREFIXES } from '../src/openapi/cursor-patterns';
 import { CONFLICTS } from '../src/openapi/error-responses';
 import { registeredRoutes } from '../src/openapi/registered-routes';
 import { RESPONSES_BY_OPERATION } from '../src/openapi/response-schemas';
@@ -221,10 +222,9 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
   it('lists the error responses each route can answer, all with the Error schema and the ErrorCode enum', () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum.sort()).toEqual(Object.values(ErrorCode).sort());
     for (const { key, method, path, op } of operations.filter(({ path }) => path.startsWith('/v1/'))) {
-      const expected = ['401', '403', '422', '429', '500', '503'];
+      const expected = ['401', '403', '415', '422', '429', '500', '503'];
       if (path.includes('{')) expected.push('404');
-      if (['post', 'put', 'patch'].includes(method)) expected.push('400', '413', '415');
-      if (method === 'delete') expected.push('400', '413');
+      if (method !== 'get') expected.push('400', '413');
       if (CONFLICTS[key]) expected.push('409');
       expect({ key, statuses: Object.keys(op.responses).filter((status) => status >= '400').sort() }).toEqual({ key, statuses: expected.sort() });
       for (const status of expected) expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
@@ -252,9 +252,40 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     expect(undocumented).toEqual([]);
   });
 
+  it('documents 422 exactly where an operation refuses a query parameter it does not read, public ones included', async () => {
+    const wrong: string[] = [];
+    for (const { key, method, path, op } of operations) {
+      const url = `${path.replace(/\{[^}]+\}/g, `x_${SAMPLE_ID}`)}?expand=owner`;
+      const response = await api.request(method.toUpperCase(), url, { body: op.requestBody ? {} : undefined });
+      const refused = response.status === 422 && response.body.error.message === 'expand: is not a known field';
+      if (refused !== Boolean(op.responses['422'])) wrong.push(`${key} answers ${response.status}, documents 422: ${Boolean(op.responses['422'])}`);
+    }
+    // Only the tracking routes take any parameter (a mail client or link scanner may add one).
+    expect(wrong).toEqual([]);
+    expect(operations.filter(({ op }) => !op.responses['422']).map(({ key }) => key)).toEqual(['GET /t/c/{token}', 'GET /t/o/{token}']);
+  });
+
+  it("gives each list's cursors the pattern of its own ids, and the list refuses exactly the cursors the pattern refuses", async () => {
+    const lists = operations.filter(({ op }) => op.parameters?.some((parameter: Json) => parameter.name === 'starting_after' && parameter.schema.pattern));
+    expect(lists.map(({ key }) => key).sort()).toEqual(['GET /v1/api-keys', 'GET /v1/domains', 'GET /v1/emails', 'GET /v1/webhooks', 'GET /v1/webhooks/{id}/deliveries']);
+    const mismatches: string[] = [];
+    for (const { key, path, op } of lists) {
+      for (const name of ['starting_after', 'ending_before']) {
+        const { pattern } = op.parameters.find((parameter: Json) => parameter.name === name).schema;
+        for (const prefix of Object.values(contracts.LIST_ID_PREFIXES)) {
+          const cursor = `${prefix}${SAMPLE_ID}`;
+          const response = await api.get(`${path.replace(/\{[^}]+\}/g, `wh_${SAMPLE_ID}`)}?${name}=${cursor}`);
+          const documented = new RegExp(pattern).test(cursor);
+          if (documented === (response.status === 422)) mismatches.push(`${key} ${name}=${cursor}: pattern ${pattern}, answer ${response.status}`);
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
   it('has no stale hand-written entries: every keyed override names a documented operation', () => {
     const documented = operations.map(({ key }) => key);
-    const keys = [...Object.keys(CONFLICTS), ...Object.keys(BODY_OVERRIDES), ...Object.keys(RESPONSES_BY_OPERATION)];
+    const keys = [...Object.keys(CONFLICTS), ...Object.keys(BODY_OVERRIDES), ...Object.keys(RESPONSES_BY_OPERATION), ...Object.keys(CURSOR_ID_PREFIXES)];
     expect(keys.filter((key) => !documented.includes(key))).toEqual([]);
     const refs = refsIn(doc).filter((name) => !name.startsWith('#'));
     expect(refs.filter((name) => !doc.components.schemas[name])).toEqual([]);

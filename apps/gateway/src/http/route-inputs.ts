@@ -12,6 +12,10 @@ const TAKES_ANY_QUERY = 'mailroom:takes-any-query';
  */
 export const TakesAnyQuery = () => SetMetadata(TAKES_ANY_QUERY, true);
 
+/** Whether the route, or its controller, is marked @TakesAnyQuery(). */
+export const takesAnyQuery = (reflector: Reflector, route: Pick<ControllerRoute, 'handler' | 'controller'>): boolean =>
+  reflector.getAllAndOverride<boolean>(TAKES_ANY_QUERY, [route.handler, route.controller]) ?? false;
+
 /** What a route reads besides its path: whether its handler takes a @Body(), and whether its query is checked by a DTO or left free. */
 export interface RouteInput {
   readsBody: boolean;
@@ -45,10 +49,9 @@ export class RouteInputs implements OnModuleInit {
   }
 
   private inputOf(route: ControllerRoute): RouteInput {
-    const takesAnyQuery = this.reflector.getAllAndOverride<boolean>(TAKES_ANY_QUERY, [route.handler, route.controller]) ?? false;
     return {
       readsBody: routeArgsOf(route, RouteParamtypes.BODY).length > 0,
-      queryHandled: takesAnyQuery || routeArgsOf(route, RouteParamtypes.QUERY).length > 0,
+      queryHandled: takesAnyQuery(this.reflector, route) || routeArgsOf(route, RouteParamtypes.QUERY).length > 0,
     };
   }
 }

@@ -33,8 +33,8 @@ const WHEN: Record<number, string> = {
   404: 'No resource has this id (or the key may not see it).',
   409: 'The request conflicts with the resource state.',
   413: 'The body is larger than BODY_LIMIT_BYTES, the headers larger than 16 KB, or the email or the answer larger than the NATS server\'s max_payload.',
-  415: 'The body is not application/json, declares a charset other than utf-8, or is compressed (a Content-Encoding other than identity).',
-  422: 'A field, query parameter or path parameter is invalid; the message names it.',
+  415: 'A body (on any method) is not application/json, declares a charset other than utf-8, or is compressed (a Content-Encoding other than identity).',
+  422: 'A field, query parameter or path parameter is invalid, or is a query parameter or body field the operation does not read; the message names it.',
   429: 'The key is over its rate limit; retry after Retry-After seconds.',
   500: 'An unexpected error; it is logged with an error id and no detail is shown.',
   503: 'A service behind the gateway is not running, did not answer in time, or cannot reach its database or NATS; safe to retry.',
@@ -59,27 +59,31 @@ export const operationKey = (route: Pick<DiscoveredRoute, 'method' | 'path'>) =>
 
 /**
  * What a request of each method can be refused for by the body it carries,
- * whether or not the route needs one: a bodiless action (verify, cancel, test)
- * still has a body it is sent read, so `{bad` is 400 and text/plain 415 there
- * too (assertJsonBody checks POST, PUT and PATCH). Fastify also reads a
- * DELETE's body, with its own parsers for other media types, so only the JSON
- * and the size can fail there.
+ * whether or not the route needs one: a bodiless action (verify, cancel,
+ * test) or a DELETE still has its body read, so `{bad` is 400 there too, and
+ * a body that is not JSON is 415 on every method (assertJsonBody). Fastify
+ * never reads a GET's body, so only its media type can fail.
  */
 const BODY_STATUSES_BY_METHOD: Record<string, number[]> = {
+  get: [415],
   post: [400, 413, 415],
   put: [400, 413, 415],
   patch: [400, 413, 415],
-  delete: [400, 413],
+  delete: [400, 413, 415],
 };
 
-/** The statuses an operation can fail with: the common ones, plus 404/409/400/413/415 where they apply. */
+/**
+ * The statuses an operation can fail with: the common ones, plus 404/409/400/413/415 where they apply. 422 on
+ * every operation but those that take any query and no body (tracking): a query parameter or body field the
+ * operation does not read is refused (refuseUnreadInput), as a DTO refuses an unknown field.
+ */
 export function errorStatuses(route: DiscoveredRoute): number[] {
   const statuses = new Set<number>([500]);
-  if (route.permission !== null) [401, 403, 422, 429, 503].forEach((status) => statuses.add(status));
+  if (route.permission !== null) [401, 403, 429, 503].forEach((status) => statuses.add(status));
   if (route.pathParams.length) statuses.add(404);
   if (CONFLICTS[operationKey(route)]) statuses.add(409);
   (BODY_STATUSES_BY_METHOD[route.method] ?? []).forEach((status) => statuses.add(status));
-  if (route.hasBody) statuses.add(422);
+  if (route.hasBody || !route.takesAnyQuery) statuses.add(422);
   return [...statuses].sort((a, b) => a - b);
 }
 

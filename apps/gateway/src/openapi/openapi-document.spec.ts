@@ -40,6 +40,7 @@ const route = (overrides: Partial<DiscoveredRoute>): DiscoveredRoute => ({
   bodyType: null,
   hasBody: false,
   queryType: null,
+  takesAnyQuery: false,
   pathParams: [],
   headerParams: [],
   operationId: 'Things_list',
@@ -74,10 +75,13 @@ describe('OpenAPI document pieces', () => {
   });
 
   it('lists the error statuses a route can answer', () => {
-    expect(errorStatuses(route({}))).toEqual([401, 403, 422, 429, 500, 503]);
-    expect(errorStatuses(route({ permission: null, path: '/t/o/{token}', pathParams: ['token'] }))).toEqual([404, 500]);
+    // Any route can be sent an unknown query parameter (422) and a body that is not JSON (415).
+    expect(errorStatuses(route({}))).toEqual([401, 403, 415, 422, 429, 500, 503]);
+    expect(errorStatuses(route({ permission: null, path: '/health' }))).toEqual([415, 422, 500]);
+    // The tracking routes take any query parameter, and read no body.
+    expect(errorStatuses(route({ permission: null, path: '/t/o/{token}', pathParams: ['token'], takesAnyQuery: true }))).toEqual([404, 415, 500]);
     expect(errorStatuses(route({ method: 'post', path: '/v1/domains', hasBody: true }))).toEqual([400, 401, 403, 409, 413, 415, 422, 429, 500, 503]);
     expect(errorStatuses(route({ method: 'post', path: '/v1/things/{id}/verify', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 415, 422, 429, 500, 503]);
-    expect(errorStatuses(route({ method: 'delete', path: '/v1/things/{id}', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 422, 429, 500, 503]);
+    expect(errorStatuses(route({ method: 'delete', path: '/v1/things/{id}', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 415, 422, 429, 500, 503]);
   });
 });

@@ -1,6 +1,7 @@
 import { DEFAULT_LIST_LIMIT, EMAIL_LIMITS } from '@mailroom/contracts';
 import { BODY_OVERRIDES } from './body-overrides';
 import type { JsonSchema } from './custom-validator-converters';
+import { withListCursorPattern } from './cursor-patterns';
 import { reachableSchemas, schemaRef } from './dto-schemas';
 import { ERROR_SCHEMA, errorResponses, operationKey } from './error-responses';
 import { RESPONSE_COMPONENTS, successResponse } from './response-schemas';
@@ -33,6 +34,7 @@ const DESCRIPTION = [
   'Each operation names the permission its key needs (also in `x-permission`). Errors always have the body `{ "error": { "code", "message" } }`.',
   'The key (401), the client address and the permission (403) and the rate limit (429) are checked before the body is read, so a request that fails one of them gets that answer whatever its body; 415, 413 and 400 come only after.',
   'Lists are newest first with `limit`, `starting_after` and `ending_before` cursors, and answer `{ object: "list", data, hasMore, totalCount }`.',
+  'A path served under other methods only answers 405 `method_not_allowed` with an `Allow` header; a URL that alone reaches the 16 KB header limit answers 414 `uri_too_long`. Every operation but the tracking routes refuses a query parameter it does not read (422 naming it), and every operation refuses a body that is not JSON (415); one that takes no body refuses a JSON body with fields (422) and accepts none, or `{}`.',
 ].join('\n\n');
 
 /** `/v1/domains/{id}` → `domains`; `/health` → `health`. */
@@ -55,7 +57,8 @@ function parametersOf(route: DiscoveredRoute, dtoSchemas: Record<string, JsonSch
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
       const { description, ...rest } = schema;
       const withDefault = name in QUERY_DEFAULTS ? Object.assign(rest, { default: QUERY_DEFAULTS[name] }) : rest;
-      parameters.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: withDefault });
+      const narrowed = withListCursorPattern(operationKey(route), name, withDefault);
+      parameters.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: narrowed });
     }
   }
   for (const name of route.headerParams) {

@@ -4,6 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { requiredPermission } from '@mailroom/auth';
 import { Constructor, ControllerRoute, controllerRoutes, joinRoutePath, RouteArg, routeArgsOf } from '../http/controller-routes';
+import { takesAnyQuery } from '../http/route-inputs';
 
 export const EXCLUDE_FROM_OPENAPI = 'mailroom:openapi-exclude';
 
@@ -26,6 +27,8 @@ export interface DiscoveredRoute {
   /** Whether the handler takes a @Body() at all, class or not. */
   hasBody: boolean;
   queryType: Constructor | null;
+  /** Unknown query parameters are let through (@TakesAnyQuery()), not refused with 422. */
+  takesAnyQuery: boolean;
   pathParams: string[];
   headerParams: string[];
   /** The JSDoc-free summary: `ControllerName.handler`, used for operationId. */
@@ -75,6 +78,7 @@ function describeRoute(route: ControllerRoute, path: string, reflector: Reflecto
     bodyType: classOf(bodies[0]),
     hasBody: bodies.length > 0,
     queryType: classOf(byKind(RouteParamtypes.QUERY)[0]),
+    takesAnyQuery: takesAnyQuery(reflector, route),
     pathParams: fromPattern,
     headerParams: byKind(RouteParamtypes.HEADERS)
       .map((arg) => arg.data)

@@ -3,6 +3,10 @@ import { ReadAsDecimalInteger } from '../validation/decimal-integer';
 
 const LIMIT_MESSAGE = 'must be an integer between 1 and 100';
 
+/** The ULID part of every listed id (`email_01J…`): Crockford base32, 26 characters. */
+export const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const LISTED_ID = new RegExp(`^[a-z]+_${ULID_PATTERN}$`);
+
 /** The `limit` of every list endpoint: decimal digits only (no `0x10`, `1e1` or leading space), 1 to 100, optional. */
 export function IsPageLimit(): PropertyDecorator {
   const stack = [IsOptional(), ReadAsDecimalInteger(), IsInt({ message: LIMIT_MESSAGE }), Min(1, { message: LIMIT_MESSAGE }), Max(100, { message: LIMIT_MESSAGE })];
@@ -16,10 +20,10 @@ export class ListQueryDto {
   limit?: number;
 
   @IsOptional()
-  @Matches(/^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'must be an id from a previous page' })
+  @Matches(LISTED_ID, { message: 'must be an id from a previous page' })
   starting_after?: string;
 
   @IsOptional()
-  @Matches(/^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'must be an id from a previous page' })
+  @Matches(LISTED_ID, { message: 'must be an id from a previous page' })
   ending_before?: string;
 }
