@@ -1,14 +1,17 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { Public } from '@mailroom/auth';
 import { HealthClient } from '../clients/health.client';
+import { TakesAnyQuery } from '../http/route-inputs';
 
 interface Reply {
   status(code: number): Reply;
   send(body: unknown): void;
 }
 
+// Probes and monitors are not API clients: a parameter one appends is not a typo to catch.
 @Controller()
 @Public()
+@TakesAnyQuery()
 export class HealthController {
   constructor(private readonly health: HealthClient) {}
 

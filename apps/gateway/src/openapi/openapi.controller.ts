@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Param, Res } from '@nestjs/common';
 import { Public } from '@mailroom/auth';
 import { DomainError } from '@mailroom/errors';
+import { TakesAnyQuery } from '../http/route-inputs';
 import { docsAsset, DOCS_HTML } from './docs-page';
 import { OpenApiDocumentService } from './openapi-document.service';
 import { ExcludeFromOpenApi } from './route-discovery';
@@ -10,9 +11,13 @@ interface ReplyLike {
   send(body: unknown): unknown;
 }
 
-/** GET /openapi.json and the /docs page that renders it; both public. */
+/**
+ * GET /openapi.json and the /docs page that renders it; both public. They take
+ * any query: browsers, proxies and code generators append cache-busters.
+ */
 @Controller()
 @Public()
+@TakesAnyQuery()
 export class OpenApiController {
   constructor(private readonly document: OpenApiDocumentService) {}
 
