@@ -153,6 +153,8 @@ describe('domains: verification through real DNS', () => {
     const domain = await addDomain('noinclude');
     publish(harness.dns, domain.name, domain.dnsRecords);
     harness.dns.set(domain.name, 'TXT', ['v=spf1 include:_spf.other.example -all']);
+    // Followed as receivers do (RFC 7208 §5.2); it does not lead to ours either.
+    harness.dns.set('_spf.other.example', 'TXT', ['v=spf1 ip4:192.0.2.0/24 -all']);
     const response = await api().post(`/v1/domains/${domain.id}/verify`);
     expect(response.body.spfStatus).toBe('pending');
     expect(response.body.recordProblems[0].problem).toContain(`include:${SPF_INCLUDE}`);
@@ -175,8 +177,10 @@ describe('domains: verification through real DNS', () => {
       { record: `v=spf1 ~all +include:${SPF_INCLUDE}`, problem: 'after ~all' },
       { record: `v=spf1 ?include:${SPF_INCLUDE} -all`, problem: 'qualifier ?' },
       { record: `v=spf1 ~include:${SPF_INCLUDE} -all`, problem: 'qualifier ~' },
-      { record: `v=spf1 include:${SPF_INCLUDE}.evil.example -all`, problem: 'does not contain' },
-      { record: `v=spf1 include:x${SPF_INCLUDE} -all`, problem: 'does not contain' },
+      // Not ours, so followed as receivers do: it names no SPF record, which is a permanent error (RFC 7208 §5.2).
+      { record: `v=spf1 include:${SPF_INCLUDE}.evil.example -all`, problem: `include:${SPF_INCLUDE}.evil.example leads to ${SPF_INCLUDE}.evil.example, which has no SPF record` },
+      { record: `v=spf1 include:x${SPF_INCLUDE} -all`, problem: 'which has no SPF record' },
+      { record: `v=spf1 a:${SPF_INCLUDE} -all`, problem: 'does not contain' },
     ];
     for (const { record, problem } of cases) {
       harness.dns.set(domain.name, 'TXT', [record]);

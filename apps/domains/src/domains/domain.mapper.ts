@@ -65,7 +65,7 @@ export function toVerifyResponse(
   });
   const dnsErrors = records.flatMap((record) => {
     const outcome = check[record.purpose];
-    return outcome.result === 'error' ? [{ purpose: record.purpose, host: hostOf(record), error: outcome.error }] : [];
+    return outcome.result === 'error' ? [{ purpose: record.purpose, host: outcome.host ?? hostOf(record), error: outcome.error }] : [];
   });
   return {
     ...toListItem(entity),

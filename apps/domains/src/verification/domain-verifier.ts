@@ -2,8 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { absoluteHost, dkimTarget } from '../domains/dns-records';
 import { DomainSettings } from '../domains/domain-settings';
+import { checkCnameChain } from './cname-chain';
+import { discoverDmarc } from './dmarc-discovery';
 import { DnsLookup } from './dns-lookup';
-import { checkCname, checkDkim, checkDkimKey, checkDmarc, checkSpf, DomainCheck, RecordOutcome } from './verification-rules';
+import { checkSpf } from './spf-evaluator';
+import { checkDkim, checkDkimKey, DomainCheck, RecordOutcome } from './verification-rules';
 
 /** The custom tracking domain that was looked up, and what was found; null when the domain has none. */
 export interface TrackingDomainCheck {
@@ -20,8 +23,9 @@ export class DomainVerifier {
 
   async check(domain: Pick<DomainEntity, 'id' | 'name' | 'dkimSelector' | 'dkimPublicKey'>): Promise<DomainCheck> {
     const dns = new DnsLookup(this.settings.dnsServers, this.settings.dnsTimeoutMs);
-    const [spf, dkim, dmarc] = await Promise.all([dns.txt(domain.name), this.checkDkim(dns, domain), dns.txt(absoluteHost('_dmarc', domain.name))]);
-    return { spf: checkSpf(spf, this.settings.records.spfInclude), dkim, dmarc: checkDmarc(dmarc) };
+    const txt = (host: string) => dns.txt(host);
+    const [spf, dkim, dmarc] = await Promise.all([checkSpf(domain.name, this.settings.records.spfInclude, txt), this.checkDkim(dns, domain), discoverDmarc(domain.name, txt)]);
+    return { spf, dkim, dmarc };
   }
 
   /**
@@ -34,11 +38,12 @@ export class DomainVerifier {
     return checkDkimKey(checkDkim(cname, dkimTarget(domain, this.settings.dkimZone)), txt, domain.dkimPublicKey);
   }
 
-  /** A custom tracking domain verifies with a CNAME to the host of TRACKING_BASE_URL, where the gateway answers. */
+  /** A custom tracking domain verifies with a CNAME, or a chain of them, to the host of TRACKING_BASE_URL, where the gateway answers. */
   async checkTrackingDomain(domain: Pick<DomainEntity, 'trackingDomain'>): Promise<TrackingDomainCheck | null> {
     if (!domain.trackingDomain) return null;
     const startedAt = new Date();
     const dns = new DnsLookup(this.settings.dnsServers, this.settings.dnsTimeoutMs);
-    return { name: domain.trackingDomain, outcome: checkCname(await dns.cname(domain.trackingDomain), this.settings.trackingDomain), startedAt };
+    const outcome = await checkCnameChain(domain.trackingDomain, this.settings.trackingDomain, (host) => dns.cname(host));
+    return { name: domain.trackingDomain, outcome, startedAt };
   }
 }

@@ -4,54 +4,15 @@ import type { DnsRecordPurpose } from '@mailroom/contracts';
 export type LookupResult = { kind: 'found'; values: string[] } | { kind: 'missing' } | { kind: 'error'; error: string };
 
 /** pass: the record is right. fail: definitely missing or wrong. error: DNS failed, so we do not know. */
-export type RecordOutcome = { result: 'pass' } | { result: 'fail'; problem?: string } | { result: 'error'; error: string };
+export type RecordOutcome =
+  | { result: 'pass' }
+  | { result: 'fail'; problem?: string }
+  /** host: the name the failed lookup asked, when not the record's own (an SPF include, the organizational domain's DMARC). */
+  | { result: 'error'; error: string; host?: string };
 
 export type DomainCheck = Record<DnsRecordPurpose, RecordOutcome>;
 
-const normalizeName = (name: string) => name.trim().toLowerCase().replace(/\.+$/, '');
-
-/**
- * RFC 7208 §4.5: more than one `v=spf1` record is a permanent error, so
- * exactly one must exist, and it must include ours. Other mechanisms are the
- * owner's business. The version tag is matched case-insensitively.
- */
-export function checkSpf(lookup: LookupResult, spfInclude: string): RecordOutcome {
-  if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
-  if (lookup.kind === 'missing') return { result: 'fail' };
-  // RFC 7208 §4.5: a record is SPF only if it begins with exactly `v=spf1` ended by a space or its end; receivers
-  // discard one with a blank before it (as copied into a DNS console), so it neither counts nor verifies.
-  const spf = lookup.values.filter((value) => /^v=spf1( |$)/i.test(value));
-  if (spf.length === 0) return { result: 'fail' };
-  if (spf.length > 1) return { result: 'fail', problem: `found ${spf.length} SPF records; publish exactly one (RFC 7208 §4.5), merging the includes` };
-  const problem = spfIncludeProblem(spf[0], spfInclude);
-  return problem ? { result: 'fail', problem } : { result: 'pass' };
-}
-
-/** `[qualifier]include:<domain>` (RFC 7208 §5.2); the domain may end with a dot (§7.1 domain-end). */
-const INCLUDE_TERM = /^([+?~-]?)include:(.+)$/;
-const ALL_TERM = /^[+?~-]?all$/;
-
-/**
- * Null when the record's include of ours takes effect: a mechanism, not a
- * substring of one, with the pass qualifier (`+` or none), and before `all`,
- * since mechanisms are evaluated left to right and `all` always matches, so
- * nothing after it is ever looked at (RFC 7208 §4.6.2, §5.1).
- */
-function spfIncludeProblem(record: string, spfInclude: string): string | null {
-  const terms = record.trim().split(/\s+/).slice(1).map((term) => term.toLowerCase());
-  const ours = normalizeName(spfInclude);
-  const includeAt = terms.findIndex((term) => normalizeName(INCLUDE_TERM.exec(term)?.[2] ?? '') === ours);
-  if (includeAt === -1) return `the SPF record does not contain include:${spfInclude}`;
-  const allAt = terms.findIndex((term) => ALL_TERM.test(term));
-  if (allAt !== -1 && allAt < includeAt) {
-    return `include:${spfInclude} comes after ${terms[allAt]}, so it is never evaluated (RFC 7208 §5.1); put it before ${terms[allAt]}`;
-  }
-  const qualifier = INCLUDE_TERM.exec(terms[includeAt])?.[1] ?? '';
-  if (qualifier !== '' && qualifier !== '+') {
-    return `${terms[includeAt]} has the qualifier ${qualifier}, so mail it covers does not pass SPF (RFC 7208 §4.6.2); write include:${spfInclude}`;
-  }
-  return null;
-}
+export const normalizeName = (name: string) => name.trim().toLowerCase().replace(/\.+$/, '');
 
 /** A CNAME must point at the expected name; case and a trailing dot do not matter (RFC 4343, RFC 1034 §3.1). */
 export function checkCname(lookup: LookupResult, expectedTarget: string): RecordOutcome {
@@ -104,6 +65,11 @@ function dkimPublicKeyOf(record: string): string | null {
  * matched exactly.
  */
 const DMARC_VERSION = /^[vV][ \t]*=[ \t]*DMARC1[ \t]*(;|$)/;
+
+/** RFC 7489 §6.6.3 step 4: no TXT starting with v=DMARC1 at all, which sends receivers on to the organizational domain. */
+export function hasNoDmarcRecord(lookup: LookupResult): boolean {
+  return lookup.kind === 'missing' || (lookup.kind === 'found' && !lookup.values.some((value) => DMARC_VERSION.test(value.trim())));
+}
 
 /** RFC 7489 §6.4: the record starts with `v=DMARC1`; the policy itself is the owner's choice. */
 export function checkDmarc(lookup: LookupResult): RecordOutcome {

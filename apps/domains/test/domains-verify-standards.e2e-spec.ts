@@ -1,0 +1,170 @@
+import { DKIM_ZONE, DomainsHarness, publish, SPF_INCLUDE, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
+
+const TRACKING_HOST = 'track.mailroom.test';
+
+/** Verification reads DNS as receivers do: SPF includes and redirects, the organizational domain's DMARC, CNAME chains. */
+describe('domains: verification follows the DNS standards', () => {
+  let harness: DomainsHarness;
+  beforeAll(async () => {
+    harness = await startDomainsHarness();
+    harness.dns.forward(DKIM_ZONE, harness.dkimDns);
+  }, 60000);
+  afterAll(async () => {
+    await stopDomainsHarness(harness);
+  });
+
+  const api = () => harness.stack.api;
+  const addDomain = async (name: string) => {
+    const response = await api().post('/v1/domains', { name });
+    expect(response.status).toBe(201);
+    return response.body;
+  };
+  const verify = async (id: string) => (await api().post(`/v1/domains/${id}/verify`)).body;
+
+  describe('SPF (RFC 7208)', () => {
+    it('accepts our include reached through a nested include or a redirect=', async () => {
+      const domain = await addDomain(uniqueDomain('spfnested'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 ip4:192.0.2.1 include:_spf.${domain.name} -all`]);
+      harness.dns.set(`_spf.${domain.name}`, 'TXT', [`v=spf1 include:_inner.${domain.name} ~all`]);
+      harness.dns.set(`_inner.${domain.name}`, 'TXT', [`v=spf1 a mx include:${SPF_INCLUDE} ~all`]);
+      expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified' });
+
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 redirect=_spf.${domain.name}`]);
+      expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified' });
+    });
+
+    it('does not accept our include behind a nested include with a non-pass qualifier, or a redirect= that an all overrides', async () => {
+      const domain = await addDomain(uniqueDomain('spfnestedq'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      harness.dns.set(`_spf.${domain.name}`, 'TXT', [`v=spf1 include:${SPF_INCLUDE} -all`]);
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 ~include:_spf.${domain.name} -all`]);
+      const softened = await verify(domain.id);
+      expect(softened.spfStatus).toBe('pending');
+      expect(softened.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining('qualifier ~') }]);
+
+      // RFC 7208 §6.1: redirect= is ignored when the record has an all mechanism.
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 -all redirect=_spf.${domain.name}`]);
+      expect((await verify(domain.id)).spfStatus).toBe('pending');
+    });
+
+    it('stops at the 10-lookup limit (RFC 7208 §4.6.4) with a reason, counting include, a, mx, ptr, exists and redirect=', async () => {
+      const domain = await addDomain(uniqueDomain('spflimit'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      // 1 redirect + 1 include + a, mx, ptr, exists + 4 includes = 10, then ours is the 11th.
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 redirect=_spf.${domain.name}`]);
+      harness.dns.set(`_spf.${domain.name}`, 'TXT', [`v=spf1 ip4:192.0.2.0/24 include:_a.${domain.name} a mx ptr exists:x.${domain.name} include:_b.${domain.name} include:${SPF_INCLUDE} ~all`]);
+      harness.dns.set(`_a.${domain.name}`, 'TXT', ['v=spf1 ip4:198.51.100.1 -all']);
+      harness.dns.set(`_b.${domain.name}`, 'TXT', [`v=spf1 include:_c.${domain.name} include:_d.${domain.name} include:_e.${domain.name} -all`]);
+      for (const label of ['_c', '_d', '_e']) harness.dns.set(`${label}.${domain.name}`, 'TXT', ['v=spf1 ip6:2001:db8::/32 -all']);
+      const over = await verify(domain.id);
+      expect(over.spfStatus).toBe('pending');
+      expect(over.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining('SPF record needs more than 10 DNS lookups') }]);
+
+      // One lookup fewer, and ours is the 10th: it verifies.
+      harness.dns.set(`_spf.${domain.name}`, 'TXT', [`v=spf1 include:_a.${domain.name} a mx ptr exists:x.${domain.name} include:_b.${domain.name} include:${SPF_INCLUDE} ~all`]);
+      harness.dns.set(`_b.${domain.name}`, 'TXT', [`v=spf1 include:_c.${domain.name} include:_d.${domain.name} -all`]);
+      expect((await verify(domain.id)).spfStatus).toBe('verified');
+    });
+
+    it('reports an include loop, a nested domain with two SPF records, and one with none, as the permanent errors they are', async () => {
+      const domain = await addDomain(uniqueDomain('spfloop'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      const problemOf = async () => {
+        const response = await verify(domain.id);
+        expect(response.spfStatus).toBe('pending');
+        return response.recordProblems?.[0]?.problem as string;
+      };
+
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:_loop.${domain.name} include:${SPF_INCLUDE} ~all`]);
+      harness.dns.set(`_loop.${domain.name}`, 'TXT', [`v=spf1 include:${domain.name} -all`]);
+      expect(await problemOf()).toContain(`loop: ${domain.name} → _loop.${domain.name} → ${domain.name}`);
+
+      harness.dns.set(`_loop.${domain.name}`, 'TXT', ['v=spf1 -all', 'v=spf1 ip4:192.0.2.1 -all']);
+      expect(await problemOf()).toMatch(new RegExp(`_loop\\.${domain.name.replace(/\./g, '\\.')} has 2 SPF records.*RFC 7208 §4\\.5`));
+
+      harness.dns.clear(`_loop.${domain.name}`);
+      expect(await problemOf()).toContain(`_loop.${domain.name}, which has no SPF record`);
+    });
+
+    it('reports a nested lookup that fails as a DNS error at the name it asked, and changes nothing', async () => {
+      const domain = await addDomain(uniqueDomain('spfnestederr'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:_spf.${domain.name} -all`]);
+      harness.dns.servfail(`_spf.${domain.name}`);
+      const response = await verify(domain.id);
+      expect(response).toMatchObject({ status: 'pending', spfStatus: 'pending' });
+      expect(response.dnsErrors).toEqual([{ purpose: 'spf', host: `_spf.${domain.name}`, error: 'servfail' }]);
+      expect(response.missingRecords).toBeUndefined();
+    });
+  });
+
+  describe('DMARC (RFC 7489 §6.6.3)', () => {
+    it("accepts the organizational domain's record for a subdomain that has none, and keeps handing out _dmarc at the subdomain", async () => {
+      const org = uniqueDomain('dmarcorg');
+      const domain = await addDomain(`mail.${org}`);
+      expect(domain.dnsRecords[2]).toMatchObject({ type: 'TXT', host: '_dmarc', purpose: 'dmarc' });
+      publish(harness.dns, domain.name, domain.dnsRecords, ['spf', 'dkim']);
+      harness.dns.set(`_dmarc.${org}`, 'TXT', ['v=DMARC1; p=quarantine; rua=mailto:d@example.com']);
+      expect(await verify(domain.id)).toMatchObject({ status: 'verified', dmarcStatus: 'verified' });
+      const got = (await api().get(`/v1/domains/${domain.id}`)).body;
+      expect(got.dnsRecords[2]).toMatchObject({ host: '_dmarc', value: domain.dnsRecords[2].value, verified: true });
+    });
+
+    it("does not fall back when the subdomain has a DMARC record of its own, or when the organizational domain's has no policy", async () => {
+      const org = uniqueDomain('dmarcorgno');
+      const domain = await addDomain(`mail.${org}`);
+      publish(harness.dns, domain.name, domain.dnsRecords, ['spf', 'dkim']);
+      harness.dns.set(`_dmarc.${org}`, 'TXT', ['v=DMARC1; p=reject']);
+      // The subdomain's own record is found, so it is the one that counts (step 5 ends discovery), broken or not.
+      harness.dns.set(`_dmarc.${domain.name}`, 'TXT', ['v=DMARC1; p=monitor']);
+      expect((await verify(domain.id)).dmarcStatus).toBe('pending');
+
+      harness.dns.clear(`_dmarc.${domain.name}`);
+      harness.dns.set(`_dmarc.${org}`, 'TXT', ['v=DMARC1; sp=none']);
+      const response = await verify(domain.id);
+      expect(response.dmarcStatus).toBe('pending');
+      expect(response.recordProblems).toEqual([{ purpose: 'dmarc', host: `_dmarc.${domain.name}`, problem: expect.stringContaining(`_dmarc.${org}`) }]);
+    });
+  });
+
+  describe('tracking domain CNAME chains', () => {
+    const withTrackingDomain = async (prefix: string) => {
+      const domain = await addDomain(uniqueDomain(prefix));
+      const trackingDomain = `links.${domain.name}`;
+      expect((await api().patch(`/v1/domains/${domain.id}`, { trackingDomain })).status).toBe(200);
+      return { domain, trackingDomain };
+    };
+
+    it('follows a chain of CNAMEs to the tracking host', async () => {
+      const { domain, trackingDomain } = await withTrackingDomain('trackchain');
+      harness.dns.set(trackingDomain, 'CNAME', `edge.${domain.name}`);
+      harness.dns.set(`edge.${domain.name}`, 'CNAME', 'x.cdn.example.net');
+      harness.dns.set('x.cdn.example.net', 'CNAME', `${TRACKING_HOST}.`);
+      const response = await verify(domain.id);
+      expect(response).toMatchObject({ trackingDomain, trackingDomainStatus: 'verified' });
+      expect(response.trackingDomainProblem).toBeUndefined();
+    });
+
+    it('reports a chain that loops or ends elsewhere, naming the hops', async () => {
+      const { domain, trackingDomain } = await withTrackingDomain('trackloop');
+      harness.dns.set(trackingDomain, 'CNAME', `a.${domain.name}`);
+      harness.dns.set(`a.${domain.name}`, 'CNAME', `b.${domain.name}`);
+      harness.dns.set(`b.${domain.name}`, 'CNAME', `a.${domain.name}`);
+      const looped = await verify(domain.id);
+      expect(looped).toMatchObject({ trackingDomainStatus: 'pending', trackingDomainProblem: expect.stringContaining(`loop: ${trackingDomain} → a.${domain.name} → b.${domain.name} → a.${domain.name}`) });
+
+      harness.dns.clear(`b.${domain.name}`);
+      const ended = await verify(domain.id);
+      expect(ended).toMatchObject({ trackingDomainStatus: 'pending', trackingDomainProblem: expect.stringContaining(`ends at b.${domain.name}`) });
+    });
+
+    it('gives up after 8 hops', async () => {
+      const { domain, trackingDomain } = await withTrackingDomain('tracklong');
+      const hops = Array.from({ length: 9 }, (_, index) => `h${index}.${domain.name}`);
+      harness.dns.set(trackingDomain, 'CNAME', hops[0]);
+      hops.forEach((hop, index) => harness.dns.set(hop, 'CNAME', hops[index + 1] ?? TRACKING_HOST));
+      expect(await verify(domain.id)).toMatchObject({ trackingDomainStatus: 'pending', trackingDomainProblem: expect.stringContaining('more than 8') });
+    });
+  });
+});
