@@ -239,6 +239,26 @@ describe('domains: verification through real DNS', () => {
     }
   });
 
+  it('counts verifies that overlap as one: records gone from a verified domain fail it, and no second verify makes it pending again', async () => {
+    const domain = await addDomain('concurrent');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    harness.dns.clear(`_dmarc.${domain.name}`);
+    // Slow answers (within DNS_TIMEOUT_MS) keep every verify's lookups in flight at once.
+    harness.dns.delay(`_dmarc.${domain.name}`, 250);
+    const overlapping = await Promise.all(Array.from({ length: 5 }, () => api().post(`/v1/domains/${domain.id}/verify`)));
+    expect(overlapping.map((response) => [response.status, response.body.status])).toEqual(Array.from({ length: 5 }, () => [200, 'failed']));
+    expect((await api().get(`/v1/domains/${domain.id}`)).body.status).toBe('failed');
+    expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified', 'domain.failed']);
+
+    // Records back: overlapping verifies verify it, once.
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    harness.dns.delay(`_dmarc.${domain.name}`, 250);
+    const revived = await Promise.all(Array.from({ length: 5 }, () => api().post(`/v1/domains/${domain.id}/verify`)));
+    expect(revived.map((response) => response.body.status)).toEqual(Array.from({ length: 5 }, () => 'verified'));
+    expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified', 'domain.failed', 'domain.verified']);
+  });
+
   it('fails a verified domain whose records disappeared, emits domain.failed, and verify brings it back', async () => {
     const domain = await addDomain('disappear');
     publish(harness.dns, domain.name, domain.dnsRecords);

@@ -24,7 +24,7 @@ export class VerificationService {
   async verify(ctx: RequestContext, id: string): Promise<DomainVerifyResponse> {
     const found = assertVisible(ctx, await this.repository.findById(id), id);
     const [check, tracking] = await this.lookUp(found);
-    const updated = await this.apply(id, check, tracking, 'manual');
+    const updated = await this.apply(id, check, tracking, 'manual', found.lastCheckedAt);
     if (!updated) throw DomainError.notFound('domain', id);
     return toVerifyResponse(updated, check, this.settings.records, updated.name, this.settings.trackingDomain, tracking);
   }
@@ -42,19 +42,16 @@ export class VerificationService {
   }
 
   /**
-   * The DNS answers were gathered outside the transaction; the state change is decided on the locked, current row.
-   * checkedAtStart (background only): the row's lastCheckedAt when the lookups began. If another check (a verify)
-   * completed meanwhile, its answers are newer than ours, and ours could undo it (fail a domain it just verified): dropped.
+   * The DNS answers were gathered outside the transaction, and are applied on the locked row only if no other
+   * check was applied since it was read (checkedAtStart: its lastCheckedAt then). Checks that overlap (two
+   * verifies, or a verify and a background check) count as one: the first to finish decides, and the others
+   * change nothing and answer the state it left. Applied one after another instead, a check decided on a row it
+   * never read: two verifies of a verified domain whose records were gone failed it, and then, as a second
+   * verify of a failed domain, made it pending again; and an older background answer could undo a verify.
    */
-  private apply(
-    id: string,
-    check: DomainCheck,
-    tracking: TrackingDomainCheck | null,
-    trigger: CheckTrigger,
-    checkedAtStart?: Date | null,
-  ): Promise<DomainEntity | null> {
+  private apply(id: string, check: DomainCheck, tracking: TrackingDomainCheck | null, trigger: CheckTrigger, checkedAtStart: Date | null): Promise<DomainEntity | null> {
     return this.repository.updateLocked(id, (entity) => {
-      if (trigger === 'background' && entity.lastCheckedAt?.getTime() !== checkedAtStart?.getTime()) return [];
+      if (entity.lastCheckedAt?.getTime() !== checkedAtStart?.getTime()) return [];
       const now = new Date();
       const previousCheck = entity.lastCheckedAt;
       const { state, event } = nextState(entity, check, trigger, now, this.settings.schedule);
