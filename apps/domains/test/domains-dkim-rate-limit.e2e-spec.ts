@@ -1,4 +1,5 @@
 import { createSocket, Socket } from 'node:dgram';
+import { connect } from 'node:net';
 import DNS from 'dns2';
 import { eventually } from '@mailroom/testing';
 import { dkimDnsRateLimited } from '../src/dkim-zone/dkim-dns-metrics';
@@ -21,13 +22,52 @@ async function queryBurst(socket: Socket, server: string, count: number) {
   return replies;
 }
 
+/** `count` SOA queries, ids 1..count, framed (RFC 1035 §4.2.2) on one TCP connection from `localAddress`; every reply parsed. */
+async function tcpBurst(server: string, localAddress: string, count: number, timeoutMs = 10000) {
+  const [host, port] = server.split(':');
+  const socket = connect({ host, port: Number(port), localAddress });
+  const replies: Array<InstanceType<typeof DNS.Packet>> = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${replies.length} of ${count} TCP replies within ${timeoutMs} ms`)), timeoutMs);
+      let buffered = Buffer.alloc(0);
+      socket.on('error', reject);
+      socket.on('data', (chunk) => {
+        buffered = Buffer.concat([buffered, chunk]);
+        while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
+          replies.push(DNS.Packet.parse(buffered.subarray(2, 2 + buffered.readUInt16BE(0))));
+          buffered = buffered.subarray(2 + buffered.readUInt16BE(0));
+        }
+        if (replies.length === count) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      socket.on('connect', () => {
+        for (let id = 1; id <= count; id++) {
+          const query = new DNS.Packet();
+          query.header.id = id;
+          query.questions.push({ name: DKIM_ZONE, type: DNS.Packet.TYPE.SOA, class: DNS.Packet.CLASS.IN } as never);
+          const message = query.toBuffer();
+          const length = Buffer.alloc(2);
+          length.writeUInt16BE(message.length);
+          socket.write(Buffer.concat([length, message]));
+        }
+      });
+    });
+  } finally {
+    socket.destroy();
+  }
+  return replies;
+}
+
 const bound = (address: string) =>
   new Promise<Socket>((resolve) => {
     const socket = createSocket('udp4');
     socket.bind(0, address, () => resolve(socket));
   });
 
-describe('domains: the DKIM DNS server limits UDP answers per client network', () => {
+describe('domains: the DKIM DNS server limits answers per UDP client network and per TCP client address', () => {
   let harness: DomainsHarness;
   const sockets: Socket[] = [];
   beforeAll(async () => {
@@ -63,7 +103,7 @@ describe('domains: the DKIM DNS server limits UDP answers per client network', (
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id) => id >= 1 && id <= BURST)).toBe(true);
 
-    // A resolver told to retry over TCP gets its answer: TCP cannot be spoofed, so it is not limited.
+    // A resolver told to retry over TCP gets its answer: TCP has an allowance of its own.
     const [host, port] = harness.dkimDns.split(':');
     const overTcp = await DNS.TCPClient({ dns: host, port: Number(port) })(DKIM_ZONE, 'SOA');
     expect(overTcp.header.tc).toBe(0);
@@ -76,5 +116,25 @@ describe('domains: the DKIM DNS server limits UDP answers per client network', (
     await eventually(() => otherReplies.length === 1, 5000);
     expect(otherReplies[0].header.tc).toBe(0);
     expect(otherReplies[0].answers[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
+  });
+
+  it('limits TCP answers per client address too: past the rate a query is REFUSED without a lookup, and another address keeps its allowance', async () => {
+    const refusedBefore = (await dkimDnsRateLimited.get()).values.find((value) => value.labels.verdict === 'refused')?.value ?? 0;
+    const replies = await tcpBurst(harness.dkimDns, '127.0.0.3', BURST);
+    const answered = replies.filter((reply) => reply.header.rcode === 0);
+    const refused = replies.filter((reply) => reply.header.rcode === 5);
+    expect(answered.length + refused.length).toBe(BURST);
+    expect(answered.length).toBeGreaterThanOrEqual(LIMIT);
+    expect(answered.length).toBeLessThanOrEqual(LIMIT + 2);
+    for (const reply of answered) expect(reply.answers[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
+    for (const reply of refused) expect(reply.answers).toEqual([]);
+    expect(new Set(replies.map((reply) => reply.header.id)).size).toBe(BURST);
+    const refusedAfter = (await dkimDnsRateLimited.get()).values.find((value) => value.labels.verdict === 'refused')?.value ?? 0;
+    expect(refusedAfter - refusedBefore).toBe(refused.length);
+
+    // TCP sources cannot be spoofed, so the limit is per address: a neighbour in the same /24 is not held back.
+    const neighbour = await tcpBurst(harness.dkimDns, '127.0.0.4', 1);
+    expect(neighbour[0].header.rcode).toBe(0);
+    expect(neighbour[0].answers[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
   });
 });

@@ -2,17 +2,18 @@ import { Counter } from 'prom-client';
 import { metricsRegistry, registeredMetric } from '@mailroom/runtime';
 
 /**
- * UDP queries the DKIM DNS server did not answer in full because their client
- * network was past DKIM_DNS_RATE_LIMIT: `slip` got an empty truncated answer
- * (a resolver asks again over TCP), `drop` none. A steady count is a
- * reflection attempt, or a resolver asking far more often than the TTL needs.
+ * Queries the DKIM DNS server did not answer in full because their client
+ * was past DKIM_DNS_RATE_LIMIT: over UDP (per network) `slip` got an empty
+ * truncated answer (a resolver asks again over TCP), `drop` none; over TCP
+ * (per address) `refused` got REFUSED. A steady count is a reflection
+ * attempt, or a resolver asking far more often than the TTL needs.
  */
 export const dkimDnsRateLimited = registeredMetric(
   'mailroom_dkim_dns_rate_limited_total',
   () =>
     new Counter({
       name: 'mailroom_dkim_dns_rate_limited_total',
-      help: 'UDP DNS queries past the per-network answer rate, by what they got (slip: empty truncated answer; drop: none)',
+      help: 'DNS queries past the answer rate (UDP per network, TCP per address), by what they got (slip: empty truncated UDP answer; drop: none; refused: REFUSED over TCP)',
       labelNames: ['verdict'],
       registers: [metricsRegistry],
     }),

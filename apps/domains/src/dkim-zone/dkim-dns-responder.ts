@@ -9,7 +9,7 @@ import { DkimKeyCache } from './dkim-key-cache';
 import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
 import { EdnsQuery, ednsOf, isUnsupportedVersion, optRecord, udpLimitFor } from './edns';
-import { ResponseRateLimit } from './response-rate-limit';
+import { clientAddress, ResponseRateLimit } from './response-rate-limit';
 import { zoneSerial } from './zone-file';
 
 const { Packet } = DNS;
@@ -26,6 +26,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
   private listeners?: DnsListeners;
   private bound?: { host: string; port: number };
   private readonly udpLimit: ResponseRateLimit;
+  private readonly tcpLimit: ResponseRateLimit;
 
   constructor(
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
@@ -33,6 +34,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     private readonly keys: DkimKeyCache,
   ) {
     this.udpLimit = new ResponseRateLimit(config.DKIM_DNS_RATE_LIMIT);
+    this.tcpLimit = new ResponseRateLimit(config.DKIM_DNS_RATE_LIMIT, Date.now, clientAddress);
   }
 
   /** Where it listens, once started (port 0 in DKIM_DNS_BIND picks a free one). */
@@ -66,8 +68,8 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * One message in, one answer out; nothing is parsed before screenQuery has
-   * looked at its header, and over UDP nothing is looked up for a client
-   * network past its rate (see ResponseRateLimit).
+   * looked at its header, and nothing is looked up for a client past its rate
+   * (see ResponseRateLimit): a UDP network's, or a TCP address's.
    */
   private async exchange(message: Buffer, transport: 'udp' | 'tcp', peer: string): Promise<Buffer | null> {
     const screen = screenQuery(message);
@@ -77,6 +79,12 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
       if (verdict !== 'answer') dkimDnsRateLimited.inc({ verdict });
       if (verdict === 'drop') return null;
       if (verdict === 'slip') return screen.verdict === 'parse' ? truncatedAnswer(message) : null;
+    }
+    // Over TCP a truncated answer means nothing and silence leaves the client waiting on an open connection:
+    // REFUSED, from the header alone, costs no lookup and tells a resolver to ask elsewhere (RFC 1035 §4.1.1).
+    if (transport === 'tcp' && this.tcpLimit.verdict(peer) !== 'answer') {
+      dkimDnsRateLimited.inc({ verdict: 'refused' });
+      return headerOnlyAnswer(message, RCODE.REFUSED);
     }
     if (screen.verdict === 'refuse') return headerOnlyAnswer(message, screen.rcode);
     let request: Request;

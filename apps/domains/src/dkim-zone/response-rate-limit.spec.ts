@@ -1,4 +1,4 @@
-import { clientNetwork, ResponseRateLimit } from './response-rate-limit';
+import { clientAddress, clientNetwork, ResponseRateLimit } from './response-rate-limit';
 
 describe(ResponseRateLimit.name, () => {
   const limitAt = (perSecond: number) => {
@@ -30,6 +30,16 @@ describe(ResponseRateLimit.name, () => {
     expect(limit.verdict('192.0.3.7')).toBe('answer');
     expect(limit.verdict('2001:db8:1:2ff::1')).toBe('answer');
     expect(limit.verdict('2001:db8:1:200::9')).toBe('slip');
+  });
+
+  it('counts each address apart when keyed by clientAddress (TCP), an IPv4-mapped address as its IPv4 one', () => {
+    const clock = { now: 1_000_000 };
+    const limit = new ResponseRateLimit(1, () => clock.now, clientAddress);
+    expect(limit.verdict('192.0.2.7')).toBe('answer');
+    expect(limit.verdict('::ffff:192.0.2.7')).not.toBe('answer');
+    expect(limit.verdict('192.0.2.200')).toBe('answer');
+    expect(limit.verdict('2001:db8:1:2ff::1')).toBe('answer');
+    expect(limit.verdict('2001:db8:1:2ff::2')).toBe('answer');
   });
 
   it('answers everything when the limit is 0', () => {

@@ -14,8 +14,12 @@ const MAX_NETWORKS = 65_536;
  * (a /24 of IPv4, a /56 of IPv6, BIND's defaults) gets `perSecond` answers a
  * second with a burst of as many. Past that, every second answer "slips":
  * it goes out truncated (TC set, no records), which costs a victim nothing
- * and tells a real resolver to ask again over TCP, which is not limited
- * because it cannot be spoofed. The rest are dropped.
+ * and tells a real resolver to ask again over TCP. The rest are dropped.
+ *
+ * TCP gets a limiter of its own, keyed by `clientAddress`: its sources cannot
+ * be spoofed, so there is no reflection to stop, but one client could still
+ * make the server look keys up as fast as it can send; a resolver sent over
+ * from UDP starts with a full allowance there.
  */
 export class ResponseRateLimit {
   private readonly buckets = new Map<string, { tokens: number; at: number; excess: number }>();
@@ -23,11 +27,13 @@ export class ResponseRateLimit {
   constructor(
     private readonly perSecond: number,
     private readonly now: () => number = Date.now,
+    /** Which clients share an allowance: clientNetwork (UDP, whose sources may be forged) or clientAddress (TCP). */
+    private readonly clientOf: (address: string) => string = clientNetwork,
   ) {}
 
   verdict(address: string): RateVerdict {
     if (this.perSecond <= 0) return 'answer';
-    const network = clientNetwork(address);
+    const network = this.clientOf(address);
     const now = this.now();
     let bucket = this.buckets.get(network);
     if (bucket) {
@@ -56,4 +62,9 @@ export function clientNetwork(address: string): string {
   if (!isIPv6(address)) return address;
   const groups = ipv6Groups(address);
   return `${[...groups.slice(0, 3), groups[3] & 0xff00].map((group) => group.toString(16).padStart(4, '0')).join(':')}::/56`;
+}
+
+/** The client a TCP connection comes from: its address, an IPv4-mapped IPv6 one written as IPv4. */
+export function clientAddress(address: string): string {
+  return address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
 }
