@@ -9,6 +9,7 @@ import { DomainSettings } from '../domains/domain-settings';
 import { DomainsRepository } from '../domains/domains.repository';
 import { nextTrackingDomainStatus } from '../tracking-domain/tracking-domain';
 import { DomainVerifier, TrackingDomainCheck } from './domain-verifier';
+import { CheckedRow, isOvertaken } from './check-overlap';
 import { CheckTrigger, nextState } from './domain-transitions';
 import { DomainCheck } from './verification-rules';
 
@@ -24,7 +25,7 @@ export class VerificationService {
   async verify(ctx: RequestContext, id: string): Promise<DomainVerifyResponse> {
     const found = assertVisible(ctx, await this.repository.findById(id), id);
     const [check, tracking] = await this.lookUp(found);
-    const updated = await this.apply(id, check, tracking, 'manual', found.lastCheckedAt);
+    const updated = await this.apply(id, check, tracking, 'manual', found);
     if (!updated) throw DomainError.notFound('domain', id);
     return toVerifyResponse(updated, check, this.settings.records, updated.name, this.settings.trackingDomain, tracking);
   }
@@ -34,7 +35,7 @@ export class VerificationService {
     const found = await this.repository.findById(id);
     if (!found || found.status === 'failed') return;
     const [check, tracking] = await this.lookUp(found);
-    await this.apply(id, check, tracking, 'background', found.lastCheckedAt);
+    await this.apply(id, check, tracking, 'background', found);
   }
 
   private lookUp(domain: DomainEntity): Promise<[DomainCheck, TrackingDomainCheck | null]> {
@@ -42,16 +43,13 @@ export class VerificationService {
   }
 
   /**
-   * The DNS answers were gathered outside the transaction, and are applied on the locked row only if no other
-   * check was applied since it was read (checkedAtStart: its lastCheckedAt then). Checks that overlap (two
-   * verifies, or a verify and a background check) count as one: the first to finish decides, and the others
-   * change nothing and answer the state it left. Applied one after another instead, a check decided on a row it
-   * never read: two verifies of a verified domain whose records were gone failed it, and then, as a second
-   * verify of a failed domain, made it pending again; and an older background answer could undo a verify.
+   * The DNS answers were gathered outside the transaction, and are applied on the locked row unless another check
+   * applied meanwhile overtook them (see isOvertaken: `read` is the row as it was before the lookups). An overtaken
+   * check changes nothing and answers the state the other one left.
    */
-  private apply(id: string, check: DomainCheck, tracking: TrackingDomainCheck | null, trigger: CheckTrigger, checkedAtStart: Date | null): Promise<DomainEntity | null> {
+  private apply(id: string, check: DomainCheck, tracking: TrackingDomainCheck | null, trigger: CheckTrigger, read: CheckedRow): Promise<DomainEntity | null> {
     return this.repository.updateLocked(id, (entity) => {
-      if (entity.lastCheckedAt?.getTime() !== checkedAtStart?.getTime()) return [];
+      if (isOvertaken(read, entity, trigger)) return [];
       const now = new Date();
       const previousCheck = entity.lastCheckedAt;
       const { state, event } = nextState(entity, check, trigger, now, this.settings.schedule);
