@@ -95,6 +95,12 @@ describe('SPF evaluation (RFC 7208)', () => {
     expect(await check({ 'example.com': [`v=spf1 include:${OURS} ~all`, 'v=spf1 -all'] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('found 2 SPF records') });
   });
 
+  it('treats an include or redirect= that names no domain as the syntax error it is (a permanent error)', async () => {
+    expect(await check({ 'example.com': [`v=spf1 include: include:${OURS} -all`] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('include: names no domain') });
+    expect(await check({ 'example.com': [`v=spf1 include include:${OURS} -all`] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('include names no domain') });
+    expect(await check({ 'example.com': ['v=spf1 redirect='] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('redirect= names no domain') });
+  });
+
   it('visits a name included twice on separate branches (not a loop), and skips includes with macros', async () => {
     const records = {
       'example.com': ['v=spf1 include:_a.example.com include:_b.example.com include:%{ir}.example.com include:_c.example.com -all'],

@@ -10,7 +10,7 @@ const PASS_QUALIFIERS = new Set(['', '+']);
 
 /** `[qualifier]name[:argument or /cidr]` (RFC 7208 §4.6.1); a modifier is `name=value` (§6) and is not matched. */
 const MECHANISM = /^([+?~-]?)([a-z][a-z0-9_.-]*)(?![a-z0-9_.-]*=)(?::(.*)|\/.*)?$/;
-const REDIRECT = /^redirect=(.+)$/;
+const REDIRECT = /^redirect=(.*)$/;
 
 /** RFC 7208 §4.5: a TXT is SPF only if it begins with exactly `v=spf1` ended by a space or its end. */
 export function spfRecordsOf(values: string[]): string[] {
@@ -70,8 +70,10 @@ export class SpfEvaluator {
       if (name === 'all') return this.afterAll(terms.slice(index + 1), term, place);
       if (!LOOKUP_MECHANISMS.has(name)) continue;
       if (++this.lookups > MAX_SPF_LOOKUPS) return stopped(this.tooManyLookups());
-      if (name !== 'include' || argument === undefined) continue;
-      const target = normalizeName(argument);
+      if (name !== 'include') continue;
+      const target = normalizeName(argument ?? '');
+      // §5.2: include takes a domain; without one the record does not parse, a permanent error.
+      if (target === '') return stopped(`${where(place)}${term} names no domain, so receivers stop with a permanent error (RFC 7208 §5.2)`);
       if (target === this.ours) {
         if (PASS_QUALIFIERS.has(qualifier)) return { kind: 'reached' };
         return stopped(`${where(place)}${term} has the qualifier ${qualifier}, so mail it covers does not pass SPF (RFC 7208 §4.6.2); write include:${this.ours}`);
@@ -88,6 +90,7 @@ export class SpfEvaluator {
       return stopped(`${where(place)}${term} has the qualifier ${qualifier}, so mail that include:${this.ours} covers through it does not pass SPF (RFC 7208 §5.2); drop the ${qualifier}`);
     }
     if (redirects.length === 0) return { kind: 'not-reached' };
+    if (normalizeName(redirects[0]) === '') return stopped(`${where(place)}redirect= names no domain, so receivers stop with a permanent error (RFC 7208 §6.1)`);
     if (++this.lookups > MAX_SPF_LOOKUPS) return stopped(this.tooManyLookups());
     // §6.1: the redirect's record takes the place of this one, with no qualifier of its own.
     return this.follow(normalizeName(redirects[0]), place, `redirect=${normalizeName(redirects[0])}`);
