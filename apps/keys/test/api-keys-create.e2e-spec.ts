@@ -91,6 +91,8 @@ describe('POST /v1/api-keys', () => {
       ['an IPv6 CIDR prefix is too long', { name: 'k', ipRestrictions: ['::1/129'] }, 'ipRestrictions'],
       ['an IP restriction is a hostname', { name: 'k', ipRestrictions: ['localhost'] }, 'ipRestrictions'],
       ['an IPv4-mapped range has an IPv4-sized prefix (::ffff:10.0.0.0/8 is ::/8: every IPv4 client)', { name: 'k', ipRestrictions: ['::ffff:10.0.0.0/8'] }, 'ipRestrictions'],
+      ['an IP restriction carries a zone id (it names an interface of one host)', { name: 'k', ipRestrictions: ['fe80::1%eth0'] }, 'ipRestrictions'],
+      ['an IPv6 range carries a zone id', { name: 'k', ipRestrictions: ['fe80::%eth0/64'] }, 'ipRestrictions'],
       ['a domain is not a hostname', { name: 'k', domainRestrictions: ['not a host'] }, 'domainRestrictions'],
       ['a domain has no TLD', { name: 'k', domainRestrictions: ['localhost'] }, 'domainRestrictions'],
       ['a domain is an IP address', { name: 'k', domainRestrictions: ['192.0.2.1'] }, 'domainRestrictions'],
@@ -178,6 +180,16 @@ describe('POST /v1/api-keys', () => {
           { key: caller },
         );
         expect(response.status).toBe(201);
+      });
+
+      it('can grant its IPv4 range written as IPv4-mapped IPv6 (::ffff:127.0.0.0/104 is 127.0.0.0/8), and the key admits its clients', async () => {
+        for (const ipRestrictions of [['::ffff:127.0.0.0/104'], ['::ffff:127.0.0.1'], ['::ffff:7f00:1/128']]) {
+          const response = await stack.api.post('/v1/api-keys', { name: 'mapped', permissions: ['api-keys:*'], ipRestrictions }, { key: caller });
+          expect({ ipRestrictions, status: response.status }).toEqual({ ipRestrictions, status: 201 });
+          expect((await stack.api.get('/v1/api-keys', { key: response.body.key })).status).toBe(200);
+        }
+        const wider = await stack.api.post('/v1/api-keys', { name: 'mapped', ipRestrictions: ['::ffff:126.0.0.0/103'] }, { key: caller });
+        expect(wider.status).toBe(403);
       });
 
       it('hands its own permissions, restrictions and expiry to a key that leaves them out', async () => {

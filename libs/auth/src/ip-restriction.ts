@@ -1,40 +1,26 @@
-import { BlockList, isIP } from 'node:net';
+import { IpRange, parseIpRange, rangeContains } from './ip-range';
 
-/** IPv4 clients reach a dual-stack socket as ::ffff:a.b.c.d; compare them as IPv4. */
-export function normalizeIp(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? mapped[1] : address;
-}
-
-function blockListOf(ranges: string[]): BlockList {
-  const list = new BlockList();
-  for (const range of ranges) {
-    const [address, prefix] = range.split('/');
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
-  return list;
+/**
+ * ipRestrictions and client addresses compare in one space, IPv4 inside
+ * ::ffff:0:0/96 (see ip-range.ts): an IPv4 client that reaches a dual-stack
+ * socket as ::ffff:a.b.c.d matches 10.0.0.0/8 and ::ffff:10.0.0.0/104 alike,
+ * and a key restricted to either can grant the other. ipAllowed and
+ * rangeCoveredBy use the same containment, so a caller may grant exactly the
+ * ranges whose clients it would admit itself.
+ */
+function rangesOf(texts: string[]): IpRange[] {
+  return texts.map(parseIpRange).filter((range): range is IpRange => range !== null);
 }
 
 /** True when the key has no ipRestrictions or one of them covers the address. */
 export function ipAllowed(address: string, restrictions: string[]): boolean {
   if (restrictions.length === 0) return true;
-  const ip = normalizeIp(address);
-  const family = isIP(ip);
-  if (!family) return false;
-  return blockListOf(restrictions).check(ip, family === 6 ? 'ipv6' : 'ipv4');
+  const client = address.includes('/') ? null : parseIpRange(address);
+  return client !== null && rangesOf(restrictions).some((range) => rangeContains(range, client));
 }
 
 /** True when every address of `inner` (an IP or CIDR) lies inside one of `outer`. */
 export function rangeCoveredBy(inner: string, outer: string[]): boolean {
-  const [address, prefix] = inner.split('/');
-  const family = isIP(address);
-  const bits = prefix === undefined ? (family === 6 ? 128 : 32) : Number(prefix);
-  return outer.some((range) => {
-    const [outerAddress, outerPrefix] = range.split('/');
-    if (isIP(outerAddress) !== family) return false;
-    const outerBits = outerPrefix === undefined ? (family === 6 ? 128 : 32) : Number(outerPrefix);
-    return outerBits <= bits && ipAllowed(address, [range]);
-  });
+  const range = parseIpRange(inner);
+  return range !== null && rangesOf(outer).some((candidate) => rangeContains(candidate, range));
 }
