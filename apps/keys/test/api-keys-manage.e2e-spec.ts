@@ -49,6 +49,7 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
       [{ name: '' }, 'name'],
       [{ permissions: ['root'] }, 'permissions'],
       [{ ipRestrictions: ['1.2.3'] }, 'ipRestrictions'],
+      [{ ipRestrictions: ['fe80::1%eth0'] }, 'ipRestrictions'],
       [{ expiresAt: '2001-01-01T00:00:00Z' }, 'expiresAt'],
       [{ mode: 'test' }, 'mode'],
       // null clears only expiresAt; for a field that cannot be cleared it is an error, not a silent no-op.

@@ -59,6 +59,16 @@ describe(stringRule.name, () => {
     expect(problemOf({ ranges: [null] })).toBe('ranges: each value must be a string');
   });
 
+  it('refuses an IP address or range with a zone id, which no remote client address carries', () => {
+    for (const range of ['fe80::1%eth0', 'fe80::%eth0/64', 'fe80::1%25eth0', 'fe80::1%']) {
+      expect([range, problemOf({ ranges: [range] })]).toEqual([
+        range,
+        'ranges: each value must be an IPv4/IPv6 address or CIDR range; a zone id (%eth0) names an interface of one host, not a client address',
+      ]);
+    }
+    expect(problemOf({ ranges: ['fe80::1', 'fe80::/64'] })).toBeNull();
+  });
+
   it('passes values that keep the rule', () => {
     expect(problemOf({ expiresAt: '2999-01-01T00:00:00Z', at: '2020-01-01', host: 'example.com', hosts: ['a.example'], ranges: ['::1/128'], shout: 'LOUD' })).toBeNull();
   });

@@ -21,7 +21,7 @@ export function stringRule(name: string, test: (value: unknown) => boolean, prob
 }
 
 export function isIpOrCidr(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
+  if (typeof value !== 'string' || hasZoneId(value)) return false;
   const [address, prefix, extra] = value.split('/');
   const family = isIP(address);
   if (!family || extra !== undefined) return false;
@@ -38,6 +38,16 @@ export function isIpOrCidr(value: unknown): boolean {
 function isMappedWithIpv4Prefix(value: string): boolean {
   const mapped = /^::ffff:\d+\.\d+\.\d+\.\d+\/(\d+)$/i.exec(value);
   return mapped !== null && Number(mapped[1]) < 96;
+}
+
+/**
+ * `fe80::1%eth0`: Node's isIP accepts a zone id, but it names an interface of
+ * the host that wrote it, and a remote client's address never carries one, so
+ * as a restriction it was silently ignored (the key admitted fe80::1 from any
+ * interface). Refused, so what is stored is what is matched.
+ */
+function hasZoneId(value: string): boolean {
+  return value.includes('%');
 }
 
 /**
@@ -95,10 +105,12 @@ export const IsIpOrCidr = (options?: ValidationOptions) =>
   stringRule(
     'isIpOrCidr',
     isIpOrCidr,
-    (value) =>
-      [value].flat().some((item) => typeof item === 'string' && isMappedWithIpv4Prefix(item))
-        ? `${IP_OR_CIDR_PROBLEM}; the prefix of an IPv4-mapped address counts IPv6 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8)`
-        : IP_OR_CIDR_PROBLEM,
+    (value) => {
+      const strings = [value].flat().filter((item): item is string => typeof item === 'string');
+      if (strings.some(isMappedWithIpv4Prefix)) return `${IP_OR_CIDR_PROBLEM}; the prefix of an IPv4-mapped address counts IPv6 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8)`;
+      if (strings.some(hasZoneId)) return `${IP_OR_CIDR_PROBLEM}; a zone id (%eth0) names an interface of one host, not a client address`;
+      return IP_OR_CIDR_PROBLEM;
+    },
     options,
   );
 
