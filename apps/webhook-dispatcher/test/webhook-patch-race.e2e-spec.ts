@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { eventually, Stack, startStack } from '@mailroom/testing';
+import { Stack, startStack, untilBlockedBy } from '@mailroom/testing';
 
 /**
  * A PATCH (or a secret rotation) racing the dispatcher's record of an attempt.
@@ -31,12 +31,7 @@ describe('PATCH /v1/webhooks/{id} while an attempt is being recorded', () => {
       [id],
     );
     const pending = request();
-    // The request is waiting on the row lock once Postgres shows a lock blocked by the recorder (pg_locks is read live;
-    // pg_stat_activity would be read once per transaction).
-    await eventually(async () => {
-      const rows = await recorder.query('SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))');
-      return rows.rows[0].waiting > 0 ? true : undefined;
-    }, 10_000);
+    await untilBlockedBy(recorder);
     await recorder.query('COMMIT');
     return pending;
   }

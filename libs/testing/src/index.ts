@@ -13,3 +13,4 @@ export * from './query-plan';
 export * from './free-port';
 export * from './nats-cluster';
 export * from './migrated-schema';
+export * from './lock-waiters';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Pool, QueryResult } from 'pg';
-import { IsNull, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { ListParams, Mode } from '@mailroom/contracts';
 import { KeysetPage, keysetPage, preparedStatements } from '@mailroom/database';
@@ -54,8 +54,10 @@ export class ApiKeysRepository {
   /**
    * Changes a live key in one transaction with its row locked: `decide` sees
    * the row as it is now and returns the columns to set, or throws to change
-   * nothing. A DELETE racing it either waits for it or is seen (null: the key
-   * is gone), so a deleted key is never written back to life.
+   * nothing. PATCH and DELETE (which sets deletedAt) both come this way, so
+   * each waits for the other: a key deleted meanwhile is seen as gone (null)
+   * and never written back to life, and a DELETE is judged against the
+   * permissions a PATCH just committed.
    */
   updateLive(id: string, mode: Mode, decide: (entity: ApiKeyEntity) => Partial<ApiKeyEntity>): Promise<ApiKeyEntity | null> {
     return this.repository.manager.transaction(async (manager) => {
@@ -70,11 +72,6 @@ export class ApiKeysRepository {
       if (Object.keys(changes).length) await manager.update(ApiKeyEntity, { id }, changes);
       return Object.assign(entity, changes);
     });
-  }
-
-  /** False when the key was already deleted (another request got there first); its deletedAt stays the first. */
-  async softDelete(id: string, at: Date): Promise<boolean> {
-    return ((await this.repository.update({ id, deletedAt: IsNull() }, { deletedAt: at })).affected ?? 0) > 0;
   }
 
   async markUsed(uses: Array<{ keyId: string; at: Date }>): Promise<void> {

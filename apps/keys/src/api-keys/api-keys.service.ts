@@ -64,18 +64,21 @@ export class ApiKeysService {
       assertWithinCaller(caller, input);
       return changesOf(input);
     };
-    const updated = KEY_ID.test(id) ? await this.repository.updateLive(id, ctx.mode, decide) : null;
-    if (!updated) throw DomainError.notFound('API key', id);
-    this.announceChange(id);
-    return toResponse(updated);
+    return toResponse(await this.changeLive(ctx, id, decide));
   }
 
+  /**
+   * Judged against the row as it is when deleted, under its lock: a check on
+   * an earlier read let a key with api-keys:* alone delete a key that a
+   * PATCH in flight was raising to *. Of DELETEs racing for one key, the
+   * first deletes it and the others, waiting on its lock, find it gone (404).
+   */
   async delete({ ctx, caller, id }: ApiKeyDeletePayload): Promise<DeletedResponse<'api_key'>> {
-    const entity = await this.find(ctx, id);
-    if (caller) assertManageable(caller, toVerified(entity));
-    // Of requests racing to delete one key, one deletes it; the others find nothing left, as after it.
-    if (!(await this.repository.softDelete(id, new Date()))) throw DomainError.notFound('API key', id);
-    this.announceChange(id);
+    const deletedAt = new Date();
+    await this.changeLive(ctx, id, (entity) => {
+      if (caller) assertManageable(caller, toVerified(entity));
+      return { deletedAt };
+    });
     return { id, object: 'api_key', deleted: true };
   }
 
@@ -90,6 +93,14 @@ export class ApiKeysService {
     // A gateway of an earlier release sends only the time of its report, for every key.
     await this.repository.markUsed(keyIds.map((keyId) => ({ keyId, at: new Date(usedAtByKey?.[keyId] ?? usedAt) })));
     for (const keyId of keyIds) this.readCache.evict(keyId);
+  }
+
+  /** Changes a live key of the caller's mode under its row lock and tells every replica; 404 when there is none. */
+  private async changeLive(ctx: RequestContext, id: string, decide: (entity: ApiKeyEntity) => Partial<ApiKeyEntity>): Promise<ApiKeyEntity> {
+    const changed = KEY_ID.test(id) ? await this.repository.updateLive(id, ctx.mode, decide) : null;
+    if (!changed) throw DomainError.notFound('API key', id);
+    this.announceChange(id);
+    return changed;
   }
 
   private async find(ctx: RequestContext, id: string) {
