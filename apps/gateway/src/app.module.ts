@@ -5,6 +5,7 @@ import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS, trackingTokensFromConfig }
 import { HttpErrorFilter } from '@mailroom/errors';
 import { MAILROOM_CONFIG, MailroomConfigModule } from '@mailroom/runtime';
 import { ApiKeysController } from './api-keys/api-keys.controller';
+import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { CachedKeyVerifier } from './auth/cached-key-verifier';
 import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
@@ -27,6 +28,11 @@ import { AnalyticsClient } from './clients/analytics.client';
 import { TrackingClient } from './clients/tracking.client';
 import { TRACKING_TOKENS, TrackingController } from './tracking/tracking.controller';
 import { OpenApiModule } from './openapi/openapi.module';
+
+/** AUTH_FAILURE_LIMIT counts failures per minute. */
+const AUTH_FAILURE_WINDOW_MS = 60_000;
+/** Clients remembered per replica; past it the oldest windows are forgotten first (README, API keys). */
+const AUTH_FAILURE_CLIENTS_REMEMBERED = 100_000;
 
 @Module({})
 export class GatewayAppModule {
@@ -52,6 +58,11 @@ export class GatewayAppModule {
           useFactory: (c: MailroomConfig) => ({ testModeEnabled: c.TEST_MODE_ENABLED }),
         },
         RateLimiter,
+        {
+          provide: AuthFailureLimiter,
+          inject: [MAILROOM_CONFIG],
+          useFactory: (c: MailroomConfig) => new AuthFailureLimiter(c.AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, AUTH_FAILURE_CLIENTS_REMEMBERED),
+        },
         RouteRequirements,
         RouteInputs,
         RequestAdmission,

@@ -1,4 +1,5 @@
 export * from './api-key-format';
+export * from './ip-range';
 export * from './ip-restriction';
 export * from './permissions';
 export * from './auth.tokens';

@@ -33,6 +33,14 @@ describe(loadConfig.name, () => {
     expect(problems.join('\n')).toMatch(/^NATS_URL must use nats or tls/m);
   });
 
+  it('limits failed authentications to 20 a minute per client unless AUTH_FAILURE_LIMIT says otherwise (0 = no limit)', () => {
+    expect(loadConfig({}, 'gateway').AUTH_FAILURE_LIMIT).toBe(20);
+    expect(loadConfig({ AUTH_FAILURE_LIMIT: '0' }, 'gateway').AUTH_FAILURE_LIMIT).toBe(0);
+    for (const value of ['-1', 'many', '2.5']) {
+      expect(problemsOf(() => loadConfig({ AUTH_FAILURE_LIMIT: value }, 'gateway'))).toEqual([expect.stringMatching(/^AUTH_FAILURE_LIMIT must be (an integer|between 0 and 1000000)/)]);
+    }
+  });
+
   it('requires DATABASE_URL only in the apps that use it', () => {
     expect(problemsOf(() => loadConfig({}, 'keys'))).toEqual([expect.stringMatching(/^DATABASE_URL is required/)]);
     expect(() => loadConfig({}, 'gateway')).not.toThrow();

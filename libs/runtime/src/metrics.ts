@@ -50,5 +50,11 @@ export const natsRequestDuration = registeredMetric(
 
 export const rateLimitedRequests = registeredMetric(
   'mailroom_rate_limited_requests_total',
-  () => new Counter({ name: 'mailroom_rate_limited_requests_total', help: 'Requests answered 429', registers: [metricsRegistry] }),
+  () =>
+    new Counter({
+      name: 'mailroom_rate_limited_requests_total',
+      help: 'Requests answered 429, by the limit that refused them: api_key (RATE_LIMIT_PER_SECOND) or auth_failures (AUTH_FAILURE_LIMIT)',
+      labelNames: ['limit'],
+      registers: [metricsRegistry],
+    }),
 );

@@ -1,13 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthenticatedRequest, AuthOptions, authenticate, authRequestOf } from '@mailroom/auth';
+import { DomainError, ErrorCode } from '@mailroom/errors';
 import { enforceRateLimit } from '../rate-limit/enforce-rate-limit';
 import { RateLimiter } from '../rate-limit/rate-limiter';
+import { AuthFailureLimiter } from './auth-failure-limiter';
+import { enforceAuthFailureLimit } from './enforce-auth-failure-limit';
 import { RouteRequirements } from './route-requirements';
 
 /**
- * Settles who may call a route from its headers alone: the authentication
- * rules in order (401, then 403 for the client address, then 403 for the
+ * Settles who may call a route from its headers alone: a client address
+ * blocked for failed authentications (429), then the authentication rules in
+ * order (401, then 403 for the client address, then 403 for the
  * permission), then the key's rate limit (429). The gateway runs it in
  * Fastify's onRequest hook, because Nest's guards run only after Fastify
  * has checked the media type and parsed the body, so a caller without a
@@ -22,13 +26,21 @@ export class RequestAdmission {
     @Inject(API_KEY_VERIFIER) private readonly verifier: ApiKeyVerifier,
     @Inject(AUTH_OPTIONS) private readonly options: AuthOptions,
     private readonly limiter: RateLimiter,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
   async admit(request: FastifyRequest & AuthenticatedRequest, reply: FastifyReply): Promise<void> {
     const required = this.requirements.of(request.method, request.routeOptions.url);
     // null: a public route; undefined: no route, which Nest answers 404 whoever asks.
     if (!required) return;
-    request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
+    // request.ip honours X-Forwarded-For from TRUSTED_PROXIES only, as ipRestrictions do.
+    enforceAuthFailureLimit(this.failures, request.ip, reply);
+    try {
+      request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) this.failures.recordFailure(request.ip);
+      throw error;
+    }
     enforceRateLimit(this.limiter, request.mailroom.key.keyId, reply);
   }
 }

@@ -2,7 +2,8 @@ import { DomainError, ErrorCode } from '@mailroom/errors';
 import { rateLimitedRequests } from '@mailroom/runtime';
 import { RateLimiter } from './rate-limiter';
 
-interface ReplyLike {
+/** What the limits set headers on: Fastify's reply, or a stand-in in a test. */
+export interface ReplyLike {
   header(name: string, value: string | number): unknown;
 }
 
@@ -19,7 +20,7 @@ export function enforceRateLimit(limiter: RateLimiter, keyId: string, reply: Rep
   reply.header('RateLimit-Remaining', result.remaining);
   reply.header('RateLimit-Reset', result.resetSeconds);
   if (result.allowed) return;
-  rateLimitedRequests.inc();
+  rateLimitedRequests.inc({ limit: 'api_key' });
   reply.header('Retry-After', result.retryAfterSeconds);
   throw new DomainError(ErrorCode.RateLimited, `Too many requests for this API key; retry after ${result.retryAfterSeconds} s.`);
 }
