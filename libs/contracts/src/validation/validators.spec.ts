@@ -59,6 +59,16 @@ describe(stringRule.name, () => {
     expect(problemOf({ ranges: [null] })).toBe('ranges: each value must be a string');
   });
 
+  it('refuses an IPv4-mapped range with an IPv4-sized prefix however the address is spelled (each is ::/8, every IPv4 client)', () => {
+    for (const range of ['::ffff:10.0.0.0/8', '::FFFF:10.0.0.0/8', '::ffff:a00:0/8', '0:0:0:0:0:ffff:a00:0/8', '::ffff:0a00:0000/95']) {
+      expect([range, problemOf({ ranges: [range] })]).toEqual([
+        range,
+        'ranges: each value must be an IPv4/IPv6 address or CIDR range; the prefix of an IPv4-mapped address counts IPv6 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8)',
+      ]);
+    }
+    expect(problemOf({ ranges: ['::ffff:a00:0/104', '::ffff:10.0.0.0/96', '::/8'] })).toBeNull();
+  });
+
   it('refuses an IP address or range with a zone id, which no remote client address carries', () => {
     for (const range of ['fe80::1%eth0', 'fe80::%eth0/64', 'fe80::1%25eth0', 'fe80::1%']) {
       expect([range, problemOf({ ranges: [range] })]).toEqual([

@@ -1,5 +1,5 @@
 import { isFQDN, isISO8601, registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
-import { isIP } from 'node:net';
+import { isIP, SocketAddress } from 'node:net';
 import { domainToASCII } from 'node:url';
 
 /**
@@ -33,11 +33,15 @@ export function isIpOrCidr(value: unknown): boolean {
  * `::ffff:10.0.0.0/8` reads like 10.0.0.0/8, but an IPv6 prefix counts IPv6
  * bits: it is ::/8, which holds every IPv4-mapped address, so it admitted
  * every IPv4 client. Written as IPv4-mapped, a range needs /96 or more
- * (`::ffff:10.0.0.0/104` is 10.0.0.0/8).
+ * (`::ffff:10.0.0.0/104` is 10.0.0.0/8), whether its address is written
+ * dotted or in hex (`::ffff:a00:0/8` is ::/8 too).
  */
 function isMappedWithIpv4Prefix(value: string): boolean {
-  const mapped = /^::ffff:\d+\.\d+\.\d+\.\d+\/(\d+)$/i.exec(value);
-  return mapped !== null && Number(mapped[1]) < 96;
+  const [address, prefix] = value.split('/');
+  if (prefix === undefined || isIP(address) !== 6) return false;
+  // SocketAddress writes every spelling of a mapped address (::ffff:a00:0, 0:0:0:0:0:ffff:…) as ::ffff:a.b.c.d.
+  const canonical = new SocketAddress({ address, family: 'ipv6' }).address;
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/.test(canonical) && Number(prefix) < 96;
 }
 
 /**
