@@ -61,6 +61,8 @@ describe(AuthFailureLimiter.name, () => {
 describe(failureClientOf.name, () => {
   it('is the address for IPv4, and the /64 for IPv6, which one subscriber holds whole', () => {
     expect(failureClientOf('203.0.113.1')).toBe(failureClientOf('::ffff:203.0.113.1'));
+    expect(failureClientOf('203.0.113.1')).toBe(failureClientOf('::ffff:cb00:7101'));
+    expect(failureClientOf('203.0.113.1')).toBe(failureClientOf('0:0:0:0:0:ffff:203.0.113.1'));
     expect(failureClientOf('203.0.113.1')).not.toBe(failureClientOf('203.0.113.2'));
     expect(failureClientOf('2001:db8:1:2::1')).toBe(failureClientOf('2001:db8:1:2:ffff:ffff:ffff:ffff'));
     expect(failureClientOf('2001:db8:1:2::1')).not.toBe(failureClientOf('2001:db8:1:3::1'));
