@@ -96,6 +96,7 @@ function failedAttempt(delivery: ClaimedDelivery) {
     error: 'HTTP 500',
     success: false,
     gone: false,
+    affectsWebhookHealth: true,
     nextAttemptAt: new Date(Date.now() + 60_000),
   };
 }

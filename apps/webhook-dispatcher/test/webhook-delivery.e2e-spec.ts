@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { SecretBox } from '@mailroom/auth';
 import { verifyWebhookSignature } from '@mailroom/contracts';
 import { eventually, Stack, startStack } from '@mailroom/testing';
 import { EventPublisher } from './support/event-publisher';
@@ -188,6 +190,19 @@ describe('webhook delivery', () => {
     } finally {
       await target.stop();
     }
+  });
+
+  it('fails a delivery whose signing secret does not decrypt on the retry schedule, sends nothing, and leaves the webhook healthy', async () => {
+    const webhook = await fixtures.create(receiver.url(), ['email.opened']);
+    // As if ENCRYPTION_KEY had been changed without re-sealing the secrets: a well-formed box under another key.
+    const sealedElsewhere = new SecretBox(randomBytes(32).toString('base64')).encrypt(webhook.secret, webhook.id);
+    await fixtures.overwriteStored(webhook.id, 'secret_sealed', sealedElsewhere);
+    await events.publish('email.opened');
+    const delivery = await fixtures.firstDeliveryOnce(webhook.id, 'failed', 15_000);
+    expect(delivery).toMatchObject({ attempts: 3, responseCode: null, nextAttemptAt: null, error: 'signing secret could not be decrypted' });
+    expect(delivery.attemptLog.map((attempt: any) => attempt.error)).toEqual(Array(3).fill('signing secret could not be decrypted'));
+    expect(receiver.requests).toHaveLength(0);
+    expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'active', failureCount: 0, lastDeliveryStatus: null });
   });
 
   it('signs with both secrets for 24 hours after a rotation, and each verifies', async () => {

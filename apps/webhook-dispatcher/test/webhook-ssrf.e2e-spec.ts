@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { eventually, Stack, startStack } from '@mailroom/testing';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
@@ -85,18 +84,9 @@ describe('webhook SSRF guard', () => {
    */
   it('records a stored literal refused address as a failed attempt: nothing reaches the receiver', async () => {
     const webhook = await fixtures.create('https://hooks.example.com/stored-before', ['email.opened']);
-    const database = new Client({ connectionString: stack.databaseUrl });
-    await database.connect();
-    try {
-      await database.query('UPDATE webhooks.webhooks SET url = $2 WHERE id = $1', [webhook.id, receiver.url('/literal')]);
-    } finally {
-      await database.end();
-    }
+    await fixtures.overwriteStored(webhook.id, 'url', receiver.url('/literal'));
     await events.publish('email.opened');
-    const [delivery] = await eventually(async () => {
-      const list = await fixtures.deliveries(webhook.id);
-      return list[0]?.status === 'failed' && list;
-    });
+    const delivery = await fixtures.firstDeliveryOnce(webhook.id, 'failed');
     expect(delivery.error).toMatch(/refused to connect to 127\.0\.0\.1: it resolves to 127\.0\.0\.1, a loopback address/);
     expect(delivery.responseCode).toBeNull();
     expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });

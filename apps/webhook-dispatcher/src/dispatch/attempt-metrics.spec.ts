@@ -27,5 +27,6 @@ describe(attemptOutcomeLabel.name, () => {
     expect(label({ failure: 'aborted', error: 'dispatcher shutting down' })).toBe('aborted');
     expect(label({ failure: 'network', error: 'ECONNREFUSED' })).toBe('network_error');
     expect(label({ error: 'ECONNRESET' })).toBe('network_error');
+    expect(label({ failure: 'dispatcher', error: 'signing secret could not be decrypted' })).toBe('dispatcher_error');
   });
 });

@@ -7,12 +7,14 @@ import type { AttemptOutcome, HttpResult } from './attempt-outcome';
  * disabled), throttled (429/503), redirect (3xx, never followed), http_error
  * (any other status), timeout, refused (the SSRF guard refused the address),
  * network_error (no connection, reset, DNS), aborted (shutdown; the delivery
- * is released and sent again).
+ * is released and sent again), dispatcher_error (nothing sent: the dispatcher
+ * could not make the request, e.g. a signing secret that does not decrypt).
  */
 export function attemptOutcomeLabel(result: HttpResult, outcome: AttemptOutcome | null): string {
   const code = result.statusCode;
   if (code === null) {
     if (result.failure === 'timeout' || result.failure === 'refused' || result.failure === 'aborted') return result.failure;
+    if (result.failure === 'dispatcher') return 'dispatcher_error';
     return 'network_error';
   }
   if (outcome?.success) return 'success';
@@ -27,7 +29,7 @@ export const webhookAttempts = registeredMetric(
   () =>
     new Counter({
       name: 'mailroom_webhook_attempts_total',
-      help: 'Webhook delivery attempts (HTTP POSTs) by outcome: success, gone, throttled, redirect, http_error, timeout, refused, network_error, aborted',
+      help: 'Webhook delivery attempts (HTTP POSTs) by outcome: success, gone, throttled, redirect, http_error, timeout, refused, network_error, aborted, dispatcher_error (nothing was sent)',
       labelNames: ['outcome'],
       registers: [metricsRegistry],
     }),

@@ -5,7 +5,9 @@ import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhookPayload }
 import { WebhookSettings } from '../webhook-settings';
 import { attemptRecordRetries, recordAttemptMetrics } from './attempt-metrics';
 import { AttemptRecorder } from './attempt-recorder';
-import { classifyAttempt } from './attempt-outcome';
+import { classifyAttempt, HttpResult } from './attempt-outcome';
+import { dispatcherFaultResult, UndecryptableSecretError } from './dispatcher-fault';
+import { DispatcherFaultLog } from './dispatcher-fault-log';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { nextAttemptAt } from './retry-policy';
 import { WebhookSender } from './webhook-sender';
@@ -16,6 +18,7 @@ export class DeliveryAttempter {
   private readonly logger = new Logger(DeliveryAttempter.name);
   /** Every request in flight retries on its own through an outage; one line per 30 s says so for all of them. */
   private readonly recordFailures = new RepeatedFailureLog(this.logger, 'recording webhook attempts');
+  private readonly faultLog = new DispatcherFaultLog(this.logger);
   private readonly sender: WebhookSender;
   private stopping = false;
 
@@ -37,19 +40,8 @@ export class DeliveryAttempter {
       await this.repository.abandon(owner, delivery.id, 'not sent: the webhook is disabled');
       return;
     }
-    const body = serialize(delivery.payload);
     const startedAt = new Date();
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'Mailroom-Webhooks/1.0',
-      [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(body, this.secretsOf(delivery, startedAt), Math.floor(startedAt.getTime() / 1000)),
-      [WEBHOOK_EVENT_ID_HEADER]: delivery.eventId,
-      // Standard Webhooks' name for the same id, so generic receivers de-duplicate too.
-      'webhook-id': delivery.eventId,
-      'service-delivery-id': delivery.id,
-      'service-delivery-attempt': String(delivery.attempts + 1),
-    };
-    const result = await this.sender.send(delivery.url, body, headers);
+    const result = await this.send(delivery, startedAt);
     sent();
     if (this.stopping && result.statusCode === null) {
       recordAttemptMetrics(Object.assign({}, result, { failure: 'aborted' }), null);
@@ -71,6 +63,7 @@ export class DeliveryAttempter {
       error: outcome.error,
       success: outcome.success,
       gone: outcome.gone,
+      affectsWebhookHealth: outcome.affectsWebhookHealth,
       nextAttemptAt: next,
     };
     // The endpoint has answered: waiting out a short database outage beats letting the lease run out and posting again.
@@ -92,14 +85,49 @@ export class DeliveryAttempter {
     this.sender.close();
   }
 
+  /**
+   * Signs and POSTs the event. Anything that throws on the way (a secret
+   * that does not decrypt, a request Node refuses to build) is the
+   * dispatcher's fault, not an answer of the endpoint: it comes back as a
+   * result like any other, so it is recorded and retried on the schedule.
+   */
+  private async send(delivery: ClaimedDelivery, startedAt: Date): Promise<HttpResult> {
+    try {
+      const body = serialize(delivery.payload);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'Mailroom-Webhooks/1.0',
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(body, this.secretsOf(delivery, startedAt), Math.floor(startedAt.getTime() / 1000)),
+        [WEBHOOK_EVENT_ID_HEADER]: delivery.eventId,
+        // Standard Webhooks' name for the same id, so generic receivers de-duplicate too.
+        'webhook-id': delivery.eventId,
+        'service-delivery-id': delivery.id,
+        'service-delivery-attempt': String(delivery.attempts + 1),
+      };
+      const result = await this.sender.send(delivery.url, body, headers);
+      this.faultLog.cleared(delivery.webhookId);
+      return result;
+    } catch (error) {
+      this.faultLog.report(delivery, error);
+      return dispatcherFaultResult(error, Date.now() - startedAt.getTime());
+    }
+  }
+
   /** The current secret, plus the previous one while its rotation grace lasts. */
   private secretsOf(delivery: ClaimedDelivery, now: Date): string[] {
-    const box = this.settings.secretBox;
-    const secrets = [box.decrypt(delivery.secretSealed, delivery.webhookId)];
+    const secrets = [this.decrypt(delivery.secretSealed, delivery.webhookId)];
     if (delivery.previousSecretSealed && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now) {
-      secrets.push(box.decrypt(delivery.previousSecretSealed, delivery.webhookId));
+      secrets.push(this.decrypt(delivery.previousSecretSealed, delivery.webhookId));
     }
     return secrets;
+  }
+
+  private decrypt(sealed: string, webhookId: string): string {
+    try {
+      return this.settings.secretBox.decrypt(sealed, webhookId);
+    } catch (error) {
+      throw new UndecryptableSecretError(error);
+    }
   }
 }
 

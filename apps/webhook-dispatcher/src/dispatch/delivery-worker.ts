@@ -121,7 +121,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         slotFreed();
       })
       .catch((error: Error) => {
-        // The lease is left to expire, so a persistent fault is retried at lease pace rather than in a hot loop.
+        // Faults while preparing or making the request are recorded as attempts (DeliveryAttempter.send), so only
+        // the database refusing to record one lands here: nothing can be written, so the lease is left to expire and
+        // the delivery is tried again at lease pace rather than in a hot loop.
         this.logger.error({ deliveryId: delivery.id, err: error.message }, 'webhook delivery failed unexpectedly');
       })
       .finally(() => {

@@ -50,6 +50,8 @@ export interface AttemptRecord {
   error: string | null;
   success: boolean;
   gone: boolean;
+  /** False for the dispatcher's own faults (nothing was sent): the webhook's health is left as it is. */
+  affectsWebhookHealth: boolean;
   /** Null: no retry left, the delivery has failed for good. */
   nextAttemptAt: Date | null;
 }
@@ -287,11 +289,13 @@ export class DispatchRepository {
  * The attempts whose health update can change anything, webhook by webhook
  * (sorted by id, so concurrent batches lock webhook rows in the same order
  * and cannot deadlock), each webhook's attempts in the order they finished.
- * A success right after a success of the same webhook changes nothing.
+ * A success right after a success of the same webhook changes nothing, and
+ * neither does a dispatcher fault (the endpoint was never asked).
  */
 function healthChanges(records: AttemptRecord[]): AttemptRecord[] {
   const byWebhook = new Map<string, AttemptRecord[]>();
   for (const record of records) {
+    if (!record.affectsWebhookHealth) continue;
     const list = byWebhook.get(record.delivery.webhookId) ?? [];
     const previous = list[list.length - 1];
     if (!(record.success && previous?.success)) list.push(record);

@@ -1,4 +1,5 @@
-import { Stack } from '@mailroom/testing';
+import { Client } from 'pg';
+import { eventually, Stack } from '@mailroom/testing';
 import { ApiClient } from '@mailroom/testing';
 
 /** Creates webhooks through the API and deletes them after each test, so one test's endpoints never receive another's events. */
@@ -18,6 +19,25 @@ export class WebhookFixtures {
     const response = await api.get(`/v1/webhooks/${id}/deliveries?limit=100`);
     if (response.status !== 200) throw new Error(`listing deliveries answered ${response.status}`);
     return response.body.data;
+  }
+
+  /** The webhook's first listed delivery once it has this status. */
+  firstDeliveryOnce(id: string, status: string, timeoutMs = 10_000): Promise<any> {
+    return eventually(async () => {
+      const [first] = await this.deliveries(id);
+      return first?.status === status && first;
+    }, timeoutMs);
+  }
+
+  /** Writes a stored column behind the API's back, as a bad migration, an old version or a changed key would leave it. */
+  async overwriteStored(id: string, column: 'url' | 'secret_sealed', value: string): Promise<void> {
+    const database = new Client({ connectionString: this.stack.databaseUrl });
+    await database.connect();
+    try {
+      await database.query(`UPDATE webhooks.webhooks SET ${column} = $2 WHERE id = $1`, [id, value]);
+    } finally {
+      await database.end();
+    }
   }
 
   async cleanup(): Promise<void> {
