@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { eventDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { planOnIndexes, preparedStatements, recordsetJson, renewOwnLeasesSql, ulid } from '@mailroom/database';
+import { planOnIndexes, preparedStatements, recordsetJson, renewOwnLeasesSql } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
+import { fanOutDeliveryIdSql, fanOutIdPrefix } from './delivery-ids';
 import { afterFailure, afterSuccess, DisablePolicy, WebhookHealth } from './status-transitions';
 
 /**
@@ -78,8 +79,8 @@ export class DispatchRepository {
    * to `*`, not disabled, and unrestricted or restricted to the event's
    * domain), for a batch of events, in one statement. An event whose domain
    * does not read (domain NULL) reaches unrestricted webhooks only. Ids are
-   * whd_ + the first 20 characters of one ULID (time + 50 random bits) + a
-   * 6-digit row number: unique, and time-sortable like every other id.
+   * one ULID prefix per statement + the row number (delivery-ids.ts): unique
+   * however many rows, and time-sortable like every other id.
    * ON CONFLICT makes a redelivered stream message a no-op. Returns how many
    * deliveries were created.
    */
@@ -90,7 +91,7 @@ export class DispatchRepository {
          SELECT e.id, e.type, e.mode, e.domain, e.payload
            FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, mode text, domain text, payload jsonb))
        INSERT INTO webhooks.deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, attempt_limit, next_attempt_at)
-       SELECT 'whd_' || $2::text || lpad(row_number() OVER ()::text, 6, '0') , w.id, i.id, i.type, i.payload, 'pending', 0, $4,
+       SELECT ${fanOutDeliveryIdSql('$2::text', 'row_number() OVER ()')}, w.id, i.id, i.type, i.payload, 'pending', 0, $4,
               now() + make_interval(secs => $3::double precision / 1000)
          FROM incoming i
          JOIN webhooks.webhooks w ON w.mode = i.mode AND w.status <> 'disabled' AND (w.events @> ARRAY[i.type] OR w.events @> ARRAY['*'])
@@ -99,7 +100,7 @@ export class DispatchRepository {
        RETURNING id`,
       [
         recordsetJson(events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, domain: eventDomainOf(event) || null, payload: event }))),
-        ulid().slice(0, 20),
+        fanOutIdPrefix(),
         firstDelayMs,
         attemptLimit,
       ],
