@@ -27,6 +27,22 @@ export const ATTEMPTS_RECORD = `WITH r AS (
          SELECT r.id, r.attempt, r.started_at, r.response_code, r.duration_ms, r.error FROM r JOIN updated USING (id)
          RETURNING delivery_id`;
 
+/**
+ * Recording attempts locks the webhooks' rows before their deliveries', as
+ * deleting a webhook does (WebhooksRepository.delete), so the two cannot
+ * deadlock. Both used to take deliveries first and could still deadlock: a
+ * delete's DELETE of the deliveries and a batch's UPDATE of them lock the
+ * same webhook's rows each in its own order, and a delivery inserted after
+ * the delete's first statement and recorded before its last was held by the
+ * batch (waiting for the webhook row) while the delete's cascade (holding
+ * the webhook row) waited for it. Now whichever takes the webhook row first
+ * goes through before the other locks any delivery. KEY SHARE is the weakest
+ * row lock: it conflicts only with a delete's FOR UPDATE, not with fan-out's
+ * foreign key checks, a PATCH, or the health update below (other batches'
+ * included). In id order, as every batch takes them.
+ */
+export const WEBHOOK_LOCK_ORDER = `SELECT 1 FROM webhooks.webhooks WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE`;
+
 /** A due delivery with what sending it needs from its webhook. */
 export interface ClaimedDelivery {
   id: string;
@@ -230,6 +246,7 @@ export class DispatchRepository {
       }));
       // Found by key whatever the statistics say (the webhooks' health below too).
       await planOnIndexes(manager);
+      await preparedStatements(manager).query(WEBHOOK_LOCK_ORDER, [[...new Set(records.map((record) => record.delivery.webhookId))]]);
       const updated = returningRows<{ delivery_id: string }>(
         await preparedStatements(manager).query(ATTEMPTS_RECORD, [recordsetJson(states), states.map((state) => state.id)]),
       );

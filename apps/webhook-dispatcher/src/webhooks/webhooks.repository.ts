@@ -45,13 +45,18 @@ export class WebhooksRepository {
   }
 
   /**
-   * Its deliveries and their attempt log go with it. Deliveries are deleted
-   * first, in the same lock order as recording an attempt (delivery, then
-   * webhook), so a delete racing a delivery cannot deadlock. False when
-   * there was nothing to delete: another request deleted it first.
+   * Its deliveries and their attempt log go with it. Lock order, the same as
+   * DispatchRepository.recordAttempts (see WEBHOOK_LOCK_ORDER there): the
+   * webhook row first, then its deliveries. Holding the webhook row (FOR
+   * UPDATE, the lock deleting it takes anyway) also holds back new deliveries
+   * (their foreign key check waits for it), so the cascade of the last
+   * statement finds none to wait for. False when there was nothing to
+   * delete: another request deleted it first.
    */
   async delete(id: string): Promise<boolean> {
     return this.repository.manager.transaction(async (manager) => {
+      const locked: unknown[] = await manager.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 FOR UPDATE`, [id]);
+      if (!locked.length) return false;
       await manager.query(`DELETE FROM webhooks.deliveries WHERE webhook_id = $1`, [id]);
       return returningRows(await manager.query(`DELETE FROM webhooks.webhooks WHERE id = $1 RETURNING id`, [id])).length > 0;
     });
