@@ -49,6 +49,8 @@ describe('webhook delivery', () => {
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['service-event-id']).toBe(event.id);
     expect(request.headers['webhook-id']).toBe(event.id);
+    // The kind in a header, so a receiver can route (or drop) an event before it parses the body.
+    expect(request.headers['service-event-type']).toBe('email.delivered');
     expect(JSON.parse(request.rawBody)).toEqual(event);
     expect(request.headers['service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], webhook.secret)).toBe(true);
@@ -234,6 +236,7 @@ describe('webhook delivery', () => {
       expect(sent.body).toMatchObject({ object: 'webhook_delivery', eventType: 'webhook.test', status: 'pending' });
       await eventually(() => receiver.requests.length === 1);
       expect(receiver.bodies()[0]).toMatchObject({ type: 'webhook.test', id: sent.body.eventId });
+      expect(receiver.requests[0].headers['service-event-type']).toBe('webhook.test');
       expect(other.requests).toHaveLength(0);
       // The attempt is recorded, and its lease let go, just after the receiver answered; a retry before then is
       // refused as a delivery being attempted right now (409), which is what a client waits out.

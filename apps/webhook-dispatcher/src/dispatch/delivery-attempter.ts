@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { retryWhileDatabaseUnavailable } from '@mailroom/database';
 import { RepeatedFailureLog } from '@mailroom/runtime';
-import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhookPayload } from '@mailroom/contracts';
+import { signWebhookPayload } from '@mailroom/contracts';
 import { WebhookSettings } from '../webhook-settings';
 import { attemptRecordRetries, recordAttemptMetrics } from './attempt-metrics';
 import { AttemptRecorder } from './attempt-recorder';
 import { classifyAttempt, HttpResult } from './attempt-outcome';
 import { dispatcherFaultResult, UndecryptableSecretError } from './dispatcher-fault';
 import { DispatcherFaultLog } from './dispatcher-fault-log';
+import { deliveryHeaders } from './delivery-headers';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { nextAttemptAt } from './retry-policy';
 import { WebhookSender } from './webhook-sender';
@@ -94,16 +95,8 @@ export class DeliveryAttempter {
   private async send(delivery: ClaimedDelivery, startedAt: Date): Promise<HttpResult> {
     try {
       const body = serialize(delivery.payload);
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'Mailroom-Webhooks/1.0',
-        [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(body, this.secretsOf(delivery, startedAt), Math.floor(startedAt.getTime() / 1000)),
-        [WEBHOOK_EVENT_ID_HEADER]: delivery.eventId,
-        // Standard Webhooks' name for the same id, so generic receivers de-duplicate too.
-        'webhook-id': delivery.eventId,
-        'service-delivery-id': delivery.id,
-        'service-delivery-attempt': String(delivery.attempts + 1),
-      };
+      const signature = signWebhookPayload(body, this.secretsOf(delivery, startedAt), Math.floor(startedAt.getTime() / 1000));
+      const headers = deliveryHeaders(delivery, signature);
       const result = await this.sender.send(delivery.url, body, headers);
       this.faultLog.cleared(delivery.webhookId);
       return result;

@@ -11,6 +11,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export const WEBHOOK_SIGNATURE_HEADER = 'service-signature';
 export const WEBHOOK_EVENT_ID_HEADER = 'service-event-id';
+/** The event's kind (`email.delivered`), the body's `type`, for routing before parsing; not signed, so the body's is the one to trust. */
+export const WEBHOOK_EVENT_TYPE_HEADER = 'service-event-type';
 
 export interface VerifyWebhookOptions {
   /** Maximum age (and clock skew) of the timestamp; default 300 s. */
