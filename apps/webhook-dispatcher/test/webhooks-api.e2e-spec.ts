@@ -60,6 +60,15 @@ describe('webhooks management API', () => {
     }
   });
 
+  it('collapses duplicate kinds in events, on create and on PATCH', async () => {
+    const created = await stack.api.post('/v1/webhooks', { url, events: ['email.sent', 'email.bounced', 'email.sent'] });
+    expect(created.status).toBe(201);
+    expect(created.body.events).toEqual(['email.sent', 'email.bounced']);
+    const patched = await stack.api.patch(`/v1/webhooks/${created.body.id}`, { events: ['*', 'email.opened', '*'] });
+    expect(patched.body.events).toEqual(['*', 'email.opened']);
+    expect((await stack.api.get(`/v1/webhooks/${created.body.id}`)).body.events).toEqual(['*', 'email.opened']);
+  });
+
   it('lists newest first with limit, cursors, status filter and totalCount', async () => {
     const testKey = await stack.issueKey({ mode: 'test' });
     const api = stack.api.withKey(testKey.key);
