@@ -110,12 +110,12 @@ describe('error answers', () => {
       });
     });
 
-    it('answers headers over the size limit with 413 in the API shape', async () => {
+    it('answers headers over the size limit with 431 in the API shape', async () => {
       const response = await rawExchange(`GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
       expect(response).toEqual({
-        status: 413,
+        status: 431,
         contentType: 'application/json; charset=utf-8',
-        body: { error: { code: 'payload_too_large', message: 'The request headers are larger than this server reads.' } },
+        body: { error: { code: 'headers_too_large', message: 'The request headers are larger than this server reads (16384 bytes with the request line).' } },
       });
     });
 

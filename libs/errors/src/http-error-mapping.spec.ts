@@ -18,6 +18,7 @@ describe(toHttpDomainError.name, () => {
       unsupported_media_type: 415,
       payload_too_large: 413,
       uri_too_long: 414,
+      headers_too_large: 431,
       rate_limited: 429,
       internal_error: 500,
       service_unavailable: 503,

@@ -24,6 +24,7 @@ const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
   409: ErrorCode.Conflict,
   413: ErrorCode.PayloadTooLarge,
   414: ErrorCode.UriTooLong,
+  431: ErrorCode.HeadersTooLarge,
   415: ErrorCode.UnsupportedMediaType,
   422: ErrorCode.ValidationError,
   429: ErrorCode.RateLimited,

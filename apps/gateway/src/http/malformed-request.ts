@@ -9,10 +9,10 @@ type ParserError = Error & { code?: string; rawPacket?: unknown };
  * Node counts the request line and the headers against one limit
  * (maxHeaderSize) and reports both as HPE_HEADER_OVERFLOW. When the request
  * line alone reaches the limit, it is the URL that is too long: 414 (RFC 9110
- * §15.5.15) tells the client to shorten it, where 413 would send it looking
- * at its headers or body. Read from the bytes the parser was given, which
- * start with the request line unless the client sent it in pieces; then it
- * stays the 413 of any header overflow.
+ * §15.5.15) tells the client to shorten it; otherwise it is the headers:
+ * 431 (RFC 6585 §5). Read from the bytes the parser was given, which start
+ * with the request line unless the client sent it in pieces; then it stays
+ * the 431 of any header overflow.
  */
 function requestLineOverflowed(error: ParserError): boolean {
   if (!Buffer.isBuffer(error.rawPacket) || !/^[A-Z]+ /.test(error.rawPacket.subarray(0, 16).toString('latin1'))) return false;
@@ -24,7 +24,7 @@ function describe(error: ParserError): DomainError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       if (requestLineOverflowed(error)) return new DomainError(ErrorCode.UriTooLong, `The URL is longer than this server reads (${maxHeaderSize} bytes with the headers).`);
-      return new DomainError(ErrorCode.PayloadTooLarge, 'The request headers are larger than this server reads.');
+      return new DomainError(ErrorCode.HeadersTooLarge, `The request headers are larger than this server reads (${maxHeaderSize} bytes with the request line).`);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new DomainError(ErrorCode.InvalidJson, 'The request did not arrive completely in time.');
     default:

@@ -34,7 +34,7 @@ const DESCRIPTION = [
   'Each operation names the permission its key needs (also in `x-permission`). Errors always have the body `{ "error": { "code", "message" } }`.',
   'A client address that made too many failed authentications (429), the key (401), the client address and the permission (403) and the rate limit (429) are checked before the body is read, so a request that fails one of them gets that answer whatever its body; 415, 413 and 400 come only after.',
   'Lists are newest first with `limit`, `starting_after` and `ending_before` cursors, and answer `{ object: "list", data, hasMore, totalCount }`.',
-  'A path served under other methods only answers 405 `method_not_allowed` with an `Allow` header; a URL that alone reaches the 16 KB header limit answers 414 `uri_too_long`. Every operation but the tracking routes refuses a query parameter it does not read (422 naming it), and every operation refuses a body that is not JSON (415); one that takes no body refuses a JSON body with fields (422) and accepts none, or `{}`.',
+  'A path served under other methods only answers 405 `method_not_allowed` with an `Allow` header; a URL that alone reaches the 16 KB header limit answers 414 `uri_too_long`, and headers over it 431 `headers_too_large`. Every operation of /v1 refuses a query parameter it does not read (422 naming it), and every operation refuses a body that is not JSON (415); one that takes no body refuses a JSON body with fields (422) and accepts none, or `{}`.',
 ].join('\n\n');
 
 /** `/v1/domains/{id}` → `domains`; `/health` → `health`. */
