@@ -115,6 +115,21 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('sends domain events to test-key webhooks as well as live ones, since both modes share the domains', async () => {
+    const testApi = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+    const testReceiver = await new WebhookReceiver().start();
+    try {
+      await fixtures.create(receiver.url(), ['domain.verified']);
+      await fixtures.create(testReceiver.url(), ['domain.verified'], testApi);
+      const verified = await events.publish('domain.verified', 'live', { id: 'dom_shared' });
+      await eventually(() => receiver.requests.length >= 1 && testReceiver.requests.length >= 1);
+      expect(receiver.eventIds()).toEqual([verified.id]);
+      expect(testReceiver.eventIds()).toEqual([verified.id]);
+    } finally {
+      await testReceiver.stop();
+    }
+  });
+
   it('retries a failing endpoint on the configured schedule, then fails the delivery; the webhook is failing', async () => {
     receiver.reply = () => ({ status: 500 });
     const webhook = await fixtures.create(receiver.url(), ['email.failed']);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { eventDomainOf, type EventEnvelope } from '@mailroom/contracts';
+import { eventDomainOf, type EventEnvelope, reachesEveryMode } from '@mailroom/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { planOnIndexes, preparedStatements, recordsetJson, renewOwnLeasesSql } from '@mailroom/database';
 import { returningRows } from '../database/returning-rows';
@@ -91,7 +91,8 @@ export class DispatchRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * One delivery per matching webhook (same mode, subscribed to the type or
+   * One delivery per matching webhook (same mode, or any for an event of a
+   * resource both modes share, subscribed to the type or
    * to `*`, not disabled, and unrestricted or restricted to the event's
    * domain), for a batch of events, in one statement. An event whose domain
    * does not read (domain NULL) reaches unrestricted webhooks only. Ids are
@@ -104,18 +105,20 @@ export class DispatchRepository {
     if (!events.length) return 0;
     const rows: unknown[] = await preparedStatements(this.dataSource).query(
       `WITH incoming AS (
-         SELECT e.id, e.type, e.mode, e.domain, e.payload
-           FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, mode text, domain text, payload jsonb))
+         SELECT e.id, e.type, e.mode, e.every_mode, e.domain, e.payload
+           FROM jsonb_to_recordset($1::jsonb) AS e(id text, type text, mode text, every_mode boolean, domain text, payload jsonb))
        INSERT INTO webhooks.deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, attempt_limit, next_attempt_at)
        SELECT ${fanOutDeliveryIdSql('$2::text', 'row_number() OVER ()')}, w.id, i.id, i.type, i.payload, 'pending', 0, $4,
               now() + make_interval(secs => $3::double precision / 1000)
          FROM incoming i
-         JOIN webhooks.webhooks w ON w.mode = i.mode AND w.status <> 'disabled' AND (w.events @> ARRAY[i.type] OR w.events @> ARRAY['*'])
+         JOIN webhooks.webhooks w ON (w.mode = i.mode OR i.every_mode) AND w.status <> 'disabled' AND (w.events @> ARRAY[i.type] OR w.events @> ARRAY['*'])
                                  AND (w.domain_restrictions = '{}' OR i.domain = ANY(w.domain_restrictions))
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id`,
       [
-        recordsetJson(events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, domain: eventDomainOf(event) || null, payload: event }))),
+        recordsetJson(
+          events.map((event) => ({ id: event.id, type: event.type, mode: event.mode, every_mode: reachesEveryMode(event.type), domain: eventDomainOf(event) || null, payload: event })),
+        ),
         fanOutIdPrefix(),
         firstDelayMs,
         attemptLimit,

@@ -18,6 +18,15 @@ export const DOMAIN_EVENT_TYPES = ['domain.verified', 'domain.failed'] as const;
 
 export const EVENT_TYPES = [...EMAIL_EVENT_TYPES, ...DOMAIN_EVENT_TYPES] as const;
 
+/**
+ * Events of a resource both modes share: a domain serves test and live keys
+ * alike, so its events reach test webhooks as well as live ones, whatever
+ * the event's `mode` says.
+ */
+export function reachesEveryMode(type: string): boolean {
+  return (DOMAIN_EVENT_TYPES as readonly string[]).includes(type);
+}
+
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(value: unknown): value is EventType {
