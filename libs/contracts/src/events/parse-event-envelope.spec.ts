@@ -19,6 +19,8 @@ describe(parseEventEnvelope.name, () => {
     ['null', null, /^not a JSON object$/],
     ['a numeric id', { ...good, id: 7 }, /^id: /],
     ['an id too long for a key', { ...good, id: 'e'.repeat(201) }, /^id: /],
+    ['an id with a space, which no header can carry as it is', { ...good, id: 'evt 1' }, /^id: /],
+    ['an id with a character outside ASCII', { ...good, id: 'evt_ü' }, /^id: /],
     ['an empty type', { ...good, type: '' }, /^type: /],
     ['an unknown mode', { ...good, mode: 'prod' }, /^mode: /],
     ['a createdAt that is no date', { ...good, createdAt: '9999-99-99' }, /^createdAt: /],

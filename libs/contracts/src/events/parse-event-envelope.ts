@@ -6,6 +6,12 @@ import { isPlainObject } from '../validation/is-plain-object';
 
 /** Far longer than evt_<ULID>, short enough for a btree key and a Nats-Msg-Id. */
 const MAX_ID_LENGTH = 200;
+/**
+ * Printable ASCII without spaces: the id goes out as the service-event-id and
+ * webhook-id headers, and one Node cannot put in a header would fail every
+ * delivery of the event instead of being refused here.
+ */
+const ID_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_ID_LENGTH}}$`);
 const MAX_TYPE_LENGTH = 100;
 
 export type ParsedEnvelope = { envelope: EventEnvelope } | { problem: string };
@@ -28,7 +34,7 @@ export function parseEventEnvelope(json: string): ParsedEnvelope {
   }
   if (!isPlainObject(value)) return { problem: 'not a JSON object' };
   const { id, type, createdAt, mode = 'live', data } = value;
-  if (typeof id !== 'string' || !id || id.length > MAX_ID_LENGTH) return { problem: `id: must be a string of 1 to ${MAX_ID_LENGTH} characters` };
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) return { problem: `id: must be a string of 1 to ${MAX_ID_LENGTH} printable ASCII characters without spaces` };
   if (typeof type !== 'string' || !type || type.length > MAX_TYPE_LENGTH) return { problem: `type: must be a string of 1 to ${MAX_TYPE_LENGTH} characters` };
   if (mode !== 'live' && mode !== 'test') return { problem: 'mode: must be live or test' };
   const at = asUtcTimestamp(createdAt);
