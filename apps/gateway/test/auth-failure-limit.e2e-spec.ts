@@ -40,8 +40,18 @@ describe('failed authentications per client address', () => {
     expect(await failTimes('203.0.113.1', LIMIT)).toEqual(Array(LIMIT).fill(401));
     expectBlocked(await from('203.0.113.1', generateApiKey('live')));
     expectBlocked(await from('203.0.113.1', stack.rootKey));
-    expectBlocked(await from('203.0.113.1', null));
-    expect((await blockedCount()) - blockedBefore).toBe(3);
+    expect((await blockedCount()) - blockedBefore).toBe(2);
+  });
+
+  it('neither counts nor blocks a request without an Authorization header: it guesses nothing, and is told 401 as ever', async () => {
+    // A browser tab or a probe pointed at an API route sends no key; it must not lock out the address's real clients.
+    for (let index = 0; index < LIMIT * 2; index += 1) expect((await from('203.0.113.8', null)).status).toBe(401);
+    expect((await from('203.0.113.8', stack.rootKey)).status).toBe(200);
+    await failTimes('203.0.113.8', LIMIT);
+    expectBlocked(await from('203.0.113.8', stack.rootKey));
+    const headerless = await from('203.0.113.8', null);
+    expect(headerless.status).toBe(401);
+    expect(headerless.body.error.message).toMatch(/Missing Authorization header/);
   });
 
   it('blocks only that address: other clients go on, with valid keys and failures of their own', async () => {

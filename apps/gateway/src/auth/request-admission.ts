@@ -9,8 +9,8 @@ import { enforceAuthFailureLimit } from './enforce-auth-failure-limit';
 import { RouteRequirements } from './route-requirements';
 
 /**
- * Settles who may call a route from its headers alone: a client address
- * blocked for failed authentications (429), then the authentication rules in
+ * Settles who may call a route from its headers alone: a key sent from a
+ * client address blocked for failed authentications (429), then the authentication rules in
  * order (401, then 403 for the client address, then 403 for the
  * permission), then the key's rate limit (429). The gateway runs it in
  * Fastify's onRequest hook, because Nest's guards run only after Fastify
@@ -33,12 +33,15 @@ export class RequestAdmission {
     const required = this.requirements.of(request.method, request.routeOptions.url);
     // null: a public route; undefined: no route, which Nest answers 404 whoever asks.
     if (!required) return;
+    // A request with no key guesses nothing (a browser tab, a probe pointed at an API route): it is told 401 and
+    // neither counts nor is blocked, so it cannot lock the real clients of its address out.
+    const presentsKey = Boolean(request.headers.authorization);
     // request.ip honours X-Forwarded-For from TRUSTED_PROXIES only, as ipRestrictions do.
-    enforceAuthFailureLimit(this.failures, request.ip, reply);
+    if (presentsKey) enforceAuthFailureLimit(this.failures, request.ip, reply);
     try {
       request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
     } catch (error) {
-      if (error instanceof DomainError && error.code === ErrorCode.Unauthorized) this.failures.recordFailure(request.ip);
+      if (presentsKey && error instanceof DomainError && error.code === ErrorCode.Unauthorized) this.failures.recordFailure(request.ip);
       throw error;
     }
     enforceRateLimit(this.limiter, request.mailroom.key.keyId, reply);
