@@ -78,6 +78,8 @@ describe('error answers', () => {
       ['PUT', '/v1/api-keys', 'GET, HEAD, POST'],
       ['POST', '/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'DELETE, GET, HEAD, PATCH'],
       ['GET', '/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV/verify', 'POST'],
+      // Percent-encoded, as Fastify routes it: GET /v1/%65mails lists emails.
+      ['PUT', '/v1/%65mails', 'GET, HEAD, POST'],
     ])('for %s %s, with the methods the path takes in Allow', async (method, path, allow) => {
       const response = await stack.api.request(method, path);
       expectError(response, 405, 'method_not_allowed');
