@@ -92,6 +92,7 @@ describe('POST /v1/api-keys', () => {
       ['an IP restriction is a hostname', { name: 'k', ipRestrictions: ['localhost'] }, 'ipRestrictions'],
       ['an IPv4-mapped range has an IPv4-sized prefix (::ffff:10.0.0.0/8 is ::/8: every IPv4 client)', { name: 'k', ipRestrictions: ['::ffff:10.0.0.0/8'] }, 'ipRestrictions'],
       ['an IPv4-mapped range in hex has an IPv4-sized prefix (::ffff:a00:0/8 is ::/8 too)', { name: 'k', ipRestrictions: ['::ffff:a00:0/8'] }, 'ipRestrictions'],
+      ['an IPv6 range written with an IPv4 tail has an IPv4-sized prefix (::10.0.0.0/8 is ::/8 too)', { name: 'k', ipRestrictions: ['::10.0.0.0/8'] }, 'ipRestrictions'],
       ['an IP restriction carries a zone id (it names an interface of one host)', { name: 'k', ipRestrictions: ['fe80::1%eth0'] }, 'ipRestrictions'],
       ['an IPv6 range carries a zone id', { name: 'k', ipRestrictions: ['fe80::%eth0/64'] }, 'ipRestrictions'],
       ['a domain is not a hostname', { name: 'k', domainRestrictions: ['not a host'] }, 'domainRestrictions'],

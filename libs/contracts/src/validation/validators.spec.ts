@@ -69,6 +69,17 @@ describe(stringRule.name, () => {
     expect(problemOf({ ranges: ['::ffff:a00:0/104', '::ffff:10.0.0.0/96', '::/8'] })).toBeNull();
   });
 
+  it('refuses any IPv6 address written with an IPv4 tail and a prefix that ends before it: ::10.0.0.0/8 reads as 10.0.0.0/8 and is ::/8', () => {
+    for (const range of ['::10.0.0.0/8', '::0.0.0.0/0', '64:ff9b::10.0.0.0/95']) {
+      expect([range, problemOf({ ranges: [range] })]).toEqual([
+        range,
+        'ranges: each value must be an IPv4/IPv6 address or CIDR range; the prefix of an IPv4-mapped address counts IPv6 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8)',
+      ]);
+    }
+    // From /96 on the prefix reaches into the IPv4 part, so it says what it reads as.
+    expect(problemOf({ ranges: ['::10.0.0.0/104', '64:ff9b::10.0.0.0/104', '64:ff9b::/96', '::10.0.0.1'] })).toBeNull();
+  });
+
   it('refuses an IP address or range with a zone id, which no remote client address carries', () => {
     for (const range of ['fe80::1%eth0', 'fe80::%eth0/64', 'fe80::1%25eth0', 'fe80::1%']) {
       expect([range, problemOf({ ranges: [range] })]).toEqual([

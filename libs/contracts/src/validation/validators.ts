@@ -34,14 +34,18 @@ export function isIpOrCidr(value: unknown): boolean {
  * bits: it is ::/8, which holds every IPv4-mapped address, so it admitted
  * every IPv4 client. Written as IPv4-mapped, a range needs /96 or more
  * (`::ffff:10.0.0.0/104` is 10.0.0.0/8), whether its address is written
- * dotted or in hex (`::ffff:a00:0/8` is ::/8 too).
+ * dotted or in hex (`::ffff:a00:0/8` is ::/8 too). So does any IPv6
+ * address written with a dotted IPv4 tail: `::10.0.0.0/8` reads the same
+ * and is ::/8 as well.
  */
 function isMappedWithIpv4Prefix(value: string): boolean {
   const [address, prefix] = value.split('/');
-  if (prefix === undefined || isIP(address) !== 6) return false;
+  if (prefix === undefined || isIP(address) !== 6 || Number(prefix) >= 96) return false;
+  // Any IPv6 address written with an IPv4 tail (::10.0.0.0/8, IPv4-compatible) reads the same way, and is ::/8 too.
+  if (address.includes('.')) return true;
   // SocketAddress writes every spelling of a mapped address (::ffff:a00:0, 0:0:0:0:0:ffff:…) as ::ffff:a.b.c.d.
   const canonical = new SocketAddress({ address, family: 'ipv6' }).address;
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/.test(canonical) && Number(prefix) < 96;
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/.test(canonical);
 }
 
 /**
