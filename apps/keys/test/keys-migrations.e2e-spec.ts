@@ -51,4 +51,18 @@ describe('keys schema migrations', () => {
       { id: 'key_twice', ip_restrictions: ['::ffff:10.0.0.0/104'] },
     ]);
   });
+
+  it('narrows any other range written with a dotted IPv4 tail and a prefix under /96 (::10.0.0.0/8 is ::/8) to the IPv4 range it reads like', async () => {
+    await database.undoThrough('NarrowDottedIpv6Restrictions1763800000030');
+    const insertKey = (id: string, ranges: string[]) => insertKeyWith(id, 'ip_restrictions', ranges);
+    await insertKey('key_compat', ['::10.0.0.0/8', '64:ff9b::192.0.2.7/64', '::10.0.0.0/104', '64:ff9b::/96', '2001:db8::/32', '192.0.2.0/24']);
+    await insertKey('key_same', ['::10.0.0.0/8', '::ffff:10.0.0.0/104']);
+    await dataSource.runMigrations({ transaction: 'each' });
+
+    const rows = await dataSource.query(`SELECT id, ip_restrictions FROM keys.api_keys WHERE id IN ('key_compat', 'key_same') ORDER BY id`);
+    expect(rows).toEqual([
+      { id: 'key_compat', ip_restrictions: ['::ffff:10.0.0.0/104', '::ffff:192.0.2.7/128', '::10.0.0.0/104', '64:ff9b::/96', '2001:db8::/32', '192.0.2.0/24'] },
+      { id: 'key_same', ip_restrictions: ['::ffff:10.0.0.0/104'] },
+    ]);
+  });
 });
