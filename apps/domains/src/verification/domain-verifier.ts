@@ -3,10 +3,11 @@ import { DomainEntity } from '../database/entities/domain.entity';
 import { absoluteHost, dkimTarget } from '../domains/dns-records';
 import { DomainSettings } from '../domains/domain-settings';
 import { checkCnameChain } from './cname-chain';
+import { checkDkim } from './dkim-check';
 import { discoverDmarc } from './dmarc-discovery';
 import { DnsLookup } from './dns-lookup';
 import { checkSpf } from './spf-evaluator';
-import { checkDkim, checkDkimKey, DomainCheck, RecordOutcome } from './verification-rules';
+import { DomainCheck, RecordOutcome } from './verification-rules';
 
 /** The custom tracking domain that was looked up, and what was found; null when the domain has none. */
 export interface TrackingDomainCheck {
@@ -28,14 +29,8 @@ export class DomainVerifier {
     return { spf, dkim, dmarc };
   }
 
-  /**
-   * The CNAME we issued; when it is not there as such, the key a verifier would reach at the selector name.
-   * Both asked at once, so a check still takes one DNS_TIMEOUT_MS at most and a verify answers within RPC_TIMEOUT_MS.
-   */
-  private async checkDkim(dns: DnsLookup, domain: Pick<DomainEntity, 'id' | 'name' | 'dkimSelector' | 'dkimPublicKey'>): Promise<RecordOutcome> {
-    const host = absoluteHost(`${domain.dkimSelector}._domainkey`, domain.name);
-    const [cname, txt] = await Promise.all([dns.cname(host), dns.txt(host)]);
-    return checkDkimKey(checkDkim(cname, dkimTarget(domain, this.settings.dkimZone)), txt, domain.dkimPublicKey);
+  private checkDkim(dns: DnsLookup, domain: Pick<DomainEntity, 'id' | 'name' | 'dkimSelector' | 'dkimPublicKey'>): Promise<RecordOutcome> {
+    return checkDkim(absoluteHost(`${domain.dkimSelector}._domainkey`, domain.name), dkimTarget(domain, this.settings.dkimZone), domain.dkimPublicKey, dns);
   }
 
   /** A custom tracking domain verifies with a CNAME, or a chain of them, to the host of TRACKING_BASE_URL, where the gateway answers. */

@@ -22,41 +22,16 @@ export function checkCname(lookup: LookupResult, expectedTarget: string): Record
   return { result: 'fail', problem: `the CNAME points to ${lookup.values.map(normalizeName).join(', ')}, not ${expectedTarget}` };
 }
 
-/** The DKIM CNAME must point at our DKIM zone name. */
-export function checkDkim(lookup: LookupResult, expectedTarget: string): RecordOutcome {
-  return checkCname(lookup, expectedTarget);
-}
-
-/**
- * What a verifier sees at the selector name: the TXT it reaches through any
- * CNAMEs. It passes when it carries our key, so a CNAME to another name of the
- * owner's that points on to ours (a CNAME query shows only the first hop), or
- * a DNS host that flattens CNAMEs into the records they lead to, verifies as
- * signing will. Otherwise the CNAME's own outcome stands.
- */
-export function checkDkimKey(cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
-  if (cnameOutcome.result !== 'fail') return cnameOutcome;
-  if (txt.kind === 'error') return { result: 'error', error: txt.error };
-  if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) return { result: 'pass' };
-  return cnameOutcome;
-}
-
 /**
  * The `name=value` tags of a DKIM key or DMARC record, both written as a tag
  * list (RFC 6376 §3.2, RFC 7489 §6.4): `;`-separated, blanks around names and
  * values not counted. Names as written: DKIM's are case-sensitive, DMARC's not.
  */
-function tagList(record: string): Array<[name: string, value: string]> {
+export function tagList(record: string): Array<[name: string, value: string]> {
   return record.split(';').flatMap((tag) => {
     const match = /^\s*([a-z]\w*)\s*=\s*([\s\S]*?)\s*$/i.exec(tag);
     return match ? [[match[1], match[2]] as [string, string]] : [];
   });
-}
-
-/** The p= of a DKIM key record (RFC 6376 §3.6.1); folding whitespace inside base64 does not count (§3.2). */
-function dkimPublicKeyOf(record: string): string | null {
-  const p = tagList(record).find(([name]) => name === 'p');
-  return p === undefined ? null : p[1].replace(/\s+/g, '');
 }
 
 /**

@@ -1,0 +1,36 @@
+import { checkCname, LookupResult, RecordOutcome, tagList } from './verification-rules';
+
+/** The two lookups a DKIM check makes; DnsLookup provides them. */
+export interface DkimLookups {
+  cname(host: string): Promise<LookupResult>;
+  txt(host: string): Promise<LookupResult>;
+}
+
+/**
+ * The CNAME we issued at the selector name; when it is not there as such, the
+ * key a verifier would reach there. Both asked at once, so a check still takes
+ * one DNS_TIMEOUT_MS at most and a verify answers within RPC_TIMEOUT_MS.
+ */
+export async function checkDkim(selectorHost: string, expectedTarget: string, publicKeyBase64: string, dns: DkimLookups): Promise<RecordOutcome> {
+  const [cname, txt] = await Promise.all([dns.cname(selectorHost), dns.txt(selectorHost)]);
+  return withKeyReached(checkCname(cname, expectedTarget), txt, publicKeyBase64);
+}
+
+/**
+ * What a verifier sees at the selector name: the TXT it reaches through any
+ * CNAMEs. It passes when it carries our key, so a DNS host that flattens
+ * CNAMEs into the records they lead to verifies as signing will. Otherwise the
+ * CNAME's own outcome stands.
+ */
+function withKeyReached(cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
+  if (cnameOutcome.result !== 'fail') return cnameOutcome;
+  if (txt.kind === 'error') return { result: 'error', error: txt.error };
+  if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) return { result: 'pass' };
+  return cnameOutcome;
+}
+
+/** The p= of a DKIM key record (RFC 6376 §3.6.1); folding whitespace inside base64 does not count (§3.2). */
+function dkimPublicKeyOf(record: string): string | null {
+  const p = tagList(record).find(([name]) => name === 'p');
+  return p === undefined ? null : p[1].replace(/\s+/g, '');
+}
