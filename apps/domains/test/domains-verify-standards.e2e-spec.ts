@@ -128,6 +128,37 @@ describe('domains: verification follows the DNS standards', () => {
     });
   });
 
+  describe('DKIM CNAME chains', () => {
+    const selectorHost = (domain: { name: string; dnsRecords: Array<{ host: string }> }) => `${domain.dnsRecords[1].host}.${domain.name}`;
+
+    it("follows the owner's CNAMEs to ours, and names a chain that loops or ends elsewhere", async () => {
+      const domain = await addDomain(uniqueDomain('dkimhops'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['spf', 'dmarc']);
+      const selector = selectorHost(domain);
+      harness.dns.set(selector, 'CNAME', `dkim.${domain.name}`);
+      harness.dns.set(`dkim.${domain.name}`, 'CNAME', `a.${domain.name}`);
+      harness.dns.set(`a.${domain.name}`, 'CNAME', `b.${domain.name}`);
+      harness.dns.set(`b.${domain.name}`, 'CNAME', `dkim.${domain.name}`);
+      const looped = await verify(domain.id);
+      expect(looped).toMatchObject({ status: 'pending', dkimStatus: 'pending' });
+      // The resolver's SERVFAIL for the TXT behind the loop is the loop's doing, not a DNS failure.
+      expect(looped.dnsErrors).toBeUndefined();
+      expect(looped.recordProblems).toEqual([
+        { purpose: 'dkim', host: selector, problem: `the CNAME chain makes a loop: ${selector} → dkim.${domain.name} → a.${domain.name} → b.${domain.name} → dkim.${domain.name}` },
+      ]);
+
+      harness.dns.clear(`b.${domain.name}`);
+      const ended = await verify(domain.id);
+      expect(ended.dkimStatus).toBe('pending');
+      expect(ended.recordProblems).toEqual([{ purpose: 'dkim', host: selector, problem: expect.stringContaining(`ends at b.${domain.name}, not ${domain.dnsRecords[1].value}`) }]);
+
+      harness.dns.set(`b.${domain.name}`, 'CNAME', domain.dnsRecords[1].value);
+      const reached = await verify(domain.id);
+      expect(reached).toMatchObject({ status: 'verified', dkimStatus: 'verified' });
+      expect(reached.recordProblems).toBeUndefined();
+    });
+  });
+
   describe('tracking domain CNAME chains', () => {
     const withTrackingDomain = async (prefix: string) => {
       const domain = await addDomain(uniqueDomain(prefix));

@@ -1,4 +1,5 @@
-import { checkCname, LookupResult, RecordOutcome, tagList } from './verification-rules';
+import { CnameWalk, cnameChainOutcome, followCnameChain, leadsNowhere } from './cname-chain';
+import { LookupResult, RecordOutcome, tagList } from './verification-rules';
 
 /** The two lookups a DKIM check makes; DnsLookup provides them. */
 export interface DkimLookups {
@@ -7,25 +8,28 @@ export interface DkimLookups {
 }
 
 /**
- * The CNAME we issued at the selector name; when it is not there as such, the
- * key a verifier would reach there. Both asked at once, so a check still takes
- * one DNS_TIMEOUT_MS at most and a verify answers within RPC_TIMEOUT_MS.
+ * The CNAME we issued at the selector name, reached directly or through a
+ * chain of the owner's CNAMEs (followed as for tracking domains); when it is
+ * not reached, the key a verifier would find there. Both asked at once, so a
+ * check still takes one DNS_TIMEOUT_MS at most and a verify answers within
+ * RPC_TIMEOUT_MS.
  */
 export async function checkDkim(selectorHost: string, expectedTarget: string, publicKeyBase64: string, dns: DkimLookups): Promise<RecordOutcome> {
-  const [cname, txt] = await Promise.all([dns.cname(selectorHost), dns.txt(selectorHost)]);
-  return withKeyReached(checkCname(cname, expectedTarget), txt, publicKeyBase64);
+  const [walk, txt] = await Promise.all([followCnameChain(selectorHost, expectedTarget, (host) => dns.cname(host)), dns.txt(selectorHost)]);
+  return withKeyReached(walk, cnameChainOutcome(walk, expectedTarget), txt, publicKeyBase64);
 }
 
 /**
  * What a verifier sees at the selector name: the TXT it reaches through any
  * CNAMEs. It passes when it carries our key, so a DNS host that flattens
  * CNAMEs into the records they lead to verifies as signing will. Otherwise the
- * CNAME's own outcome stands.
+ * CNAME chain's own outcome stands.
  */
-function withKeyReached(cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
+function withKeyReached(walk: CnameWalk, cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
   if (cnameOutcome.result !== 'fail') return cnameOutcome;
-  if (txt.kind === 'error') return { result: 'error', error: txt.error };
   if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) return { result: 'pass' };
+  // A resolver answers SERVFAIL for the TXT behind a loop (or a chain longer than it follows): the chain's problem, not a DNS failure to wait out.
+  if (txt.kind === 'error' && !leadsNowhere(walk)) return { result: 'error', error: txt.error };
   return cnameOutcome;
 }
 

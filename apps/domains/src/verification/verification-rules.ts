@@ -14,14 +14,6 @@ export type DomainCheck = Record<DnsRecordPurpose, RecordOutcome>;
 
 export const normalizeName = (name: string) => name.trim().toLowerCase().replace(/\.+$/, '');
 
-/** A CNAME must point at the expected name; case and a trailing dot do not matter (RFC 4343, RFC 1034 §3.1). */
-export function checkCname(lookup: LookupResult, expectedTarget: string): RecordOutcome {
-  if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
-  if (lookup.kind === 'missing' || lookup.values.length === 0) return { result: 'fail' };
-  if (lookup.values.some((target) => normalizeName(target) === normalizeName(expectedTarget))) return { result: 'pass' };
-  return { result: 'fail', problem: `the CNAME points to ${lookup.values.map(normalizeName).join(', ')}, not ${expectedTarget}` };
-}
-
 /**
  * The `name=value` tags of a DKIM key or DMARC record, both written as a tag
  * list (RFC 6376 §3.2, RFC 7489 §6.4): `;`-separated, blanks around names and
