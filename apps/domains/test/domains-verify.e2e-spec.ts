@@ -221,13 +221,15 @@ describe('domains: verification through real DNS', () => {
     }
   });
 
-  it('does not accept a DMARC record without a policy: no valid p= and no rua= means receivers apply none (RFC 7489 §6.6.3)', async () => {
+  it('does not accept a DMARC record without a policy: no valid p= (or an invalid sp=) and no valid rua= means receivers apply none (RFC 7489 §6.6.3)', async () => {
     const domain = await addDomain('dmarcpolicy');
     publish(harness.dns, domain.name, domain.dnsRecords);
     const cases = [
       { record: 'v=DMARC1', dmarcStatus: 'pending' },
       { record: 'v=DMARC1; p=monitor', dmarcStatus: 'pending' },
       { record: 'v=DMARC1; sp=reject', dmarcStatus: 'pending' },
+      { record: 'v=DMARC1; p=reject; sp=bogus', dmarcStatus: 'pending' },
+      { record: 'v=DMARC1; rua=dmarc@example.com', dmarcStatus: 'pending' },
       { record: 'v=DMARC1; P = Quarantine; pct=50', dmarcStatus: 'verified' },
       { record: 'v=DMARC1; rua=mailto:dmarc@example.com', dmarcStatus: 'verified' },
     ];

@@ -1,5 +1,6 @@
 import { CnameWalk, cnameChainOutcome, followCnameChain, leadsNowhere } from './cname-chain';
-import { LookupResult, RecordOutcome, tagList } from './verification-rules';
+import { tagList } from './tag-list';
+import { LookupResult, RecordOutcome } from './verification-rules';
 
 /** The two lookups a DKIM check makes; DnsLookup provides them. */
 export interface DkimLookups {
