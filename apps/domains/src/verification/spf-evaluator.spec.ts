@@ -95,6 +95,12 @@ describe('SPF evaluation (RFC 7208)', () => {
     expect(await check({ 'example.com': [`v=spf1 include:${OURS} ~all`, 'v=spf1 -all'] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('found 2 SPF records') });
   });
 
+  it('stops at the first include that finds nothing, so it never meets the two void lookups §4.6.4 allows', async () => {
+    const { txt, asked } = zone({ 'example.com': [`v=spf1 include:_a.example.com include:_b.example.com redirect=_c.example.com`] });
+    expect(await checkSpf('example.com', OURS, txt)).toMatchObject({ result: 'fail', problem: expect.stringContaining('_a.example.com, which has no SPF record') });
+    expect(asked).toEqual(['example.com', '_a.example.com']);
+  });
+
   it('treats an include or redirect= that names no domain as the syntax error it is (a permanent error)', async () => {
     expect(await check({ 'example.com': [`v=spf1 include: include:${OURS} -all`] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('include: names no domain') });
     expect(await check({ 'example.com': [`v=spf1 include include:${OURS} -all`] })).toMatchObject({ result: 'fail', problem: expect.stringContaining('include names no domain') });

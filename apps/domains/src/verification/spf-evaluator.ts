@@ -105,6 +105,8 @@ export class SpfEvaluator {
     if (lookup.kind === 'error') return { kind: 'stopped', outcome: { result: 'error', error: lookup.error, host: target } };
     const records = lookup.kind === 'found' ? spfRecordsOf(lookup.values) : [];
     const reached = `${where(from)}${how} leads to ${target}`;
+    // The only void lookup (§4.6.4) the evaluator meets, and it stops here, so the limit of two is never reached
+    // and not counted (a, mx, ptr and exists count towards the 10 but are not resolved).
     if (records.length === 0) return stopped(`${reached}, which has no SPF record, so receivers stop with a permanent error (RFC 7208 §5.2)`);
     if (records.length > 1) return stopped(`${reached}; ${target} has ${records.length} SPF records, so receivers stop with a permanent error (RFC 7208 §4.5)`);
     return this.evaluate(records[0], { domain: target, route });
