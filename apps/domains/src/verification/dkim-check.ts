@@ -24,11 +24,13 @@ export async function checkDkim(selectorHost: string, expectedTarget: string, pu
  * What a verifier sees at the selector name: the TXT it reaches through any
  * CNAMEs. It passes when it carries our key, so a DNS host that flattens
  * CNAMEs into the records they lead to verifies as signing will. Otherwise the
- * CNAME chain's own outcome stands.
+ * CNAME chain's own outcome stands, or the TXT lookup's failure.
  */
 function withKeyReached(walk: CnameWalk, cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
-  if (cnameOutcome.result !== 'fail') return cnameOutcome;
+  if (cnameOutcome.result === 'pass') return cnameOutcome;
+  // Also when a hop's CNAME lookup failed: the key a verifier reaches settles it.
   if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) return { result: 'pass' };
+  if (cnameOutcome.result === 'error') return cnameOutcome;
   // A resolver answers SERVFAIL for the TXT behind a loop (or a chain longer than it follows): the chain's problem, not a DNS failure to wait out.
   if (txt.kind === 'error' && !leadsNowhere(walk)) return { result: 'error', error: txt.error };
   return cnameOutcome;
