@@ -14,6 +14,11 @@ interface RejectedError extends SmtpErrorLike {
   recipient?: string;
 }
 
+/** The envelope as nodemailer's connection leaves it after the RCPT TO replies. */
+interface SentEnvelope extends Envelope {
+  rejectedErrors?: RejectedError[];
+}
+
 interface SendInfo {
   accepted?: Array<string | { address: string }>;
   rejected?: Array<string | { address: string }>;
@@ -35,18 +40,15 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
     for (const error of errors) if (error.recipient) outcomes.set(error.recipient.toLowerCase(), outcomeFromError(error));
   };
   let messageSent = false;
+  const mail = rawMail(envelope, raw, () => (messageSent = true));
   try {
-    const info = await new Promise<SendInfo>((resolve, reject) =>
-      pool.send(
-        rawMail(envelope, raw, () => (messageSent = true)),
-        (error, sent) => (error ? reject(error) : resolve(sent as SendInfo)),
-      ),
-    );
+    const info = await new Promise<SendInfo>((resolve, reject) => pool.send(mail.mail, (error, sent) => (error ? reject(error) : resolve(sent as SendInfo))));
     rejectedOutcomes(info.rejectedErrors);
     const accepted = outcomeFromReply(info.response ?? '250 OK');
     for (const address of info.accepted ?? []) outcomes.set(bare(address), accepted);
   } catch (error) {
-    rejectedOutcomes((error as { rejectedErrors?: RejectedError[] }).rejectedErrors);
+    const failure = error as SmtpErrorLike & { rejectedErrors?: RejectedError[] };
+    rejectedOutcomes(failure.rejectedErrors ?? refusalsBeforeData(failure, mail.lastEnvelope()));
     const shared = messageSent ? lostAfterTheMessage(error as SmtpErrorLike) : outcomeFromError(error as SmtpErrorLike);
     for (const address of envelope.to) if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), shared);
   }
@@ -54,6 +56,19 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
     if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no reply for this recipient' });
   }
   return outcomes;
+}
+
+/**
+ * nodemailer puts the RCPT TO refusals on the error only when every recipient
+ * was refused. When the transaction failed at DATA (the command or the
+ * message), they are only on the envelope its connection filled in, and each
+ * refused recipient keeps its own reply: a 452 "too many recipients" is
+ * retried even when the message then got a 5xx, and a 550 bounces even when
+ * the message then got a 4xx. A session that ended before DATA (a 421, a lost
+ * connection) keeps one outcome for all, so the next MX host gets them all.
+ */
+function refusalsBeforeData(error: SmtpErrorLike, envelope: SentEnvelope | undefined): RejectedError[] | undefined {
+  return error.command === 'DATA' ? envelope?.rejectedErrors : undefined;
 }
 
 /**
@@ -78,11 +93,14 @@ function lostAfterTheMessage(error: SmtpErrorLike): SmtpOutcome {
  * a message a reused session dropped before its first byte) is untouched. The
  * message-id is only for nodemailer's logs, which Mailroom leaves off.
  */
-function rawMail(envelope: Envelope, raw: Buffer, onAllRead: () => void): Parameters<SMTPPool['send']>[0] {
+function rawMail(envelope: Envelope, raw: Buffer, onAllRead: () => void): { mail: Parameters<SMTPPool['send']>[0]; lastEnvelope: () => SentEnvelope | undefined } {
+  // The connection records the replies to RCPT TO on the envelope object it was handed (the pool asks
+  // for a fresh one each time it sends or requeues the message); the last one is this attempt's.
+  let last: SentEnvelope | undefined;
   const mail = {
     data: {},
     message: {
-      getEnvelope: () => ({ from: envelope.from, to: [...envelope.to] }),
+      getEnvelope: () => (last = { from: envelope.from, to: [...envelope.to] }),
       messageId: () => '',
       getHeader: () => '',
       createReadStream: () =>
@@ -94,5 +112,5 @@ function rawMail(envelope: Envelope, raw: Buffer, onAllRead: () => void): Parame
         }).once('end', onAllRead),
     },
   };
-  return mail as unknown as Parameters<SMTPPool['send']>[0];
+  return { mail: mail as unknown as Parameters<SMTPPool['send']>[0], lastEnvelope: () => last };
 }
