@@ -24,6 +24,8 @@ describe('delivery: SMTP replies per recipient', () => {
   const recipient = (email: any, address: string) => email.recipients.find((one: any) => one.address === address);
   const suppressionOf = async (address: string) =>
     (await harness.db.query(`SELECT reason, details FROM emails.suppressions WHERE mode = 'live' AND address = $1`, [address])).rows;
+  const bounceEventOf = async (id: string, address: string) =>
+    (await eventsOf(harness.db, id)).find((event) => event.type === 'email.bounced' && event.data.recipient === address)?.data;
 
   it("keeps each recipient's own RCPT reply when DATA then fails temporarily", async () => {
     harness.smtp.rejectRecipient('gone1@example.test', 550, '5.1.1 No such user');
@@ -49,5 +51,44 @@ describe('delivery: SMTP replies per recipient', () => {
     // The server never took the message for it, so the spam verdict is not its answer.
     expect(recipient(email, 'later2@example.test')).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 452 });
     expect(await suppressionOf('later2@example.test')).toEqual([]);
+  });
+
+  it('bounces without suppressing when a 5xx is about the message, not the mailbox', async () => {
+    harness.smtp.failNext(552, '5.3.4 Message size exceeds fixed limit');
+    const id = await send('big@example.test');
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    expect(email.recipients[0]).toMatchObject({ status: 'bounced', smtpCode: 552, smtpReply: '552 5.3.4 Message size exceeds fixed limit' });
+    expect(await suppressionOf('big@example.test')).toEqual([]);
+    expect(await bounceEventOf(id, 'big@example.test')).toMatchObject({ smtp: { code: 552 }, suppressed: false });
+    // A smaller message to the same address goes out.
+    const again = await send('big@example.test');
+    expect((await emailReaching(harness.stack, harness.stack.rootKey, again, ['delivered', 'suppressed'])).status).toBe('delivered');
+  });
+
+  it('bounces without suppressing a policy refusal at RCPT, and a 5xx whose enhanced code says temporary', async () => {
+    harness.smtp.rejectRecipient('policy@example.test', 550, '5.7.1 Client host blocked by policy');
+    harness.smtp.rejectRecipient('full@example.test', 550, '4.2.2 Mailbox full');
+    const id = await send(['policy@example.test', 'full@example.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    // The basic code governs the outcome (RFC 5321): both bounce. Neither reply says the address is bad.
+    expect(recipient(email, 'policy@example.test')).toMatchObject({ status: 'bounced', smtpCode: 550 });
+    expect(recipient(email, 'full@example.test')).toMatchObject({ status: 'bounced', smtpCode: 550 });
+    expect(await suppressionOf('policy@example.test')).toEqual([]);
+    expect(await suppressionOf('full@example.test')).toEqual([]);
+    expect(await bounceEventOf(id, 'policy@example.test')).toMatchObject({ suppressed: false });
+  });
+
+  it('suppresses a mailbox refusal: a 5.1.x or 5.2.1 reply, or a RCPT 550 with no enhanced code', async () => {
+    harness.smtp.rejectRecipient('unknown@example.test', 550, 'No such user here');
+    harness.smtp.rejectRecipient('disabled@example.test', 550, '5.2.1 The email account that you tried to reach is disabled');
+    harness.smtp.rejectRecipient('moved@example.test', 551, '5.1.6 User not local');
+    const addresses = ['unknown@example.test', 'disabled@example.test', 'moved@example.test'];
+    const id = await send(addresses);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    for (const address of addresses) {
+      expect(recipient(email, address)).toMatchObject({ status: 'bounced', attempts: 1 });
+      expect(await suppressionOf(address)).toEqual([{ reason: 'bounce', details: recipient(email, address).smtpReply }]);
+      expect(await bounceEventOf(id, address)).toMatchObject({ suppressed: true });
+    }
   });
 });

@@ -25,10 +25,17 @@ describe(transitionRecipient.name, () => {
   });
 
   it('keeps a reply holding NUL, which Postgres cannot store, with U+FFFD in its place', () => {
-    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 no\u0000such\u0000user' } }, mx);
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 no\u0000such\u0000user', recipientRefused: true } }, mx);
     expect(result.smtpReply).toBe('550 no\uFFFDsuch\uFFFDuser');
     expect(result.events[0].extra).toMatchObject({ smtp: { reply: '550 no\uFFFDsuch\uFFFDuser' } });
     expect(result.suppress?.details).toBe('550 no\uFFFDsuch\uFFFDuser');
+  });
+
+  it('bounces without suppressing when the 5xx is about the message, not the mailbox', () => {
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 552, reply: '552 5.3.4 Message size exceeds fixed limit' } }, mx);
+    expect(result).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 552 });
+    expect(result.suppress).toBeUndefined();
+    expect(result.events[0].extra).toMatchObject({ suppressed: false });
   });
 
   it('bounces without suppressing when the 5xx refused the envelope sender', () => {

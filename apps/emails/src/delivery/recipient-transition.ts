@@ -1,5 +1,6 @@
 import { EMAIL_LIMITS } from '@mailroom/contracts';
 import { nextAttemptAt } from './retry-schedule';
+import { saysTheMailboxIsBad } from './mailbox-refusal';
 import { SmtpOutcome } from './smtp-outcome';
 import { RecipientStatus } from './status-summary';
 
@@ -51,8 +52,8 @@ export function storableReply(reply: string): string {
 
 /**
  * A recipient's next state after an attempt: 2xx → delivered or sent;
- * 5xx → bounced and suppressed (bounced only when the 5xx refused the
- * envelope sender, which says nothing about the address); anything temporary → deferred until the next
+ * 5xx → bounced, and suppressed only when the reply says the mailbox is bad
+ * (see mailbox-refusal.ts); anything temporary → deferred until the next
  * step of the retry schedule (email.delivery_delayed), or failed when the
  * schedule is used up.
  */
@@ -83,7 +84,7 @@ export function transitionRecipient(attemptsBefore: number, result: AttemptResul
     }
     case 'permanent': {
       // `suppressed` tells webhook consumers whether the address joined the suppression list.
-      const suppressed = !outcome.senderRefused;
+      const suppressed = saysTheMailboxIsBad(outcome);
       const bounced = to('bounced', attempts, [{ type: 'email.bounced', extra: { smtp, suppressed } }]);
       if (suppressed) bounced.suppress = { reason: 'bounce', details: reply };
       return bounced;

@@ -23,6 +23,8 @@ export interface SmtpOutcome {
    * message but says nothing against the recipient's address.
    */
   senderRefused?: true;
+  /** The refusal was the reply to this recipient's own RCPT TO, not to the message. */
+  recipientRefused?: true;
 }
 
 /**
@@ -67,6 +69,7 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
     const kind = classifyReplyCode(error.responseCode);
     // A relay refusing bounces@<domain> (not allowed to send as it, say) must not suppress every recipient.
     if (kind === 'permanent' && /^MAIL FROM/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, senderRefused: true };
+    if (/^RCPT TO/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, recipientRefused: true };
     return { kind, code: error.responseCode, reply };
   }
   const what = error.code ? `${error.code}: ` : '';
