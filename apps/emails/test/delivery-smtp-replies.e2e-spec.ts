@@ -1,3 +1,4 @@
+import { startTestSmtp } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 /**
@@ -89,6 +90,28 @@ describe('delivery: SMTP replies per recipient', () => {
       expect(recipient(email, address)).toMatchObject({ status: 'bounced', attempts: 1 });
       expect(await suppressionOf(address)).toEqual([{ reason: 'bounce', details: recipient(email, address).smtpReply }]);
       expect(await bounceEventOf(id, address)).toMatchObject({ suppressed: true });
+    }
+  });
+
+  it('delivers in plaintext to an MX host that offers STARTTLS but fails the handshake', async () => {
+    // The host listens on another loopback address with the same port, as MX hosts share port 25.
+    const oldTls = await startTestSmtp({ host: '127.0.0.2', port: harness.smtp.port, brokenTls: true });
+    try {
+      harness.dns.set('oldtls.test', 'MX', [{ exchange: 'mx.oldtls.test', priority: 10 }]);
+      harness.dns.set('mx.oldtls.test', 'A', '127.0.0.2');
+      const id = await send('someone@oldtls.test');
+      const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered', 'failed']);
+      expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+      expect(oldTls.messages).toHaveLength(1);
+      expect(oldTls.messages[0].secure).toBe(false);
+      // Hosts whose TLS works still get TLS.
+      const other = await send('tls@example.test');
+      await emailReaching(harness.stack, harness.stack.rootKey, other, ['delivered']);
+      expect(harness.smtp.messagesFor('tls@example.test')[0].secure).toBe(true);
+    } finally {
+      await oldTls.close();
+      harness.dns.clear('oldtls.test');
+      harness.dns.clear('mx.oldtls.test');
     }
   });
 });

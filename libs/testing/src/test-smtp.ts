@@ -37,6 +37,11 @@ export interface TestSmtpOptions {
   disableStartTls?: boolean;
   /** Implicit TLS from the first byte (port 465 style). */
   secure?: boolean;
+  /**
+   * Advertise STARTTLS but fail every handshake (the server offers only TLS 1.0, which current clients
+   * refuse), as an old or misconfigured MX does.
+   */
+  brokenTls?: boolean;
   /** The loopback address to listen on (default 127.0.0.1); a second MX host of a test can take 127.0.0.2. */
   host?: string;
   /** The port to listen on (default: a free one); MX hosts of one test share SMTP_MX_PORT. */
@@ -124,6 +129,8 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
       logger: false,
       disableReverseLookup: true,
       hideSTARTTLS: options.disableStartTls ?? false,
+      // Unset, Node's default applies; the server's own default minVersion is already TLSv1.
+      maxVersion: options.brokenTls ? 'TLSv1' : undefined,
       authOptional: !options.auth,
       authMethods: ['PLAIN', 'LOGIN'],
       allowInsecureAuth: true,

@@ -36,6 +36,14 @@ describe('smtp outcome', () => {
     expect(outcomeFromError({ code: 'ETLS', message: 'Error initiating TLS' }).kind).toBe('temporary');
   });
 
+  it('marks a TLS failure, so that the host is asked again in plaintext', () => {
+    // As nodemailer reports a handshake OpenSSL ended: a socket error carrying OpenSSL's code.
+    const handshake = { code: 'ESOCKET', command: 'CONN', originalCode: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', library: 'SSL routines', message: 'tlsv1 alert protocol version' };
+    expect(outcomeFromError(handshake)).toMatchObject({ kind: 'temporary', code: null, hostUnavailable: true, tlsFailed: true });
+    expect(outcomeFromError({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' })).toMatchObject({ tlsFailed: true });
+    expect(outcomeFromError({ code: 'ESOCKET', command: 'CONN', message: 'connect ECONNREFUSED 127.0.0.1:25' }).tlsFailed).toBeUndefined();
+  });
+
   it('marks a host that refused the session itself, so that the next MX host is tried', () => {
     expect(outcomeFromError({ code: 'EPROTOCOL', command: 'CONN', responseCode: 421, response: '421 4.3.2 Too busy' })).toEqual({
       kind: 'temporary',

@@ -25,6 +25,12 @@ export interface SmtpOutcome {
   senderRefused?: true;
   /** The refusal was the reply to this recipient's own RCPT TO, not to the message. */
   recipientRefused?: true;
+  /**
+   * The session broke in TLS (a STARTTLS handshake the two sides could not
+   * agree on) before the message went out: the host may well take it in
+   * plaintext. Set with hostUnavailable.
+   */
+  tlsFailed?: true;
 }
 
 /**
@@ -59,6 +65,15 @@ export interface SmtpErrorLike {
   response?: string;
   /** The SMTP step that failed: CONN (connection and greeting), EHLO, MAIL FROM, RCPT TO, DATA… */
   command?: string;
+  /** For a socket error: Node's own code (ERR_SSL_… for a TLS failure), which nodemailer moves here from `code`. */
+  originalCode?: string;
+  /** For a TLS failure: OpenSSL's library, 'SSL routines'. */
+  library?: string;
+}
+
+/** nodemailer reports a failed STARTTLS as ETLS, or, when OpenSSL ends the handshake, as a socket error from OpenSSL. */
+function isTlsFailure(error: SmtpErrorLike): boolean {
+  return error.code === 'ETLS' || /^ERR_SSL_/.test(error.originalCode ?? '') || error.library === 'SSL routines';
 }
 
 /** An outcome from a failed send: the server's reply when there is one, otherwise a temporary connection failure. */
@@ -73,5 +88,7 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
     return { kind, code: error.responseCode, reply };
   }
   const what = error.code ? `${error.code}: ` : '';
-  return { kind: 'temporary', code: null, reply: `${what}${error.message ?? 'connection failed'}`.slice(0, 1000), hostUnavailable: true };
+  const reply = `${what}${error.message ?? 'connection failed'}`.slice(0, 1000);
+  if (isTlsFailure(error)) return { kind: 'temporary', code: null, reply, hostUnavailable: true, tlsFailed: true };
+  return { kind: 'temporary', code: null, reply, hostUnavailable: true };
 }

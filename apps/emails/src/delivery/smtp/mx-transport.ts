@@ -12,6 +12,8 @@ export interface MxSettings {
   maxConnections: number;
 }
 
+const every = (outcomes: RecipientOutcomes, test: (outcome: SmtpOutcome) => boolean | undefined) => [...outcomes.values()].every(test);
+
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
 /**
@@ -19,8 +21,9 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  * their mail hosts are grouped again, and each group gets one message over
  * one pooled connection. Hosts are tried in MX order while they cannot be
  * reached or refuse the session with a 4xx; the first host that takes the
- * transaction decides. STARTTLS is opportunistic and
- * certificates are not checked, as between MTAs on the public internet.
+ * transaction decides. STARTTLS is opportunistic (a failed handshake is
+ * retried in plaintext) and certificates are not checked, as between MTAs on
+ * the public internet.
  */
 export class MxTransport implements DeliveryTransport {
   readonly acceptedStatus = 'delivered' as const;
@@ -68,25 +71,35 @@ export class MxTransport implements DeliveryTransport {
     let last: RecipientOutcomes | undefined;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        const smtpPool = this.pool.get(`${host.name}|${address}:${this.settings.port}`, () => ({
-          host: address,
-          port: this.settings.port,
-          secure: false,
-          opportunisticTLS: true,
-          tls: { rejectUnauthorized: false, servername: host.name },
-          name: this.settings.heloName,
-          connectionTimeout: this.settings.timeoutMs,
-          greetingTimeout: this.settings.timeoutMs,
-          socketTimeout: this.settings.timeoutMs,
-          maxConnections: this.settings.maxConnections,
-          maxMessages: Infinity,
-          maxRequeues: 1,
-        }));
-        last = await sendRaw(smtpPool, { from, to }, raw);
+        last = await sendRaw(this.poolFor(host.name, address, 'starttls'), { from, to }, raw);
+        // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
+        // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
+        // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
+        // gave here, while retrying with TLS would fail the same way until the mail failed for good.
+        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendRaw(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw);
         // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one.
-        if (![...last.values()].every((outcome: SmtpOutcome) => outcome.hostUnavailable)) return last;
+        if (!every(last, (outcome) => outcome.hostUnavailable)) return last;
       }
     }
     return last ?? new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
+  }
+
+  /** The pooled sessions to one address of an MX host: with opportunistic STARTTLS, or in plaintext after its TLS failed. */
+  private poolFor(hostName: string, address: string, tls: 'starttls' | 'plaintext') {
+    return this.pool.get(`${hostName}|${address}:${this.settings.port}|${tls}`, () => ({
+      host: address,
+      port: this.settings.port,
+      secure: false,
+      opportunisticTLS: tls === 'starttls',
+      ignoreTLS: tls === 'plaintext',
+      tls: { rejectUnauthorized: false, servername: hostName },
+      name: this.settings.heloName,
+      connectionTimeout: this.settings.timeoutMs,
+      greetingTimeout: this.settings.timeoutMs,
+      socketTimeout: this.settings.timeoutMs,
+      maxConnections: this.settings.maxConnections,
+      maxMessages: Infinity,
+      maxRequeues: 1,
+    }));
   }
 }
