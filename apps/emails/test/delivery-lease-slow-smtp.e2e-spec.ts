@@ -1,5 +1,5 @@
-import { AppProcess, eventually, freeDnsPort, startAppProcess } from '@mailroom/testing';
-import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { AppProcess, eventually, freeDnsPort } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, startEmailsProcess, verifiedDomain } from './support/delivery-harness';
 
 const LEASE_MS = 1500;
 
@@ -18,25 +18,8 @@ describe('a delivery whose SMTP session outlasts its lease, with a second worker
     harness = await startDeliveryHarness({ DELIVERY_LEASE_MS: String(LEASE_MS), SMTP_TIMEOUT_MS: '60000' });
     routeMailTo(harness.dns, 'example.test');
     await verifiedDomain(harness, 'acme.test');
-    const config = harness.stack.configFor('emails');
     const opsPort = await freeDnsPort();
-    worker = startAppProcess('emails', {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: harness.stack.databaseUrl,
-      NATS_URL: harness.stack.nats.url,
-      HEALTH_HOST: '127.0.0.1',
-      HEALTH_PORT: String(opsPort),
-      EMAILS_ROLE: 'worker',
-      DELIVERY_MODE: 'mx',
-      DNS_SERVERS: config.DNS_SERVERS.join(','),
-      SMTP_MX_PORT: String(config.SMTP_MX_PORT),
-      DELIVERY_ALLOW_PRIVATE_MX: 'true',
-      SMTP_HELO_NAME: 'mailroom.test',
-      SMTP_TIMEOUT_MS: '60000',
-      DELIVERY_POLL_MS: '50',
-      DELIVERY_LEASE_MS: String(LEASE_MS),
-    });
+    worker = startEmailsProcess(harness, opsPort, { EMAILS_ROLE: 'worker', SMTP_TIMEOUT_MS: '60000', DELIVERY_LEASE_MS: String(LEASE_MS) });
     const ready = async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200;
     await eventually(ready, 30000).catch((error: Error) => {
       throw new Error(`${error.message}; the worker wrote: ${worker!.stderr()}`);

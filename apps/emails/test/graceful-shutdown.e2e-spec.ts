@@ -1,5 +1,5 @@
-import { AppProcess, eventually, freeDnsPort, startAppProcess } from '@mailroom/testing';
-import { DeliveryHarness, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { AppProcess, eventually, freeDnsPort } from '@mailroom/testing';
+import { DeliveryHarness, routeMailTo, startDeliveryHarness, startEmailsProcess, verifiedDomain } from './support/delivery-harness';
 
 const SHUTDOWN_BOUND_MS = 15000;
 const SENDERS = 4;
@@ -16,21 +16,8 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
   let opsPort: number;
 
   const startEmails = () => {
-    const config = harness.stack.configFor('emails');
-    emails = startAppProcess('emails', {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: harness.stack.databaseUrl,
-      NATS_URL: harness.stack.nats.url,
-      HEALTH_HOST: '127.0.0.1',
-      HEALTH_PORT: String(opsPort),
-      DELIVERY_MODE: 'mx',
-      DNS_SERVERS: config.DNS_SERVERS.join(','),
-      SMTP_MX_PORT: String(config.SMTP_MX_PORT),
-      DELIVERY_ALLOW_PRIVATE_MX: 'true',
-      SMTP_HELO_NAME: 'mailroom.test',
+    emails = startEmailsProcess(harness, opsPort, {
       DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',
-      DELIVERY_POLL_MS: '50',
       // Longer than the test: a delivery cut off by the shutdown would only come back as a duplicate after this.
       DELIVERY_LEASE_MS: '120000',
     });

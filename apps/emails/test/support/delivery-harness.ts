@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EnvName } from '@mailroom/config';
 import { Resolver } from 'node:dns/promises';
-import { eventually, freeDnsPort, Stack, StackOptions, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+import { AppProcess, eventually, freeDnsPort, Stack, StackOptions, startAppProcess, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
 
 export const DKIM_ZONE = 'dkim.mailroom.localhost';
 export const SPF_INCLUDE = 'spf.mailroom.localhost';
@@ -114,4 +114,27 @@ export function testDnsResolver(dns: TestDns): (name: string, rrtype: string) =>
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([dns.address]);
   return (name, rrtype) => resolver.resolve(name, rrtype);
+}
+
+/**
+ * Runs an emails app as its own OS process (from dist/) against the harness's database, NATS, DNS and SMTP
+ * server, in mx mode, answering health checks on `opsPort`; `env` adds to or overrides that.
+ */
+export function startEmailsProcess(harness: DeliveryHarness, opsPort: number, env: Partial<Record<EnvName, string>> = {}): AppProcess {
+  const config = harness.stack.configFor('emails');
+  const base: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: harness.stack.databaseUrl,
+    NATS_URL: harness.stack.nats.url,
+    HEALTH_HOST: '127.0.0.1',
+    HEALTH_PORT: String(opsPort),
+    DELIVERY_MODE: 'mx',
+    DNS_SERVERS: config.DNS_SERVERS.join(','),
+    SMTP_MX_PORT: String(config.SMTP_MX_PORT),
+    DELIVERY_ALLOW_PRIVATE_MX: 'true',
+    SMTP_HELO_NAME: 'mailroom.test',
+    DELIVERY_POLL_MS: '50',
+  };
+  return startAppProcess('emails', Object.assign(base, env));
 }
