@@ -3,6 +3,7 @@ import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { LoopTurnQueue, natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
+import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 
@@ -58,6 +59,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const connection: NatsConnection = await connect(natsConnectionOptions(options.natsUrl));
   let running = true;
   let messages: ConsumerMessages | undefined;
+  const ackWaitMs = options.ackWaitMs ?? 30000;
 
   const setUp = async () => {
     const manager = await connection.jetstreamManager();
@@ -68,7 +70,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
         ack_policy: AckPolicy.Explicit,
         deliver_policy: options.startAtCreation ? DeliverPolicy.New : DeliverPolicy.All,
         filter_subject: options.filterSubject,
-        ack_wait: nanos(options.ackWaitMs ?? 30000),
+        ack_wait: nanos(ackWaitMs),
         max_deliver: -1,
       }),
     );
@@ -105,17 +107,32 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
     }
   };
 
+  /** Received and not yet handed to a handler, in stream order; held (see HeldMessages) until settled. */
+  const waiting: JsMsg[] = [];
+  const held = new HeldMessages(ackWaitMs);
+  const inFlight = new Set<Promise<void>>();
+  const startHandlers = () => {
+    while (running && inFlight.size < concurrency && waiting.length) {
+      const message = waiting.shift()!;
+      const handled = handleOne(message).finally(() => {
+        held.release(message);
+        inFlight.delete(handled);
+        startHandlers();
+      });
+      inFlight.add(handled);
+    }
+  };
+
+  // Takes every message as it arrives, so each is held from the start, however long the handlers ahead of it take.
   const loop = (async () => {
     while (running) {
       try {
         messages = await setUp();
-        const inFlight = new Set<Promise<void>>();
         for await (const message of messages) {
-          const handled = handleOne(message).finally(() => inFlight.delete(handled));
-          inFlight.add(handled);
-          if (inFlight.size >= concurrency) await Promise.race(inFlight);
+          held.hold(message);
+          waiting.push(message);
+          startHandlers();
         }
-        await Promise.all(inFlight);
       } catch (error) {
         if (running) logger.warn({ err: (error as Error).message }, 'event consumer interrupted; reconnecting');
       }
@@ -128,6 +145,10 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       running = false;
       messages?.stop();
       await loop;
+      while (inFlight.size) await Promise.race(inFlight);
+      // Received but never started: handed back now, for a replica still running, rather than after AckWait.
+      for (const message of waiting.splice(0)) settlements.push(() => settle(() => message.nak()));
+      held.close();
       // The last handlers' acks are queued for the end of this turn; send them before the connection drains.
       await new Promise((resolve) => setImmediate(resolve));
       await connection.drain().catch(() => undefined);

@@ -118,6 +118,54 @@ describe(consumeEvents.name, () => {
     expect(calls).toBe(2);
   });
 
+  it('keeps redelivering an event whose handler always fails, without holding back the events behind it', async () => {
+    const handled: string[] = [];
+    let poisonAttempts = 0;
+    await publish('email.sent', JSON.stringify(envelope(700, { type: 'email.sent' })));
+    for (let n = 701; n <= 703; n++) await publish('email.sent', JSON.stringify(envelope(n, { type: 'email.sent' })));
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'always-failing-test',
+      filterSubject: 'email.sent',
+      handle: async (event) => {
+        if (event.id !== 'evt_consumer_test_700') return void handled.push(event.id);
+        poisonAttempts += 1;
+        throw new Error('this event can never be applied');
+      },
+    });
+    // One after another in stream order, yet the failing first one does not stop the next three.
+    await eventually(() => handled.length === 3 && poisonAttempts >= 2, 15_000);
+    expect(handled).toEqual(['evt_consumer_test_701', 'evt_consumer_test_702', 'evt_consumer_test_703']);
+    // Neither dropped nor acked: it stays the one message waiting for an ack.
+    const state = await consumerState('always-failing-test');
+    expect({ pending: state.pending, ackPending: state.ackPending }).toEqual({ pending: 0, ackPending: 1 });
+  });
+
+  it('does not hand a handler slower than AckWait the same event again while it is still working', async () => {
+    const calls = new Map<string, number>();
+    let finished = 0;
+    await publish('email.queued', JSON.stringify(envelope(800, { type: 'email.queued' })));
+    await publish('email.queued', JSON.stringify(envelope(801, { type: 'email.queued' })));
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'slow-handler-test',
+      filterSubject: 'email.queued',
+      ackWaitMs: 1000,
+      handle: async (event) => {
+        calls.set(event.id, (calls.get(event.id) ?? 0) + 1);
+        // Three ack waits long, as a handler waiting on a lock or a slow database would be.
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        finished += 1;
+      },
+    });
+    await eventually(async () => {
+      const state = await consumerState('slow-handler-test');
+      return finished >= 2 && state.pending === 0 && state.ackPending === 0 ? state : undefined;
+    }, 30_000);
+    expect(Object.fromEntries(calls)).toEqual({ evt_consumer_test_800: 1, evt_consumer_test_801: 1 });
+    expect((await consumerState('slow-handler-test')).redelivered).toBe(0);
+  });
+
   it('acknowledges, without handling, the events the outbox of the service named in skipPublishedBy published', async () => {
     const handled: string[] = [];
     await publish('email.complained', JSON.stringify(envelope(500, { type: 'email.complained' })), 'emails');
