@@ -81,6 +81,20 @@ describe('CountersRepository.applyMany', () => {
     expect((await value('a.test', '', 'sent')) + (await value('b.test', '', 'sent')) + (await value('c.test', '', 'sent'))).toBe(240);
   });
 
+  it('counts each event once when two replicas apply the same events at the same time, in different orders, and neither batch fails', async () => {
+    // A redelivery reaches another replica while the first copy is being counted, in whatever order the batches formed.
+    for (let round = 0; round < 10; round++) {
+      await dataSource.query('TRUNCATE emails.analytics_counters, emails.analytics_applied_events');
+      const events = Array.from({ length: 200 }, () => increment({ tags: [] }));
+      const results = await Promise.allSettled([counters.applyMany(events), counters.applyMany([...events].reverse())]);
+      expect(results.map((result) => (result.status === 'rejected' ? String(result.reason) : result.status))).toEqual(['fulfilled', 'fulfilled']);
+      const [first, second] = results.map((result) => (result as PromiseFulfilledResult<boolean[]>).value);
+      // Each event applied by exactly one of the two.
+      expect(first.filter((applied, index) => applied === second[events.length - 1 - index]).length).toBe(0);
+      expect(await value('*', '', 'sent')).toBe(200);
+    }
+  });
+
   it('forgets applied-event ids only once they are older than the retention', async () => {
     const idAt = (ms: number, suffix: string) => `evt_${encodeTime(ms)}${suffix}`;
     const rows = [

@@ -33,8 +33,10 @@ export class CountersRepository {
   async applyMany(increments: CounterIncrement[]): Promise<boolean[]> {
     return this.dataSource.transaction(async (manager) => {
       const sql = preparedStatements(manager);
+      // In id order, as every batch inserts them: a redelivered event can be in another replica's batch at the same
+      // time, in another order, and two batches taking the same ids' index entries in opposite orders deadlocked.
       const inserted: Array<{ event_id: string }> = await sql.query(
-        'INSERT INTO emails.analytics_applied_events (event_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING RETURNING event_id',
+        'INSERT INTO emails.analytics_applied_events (event_id) SELECT id FROM unnest($1::text[]) AS id ORDER BY id ON CONFLICT DO NOTHING RETURNING event_id',
         [increments.map((increment) => increment.eventId)],
       );
       const fresh = new Set(inserted.map((row) => row.event_id));
