@@ -98,8 +98,12 @@ export class DispatchRepository {
    * does not read (domain NULL) reaches unrestricted webhooks only. Ids are
    * one ULID prefix per statement + the row number (delivery-ids.ts): unique
    * however many rows, and time-sortable like every other id.
-   * ON CONFLICT makes a redelivered stream message a no-op. Returns how many
-   * deliveries were created.
+   * ON CONFLICT makes a redelivered stream message a no-op. Rows are written
+   * in (webhook, event) order, the unique key's: a redelivered event can be
+   * fanned out by another replica at the same time in another batch order,
+   * and two statements taking the same keys in opposite orders deadlocked
+   * (one batch failed after deadlock_timeout and went again event by event).
+   * Returns how many deliveries were created.
    */
   async fanOut(events: EventEnvelope[], firstDelayMs: number, attemptLimit: number): Promise<number> {
     if (!events.length) return 0;
@@ -113,6 +117,7 @@ export class DispatchRepository {
          FROM incoming i
          JOIN webhooks.webhooks w ON (w.mode = i.mode OR i.every_mode) AND w.status <> 'disabled' AND (w.events @> ARRAY[i.type] OR w.events @> ARRAY['*'])
                                  AND (w.domain_restrictions = '{}' OR i.domain = ANY(w.domain_restrictions))
+        ORDER BY w.id, i.id
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id`,
       [
