@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
+import { EMAIL_LIMITS, fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
 import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
@@ -10,6 +10,16 @@ import { metricsOf } from './event-metrics';
 /** A day past the stream's own retention: no event older than that can be delivered again. */
 export const APPLIED_EVENTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * A tag a send could carry. An internal publisher's event may carry any: one
+ * longer than a counter row's key can hold made its every write fail, so the
+ * event was redelivered once a minute for the stream's 7 days and never
+ * counted. Such a tag is left out and the event counts without it.
+ */
+function countableTag(tag: unknown): tag is string {
+  return typeof tag === 'string' && tag.length <= EMAIL_LIMITS.tagMaxLength;
+}
+
 /** The durable JetStream consumer the counters are kept by; replicas share it. */
 export const ANALYTICS_CONSUMER = 'emails-analytics';
 
@@ -67,7 +77,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       const stored = await this.counters.summaryOf(event.mode, emailId);
       if (stored) return stored;
     }
-    return { domain: fromDomainOf(from), tags: Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [] };
+    return { domain: fromDomainOf(from), tags: Array.isArray(tags) ? tags.filter(countableTag) : [] };
   }
 
   async apply(event: EventEnvelope): Promise<void> {
