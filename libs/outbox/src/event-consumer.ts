@@ -123,7 +123,8 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
     }
   };
 
-  // Takes every message as it arrives, so each is held from the start, however long the handlers ahead of it take.
+  // Takes every message as it arrives (up to the consumer's ack window, 1,000 unacked), so each is held from the
+  // start however long the handlers ahead of it take; messages left in the client's own buffer were not.
   const loop = (async () => {
     while (running) {
       try {

@@ -7,10 +7,9 @@ export const HOLD_LIMIT_MS = 5 * 60_000;
 /**
  * The messages a consumer has received and not yet settled, kept from being
  * redelivered while they wait for a handler or their handler works.
- * JetStream's AckWait runs from delivery, and a pull consumer receives events
- * as fast as the server sends them (up to the consumer's ack window), not as
- * fast as its handlers take them: behind a handler slower than AckWait, the
- * same events came again while the first copies were queued or in the
+ * JetStream's AckWait runs from delivery, not from when a handler takes the
+ * event: behind a handler slower than AckWait (or many slow ones in a row),
+ * the same events came again while the first copies were queued or in the
  * handler, and were applied a second time (harmless, the handlers are
  * idempotent, but twice the work just when the consumer is behind). Each is
  * marked in progress (working()) every third of AckWait, for at most
