@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { connect, NatsConnection } from 'nats';
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, Stack, startStack } from '@mailroom/testing';
-import { DISPATCHER_CONSUMER, MAX_UNACKED_EVENTS } from '../src/dispatch/dispatcher-consumer';
+import { ACK_WAIT_MS, DISPATCHER_CONSUMER, MAX_UNACKED_EVENTS } from '../src/dispatch/dispatcher-consumer';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -44,9 +44,9 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
     await stack?.stop();
   });
 
-  async function consumerState(): Promise<{ unacked: number; undelivered: number; maxAckPending: number }> {
+  async function consumerState(): Promise<{ unacked: number; undelivered: number; redelivered: number; maxAckPending: number }> {
     const info = await (await nats.jetstreamManager()).consumers.info(EVENT_STREAM, DISPATCHER_CONSUMER);
-    return { unacked: info.num_ack_pending, undelivered: info.num_pending, maxAckPending: info.config.max_ack_pending ?? -1 };
+    return { unacked: info.num_ack_pending, undelivered: info.num_pending, redelivered: info.num_redelivered, maxAckPending: info.config.max_ack_pending ?? -1 };
   }
 
   it('holds at most MAX_UNACKED_EVENTS unacked while fan-out cannot write, also on a consumer made with the old window, and then sends each event once', async () => {
@@ -80,4 +80,30 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
     expect(receiver.eventIds().sort()).toEqual(published.sort());
     await eventually(async () => (await consumerState()).unacked === 0);
   });
+
+  it('keeps the events it holds from being redelivered while fan-out is blocked for longer than the ack wait, and sends each once', async () => {
+    // An endpoint and event kind of its own, so the backlog above does not reach it.
+    const endpoint = await new WebhookReceiver().start();
+    try {
+      await fixtures.create(endpoint.url(), ['email.bounced']);
+      await database.query('BEGIN');
+      await database.query('LOCK TABLE webhooks.deliveries IN EXCLUSIVE MODE');
+      const published: string[] = [];
+      try {
+        for (let index = 0; index < 3; index += 1) published.push((await events.publish('email.bounced')).id);
+        await eventually(async () => (await consumerState()).unacked === 3, 15_000);
+        // The scenario itself: fan-out stays blocked until the ack wait of every event has run out one and a half times.
+        const blockedUntil = Date.now() + ACK_WAIT_MS * 1.5;
+        await eventually(() => Date.now() > blockedUntil, ACK_WAIT_MS * 2, 1000);
+        expect((await consumerState()).redelivered).toBe(0);
+      } finally {
+        await database.query('COMMIT');
+      }
+      await eventually(() => new Set(endpoint.eventIds()).size === 3, 30_000);
+      expect(endpoint.eventIds().sort()).toEqual(published.sort());
+      await eventually(async () => (await consumerState()).unacked === 0);
+    } finally {
+      await endpoint.stop();
+    }
+  }, ACK_WAIT_MS * 4);
 });

@@ -6,3 +6,4 @@ export * from './outbox-relay.module';
 export * from './event-consumer';
 export * from './stream-message';
 export * from './origin-header';
+export * from './held-messages';

@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { ensureEventStream, readEnvelope, redeliverLater, settle } from '@mailroom/outbox';
+import { ensureEventStream, HeldMessages, readEnvelope, redeliverLater, settle } from '@mailroom/outbox';
 import { connect, ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveryWorker } from './delivery-worker';
-import { DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, MAX_UNACKED_EVENTS } from './dispatcher-consumer';
+import { ACK_WAIT_MS, DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, MAX_UNACKED_EVENTS } from './dispatcher-consumer';
 import { DispatchRepository } from './dispatch.repository';
 
 /**
@@ -20,6 +20,8 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private connection?: NatsConnection;
   private messages?: ConsumerMessages;
   private readonly buffer: JsMsg[] = [];
+  /** Kept from redelivery while they wait in the buffer or their fan-out runs, however long the database takes. */
+  private readonly held = new HeldMessages(ACK_WAIT_MS);
   private flushing?: Promise<void>;
   private loop?: Promise<void>;
 
@@ -44,11 +46,13 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     this.messages?.stop();
     await this.loop?.catch(() => undefined);
     await this.flushing;
+    this.held.close();
     await this.connection?.drain().catch(() => undefined);
   }
 
   private async read(messages: ConsumerMessages): Promise<void> {
     for await (const message of messages) {
+      this.held.hold(message);
       this.buffer.push(message);
       if (!this.flushing) this.flushing = this.flush();
     }
@@ -59,7 +63,8 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     try {
       while (this.buffer.length) {
         const batch = this.buffer.splice(0, FAN_OUT_BATCH);
-        await this.fanOut(batch);
+        // Every message of the batch is acked, handed back or dropped by the time fanOut returns.
+        await this.fanOut(batch).finally(() => batch.forEach((message) => this.held.release(message)));
       }
     } finally {
       this.flushing = undefined;
