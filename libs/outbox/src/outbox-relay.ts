@@ -61,6 +61,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private loop?: Promise<void>;
   private wake?: () => void;
   private purgeTimer?: NodeJS.Timeout;
+  /** Whether the stream was seen since the last failed round (see ensurePublisher). */
+  private streamSeen = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -85,6 +87,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Publishes what is pending now; the loop calls it, and tests may too. */
   async publishPending(): Promise<number> {
     const publisher = await this.ensurePublisher();
+    return this.publishBatch(publisher).catch((error: unknown) => {
+      this.streamSeen = false;
+      throw error;
+    });
+  }
+
+  private publishBatch(publisher: StreamPublisher): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       // The unpublished index in order, and the marking by seq through the primary key, at any table size.
       await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
@@ -136,12 +145,24 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
+  /**
+   * The publisher, on a live connection, with the stream made if it is
+   * missing: at the first round, and again after every failed one. The stream
+   * can be gone while the connection stays up (deleted, or a NATS server back
+   * without its store), and then every publish went to nobody and the relay
+   * retried for ever while events piled up in the outbox.
+   */
   private async ensurePublisher(): Promise<StreamPublisher> {
-    if (this.publisher && this.connection && !this.connection.isClosed()) return this.publisher;
-    this.publisher?.close();
-    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
-    await ensureEventStream(await this.connection.jetstreamManager(), this.config.EVENT_STREAM_REPLICAS);
-    this.publisher = new StreamPublisher(this.connection);
+    if (!this.publisher || !this.connection || this.connection.isClosed()) {
+      this.publisher?.close();
+      this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
+      this.publisher = new StreamPublisher(this.connection);
+      this.streamSeen = false;
+    }
+    if (!this.streamSeen) {
+      await ensureEventStream(await this.connection.jetstreamManager(), this.config.EVENT_STREAM_REPLICAS);
+      this.streamSeen = true;
+    }
     return this.publisher;
   }
 }

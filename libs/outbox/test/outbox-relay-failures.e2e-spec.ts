@@ -149,4 +149,17 @@ describe('the outbox relay when publishing or marking fails', () => {
     const ids = new Set((await streamContents()).map((message) => message.id));
     expect(ids).toEqual(new Set(events.map((event) => event.id)));
   });
+
+  it('makes the stream again when it is gone while the relay stays connected (deleted, or a NATS server that lost its store)', async () => {
+    await natsWithStream();
+    startRelay();
+    const [first] = await append(1);
+    await eventually(async () => (await unpublished()) === 0, 15000);
+
+    await (await connection!.jetstreamManager()).streams.delete(EVENT_STREAM);
+    const [second] = await append(1);
+    await eventually(async () => (await unpublished()) === 0, 20000);
+    expect((await streamContents()).map((message) => message.id)).toEqual([second.id]);
+    expect(first.id).not.toBe(second.id);
+  });
 });
