@@ -74,7 +74,9 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
         max_deliver: -1,
       }),
     );
-    return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100 });
+    // A stream or durable that is gone (deleted, or a NATS server back without its store) ends the iteration, and the
+    // loop below sets both up again; left to nats.js, it waited for them for ever and the events of a new stream sat unread.
+    return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100, abort_on_missing_resource: true });
   };
 
   const concurrency = Math.max(1, options.concurrency ?? 1);

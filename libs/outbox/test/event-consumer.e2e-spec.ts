@@ -205,4 +205,42 @@ describe(consumeEvents.name, () => {
     });
     expect(handled).toEqual(['evt_consumer_test_601']);
   });
+
+  it('takes up again after a NATS restart that kept its store', async () => {
+    const handled: string[] = [];
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'restart-test',
+      filterSubject: 'email.clicked',
+      handle: async (event) => void handled.push(event.id),
+    });
+    await publish('email.clicked', JSON.stringify(envelope(950, { type: 'email.clicked' })));
+    await eventually(() => handled.includes('evt_consumer_test_950'), 15_000);
+
+    await nats.restart();
+    await eventually(async () => {
+      await publish('email.clicked', JSON.stringify(envelope(951, { type: 'email.clicked' })));
+      return true;
+    }, 20_000);
+    await eventually(() => handled.includes('evt_consumer_test_951'), 60_000);
+  }, 90_000);
+
+  it('takes up again when the stream was deleted and made anew (a NATS server back without its store)', async () => {
+    const handled: string[] = [];
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'recreated-test',
+      filterSubject: 'email.opened',
+      handle: async (event) => void handled.push(event.id),
+    });
+    await publish('email.opened', JSON.stringify(envelope(900, { type: 'email.opened' })));
+    await eventually(() => handled.includes('evt_consumer_test_900'), 15_000);
+
+    const manager = await connection.jetstreamManager();
+    await manager.streams.delete(EVENT_STREAM);
+    // As an outbox relay makes it again when its publishes find no stream.
+    await ensureEventStream(manager);
+    await publish('email.opened', JSON.stringify(envelope(901, { type: 'email.opened' })));
+    await eventually(() => handled.includes('evt_consumer_test_901'), 60_000);
+  }, 90_000);
 });
