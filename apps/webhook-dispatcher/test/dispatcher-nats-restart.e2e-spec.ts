@@ -1,9 +1,11 @@
+import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, startStack, Stack } from '@mailroom/testing';
+import { connect } from 'nats';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-/** The dispatcher's consumer across a NATS restart (its store kept): events published afterwards still reach webhooks. */
+/** The dispatcher's consumer across a NATS restart and a stream made anew: events published afterwards still reach webhooks. */
 describe('the webhook dispatcher across a NATS restart', () => {
   let stack: Stack;
   let fixtures: WebhookFixtures;
@@ -43,4 +45,31 @@ describe('the webhook dispatcher across a NATS restart', () => {
       await after.close();
     }
   });
+
+  it('takes up again when the stream was deleted and made anew (a NATS server back without its store)', async () => {
+    const endpoint = await new WebhookReceiver().start();
+    try {
+      // After the restart above, every app has its NATS connection back.
+      for (const app of ['gateway', 'webhook-dispatcher'] as const) {
+        await eventually(async () => (await fetch(`${stack.opsUrl(app)}/health/ready`)).status === 200, 30_000);
+      }
+      await fixtures.create(endpoint.url(), ['email.failed']);
+      const connection = await connect({ servers: stack.nats.url });
+      try {
+        await (await connection.jetstreamManager()).streams.delete(EVENT_STREAM);
+      } finally {
+        await connection.close();
+      }
+      // As an outbox relay makes it again when its publishes find no stream.
+      const publisher = await EventPublisher.connect(stack.nats.url);
+      try {
+        const event = await publisher.publish('email.failed');
+        await eventually(() => endpoint.eventIds().includes(event.id), 60_000);
+      } finally {
+        await publisher.close();
+      }
+    } finally {
+      await endpoint.stop();
+    }
+  }, 90_000);
 });

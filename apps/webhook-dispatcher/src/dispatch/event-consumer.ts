@@ -24,6 +24,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private readonly held = new HeldMessages(ACK_WAIT_MS);
   private flushing?: Promise<void>;
   private loop?: Promise<void>;
+  private running = false;
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -31,18 +32,17 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly settings: WebhookSettings,
   ) {}
 
+  /** Fails the boot when NATS cannot be reached; later interruptions are the read loop's to recover from. */
   async onApplicationBootstrap(): Promise<void> {
     this.connection = await connect(natsConnectionOptions(this.settings.natsUrl));
-    const manager = await this.connection.jetstreamManager();
-    await ensureEventStream(manager, this.settings.eventStreamReplicas);
-    await ensureDispatcherConsumer(manager);
-    const consumer = await this.connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
-    this.messages = await consumer.consume({ max_messages: MAX_UNACKED_EVENTS });
-    this.loop = this.read(this.messages);
+    this.running = true;
+    const first = await this.subscribe(this.connection);
+    this.loop = this.read(this.connection, first);
   }
 
   async onApplicationShutdown(): Promise<void> {
     // Unacked messages are redelivered after AckWait, to whichever replica is up.
+    this.running = false;
     this.messages?.stop();
     await this.loop?.catch(() => undefined);
     await this.flushing;
@@ -50,11 +50,39 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     await this.connection?.drain().catch(() => undefined);
   }
 
-  private async read(messages: ConsumerMessages): Promise<void> {
-    for await (const message of messages) {
-      this.held.hold(message);
-      this.buffer.push(message);
-      if (!this.flushing) this.flushing = this.flush();
+  /**
+   * The stream and the durable consumer, made if missing, and its messages. A
+   * stream or consumer that is gone ends the iteration (abort_on_missing_resource)
+   * and read() subscribes again: after the stream was deleted and made anew (a
+   * NATS server back without its store), nats.js waited for the old consumer for
+   * ever and no webhook received another event until the dispatcher restarted.
+   */
+  private async subscribe(connection: NatsConnection): Promise<ConsumerMessages> {
+    const manager = await connection.jetstreamManager();
+    await ensureEventStream(manager, this.settings.eventStreamReplicas);
+    await ensureDispatcherConsumer(manager);
+    const consumer = await connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
+    this.messages = await consumer.consume({ max_messages: MAX_UNACKED_EVENTS, abort_on_missing_resource: true });
+    return this.messages;
+  }
+
+  private async read(connection: NatsConnection, first: ConsumerMessages): Promise<void> {
+    let messages: ConsumerMessages | undefined = first;
+    while (this.running) {
+      try {
+        messages ??= await this.subscribe(connection);
+        // Shut down while subscribing: nothing else stops these.
+        if (!this.running) messages.stop();
+        for await (const message of messages) {
+          this.held.hold(message);
+          this.buffer.push(message);
+          if (!this.flushing) this.flushing = this.flush();
+        }
+      } catch (error) {
+        if (this.running) this.logger.warn({ err: (error as Error).message }, 'event stream consumer interrupted; subscribing again');
+      }
+      messages = undefined;
+      if (this.running) await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
 
