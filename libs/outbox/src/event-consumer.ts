@@ -1,11 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { AckPolicy, connect, ConsumerMessages, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { LoopTurnQueue, natsConnectionOptions } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
+import { StreamReader } from './stream-reader';
 
 export interface EventConsumerOptions {
   natsUrl: string;
@@ -58,7 +59,6 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const logger = new Logger(`EventConsumer:${options.durable}`);
   const connection: NatsConnection = await connect(natsConnectionOptions(options.natsUrl));
   let running = true;
-  let messages: ConsumerMessages | undefined;
   const ackWaitMs = options.ackWaitMs ?? 30000;
 
   const setUp = async () => {
@@ -74,8 +74,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
         max_deliver: -1,
       }),
     );
-    // A stream or durable that is gone (deleted, or a NATS server back without its store) ends the iteration, and the
-    // loop below sets both up again; left to nats.js, it waited for them for ever and the events of a new stream sat unread.
+    // abort_on_missing_resource: a stream or durable that is gone ends the iteration, and StreamReader sets both up again.
     return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100, abort_on_missing_resource: true });
   };
 
@@ -127,27 +126,20 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
 
   // Takes every message as it arrives (up to the consumer's ack window, 1,000 unacked), so each is held from the
   // start however long the handlers ahead of it take; messages left in the client's own buffer were not.
-  const loop = (async () => {
-    while (running) {
-      try {
-        messages = await setUp();
-        for await (const message of messages) {
-          held.hold(message);
-          waiting.push(message);
-          startHandlers();
-        }
-      } catch (error) {
-        if (running) logger.warn({ err: (error as Error).message }, 'event consumer interrupted; reconnecting');
-      }
-      if (running) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  })();
+  const reader = new StreamReader(
+    setUp,
+    (message) => {
+      held.hold(message);
+      waiting.push(message);
+      startHandlers();
+    },
+    logger,
+  );
 
   return {
     stop: async () => {
       running = false;
-      messages?.stop();
-      await loop;
+      await reader.stop();
       while (inFlight.size) await Promise.race(inFlight);
       // Received but never started: handed back now, for a replica still running, rather than after AckWait.
       for (const message of waiting.splice(0)) settlements.push(() => settle(() => message.nak()));

@@ -7,3 +7,4 @@ export * from './event-consumer';
 export * from './stream-message';
 export * from './origin-header';
 export * from './held-messages';
+export * from './stream-reader';

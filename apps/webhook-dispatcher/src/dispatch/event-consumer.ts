@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { ensureEventStream, HeldMessages, readEnvelope, redeliverLater, settle } from '@mailroom/outbox';
+import { ensureEventStream, HeldMessages, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
 import { connect, ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { natsConnectionOptions } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
@@ -18,13 +18,11 @@ import { DispatchRepository } from './dispatch.repository';
 export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(EventConsumer.name);
   private connection?: NatsConnection;
-  private messages?: ConsumerMessages;
   private readonly buffer: JsMsg[] = [];
   /** Kept from redelivery while they wait in the buffer or their fan-out runs, however long the database takes. */
   private readonly held = new HeldMessages(ACK_WAIT_MS);
   private flushing?: Promise<void>;
-  private loop?: Promise<void>;
-  private running = false;
+  private reader?: StreamReader;
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -35,16 +33,23 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   /** Fails the boot when NATS cannot be reached; later interruptions are the read loop's to recover from. */
   async onApplicationBootstrap(): Promise<void> {
     this.connection = await connect(natsConnectionOptions(this.settings.natsUrl));
-    this.running = true;
-    const first = await this.subscribe(this.connection);
-    this.loop = this.read(this.connection, first);
+    const connection = this.connection;
+    const first = await this.subscribe(connection);
+    this.reader = new StreamReader(
+      () => this.subscribe(connection),
+      (message) => {
+        this.held.hold(message);
+        this.buffer.push(message);
+        if (!this.flushing) this.flushing = this.flush();
+      },
+      this.logger,
+      first,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
     // Unacked messages are redelivered after AckWait, to whichever replica is up.
-    this.running = false;
-    this.messages?.stop();
-    await this.loop?.catch(() => undefined);
+    await this.reader?.stop();
     await this.flushing;
     this.held.close();
     await this.connection?.drain().catch(() => undefined);
@@ -53,7 +58,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   /**
    * The stream and the durable consumer, made if missing, and its messages. A
    * stream or consumer that is gone ends the iteration (abort_on_missing_resource)
-   * and read() subscribes again: after the stream was deleted and made anew (a
+   * and StreamReader subscribes again: after the stream was deleted and made anew (a
    * NATS server back without its store), nats.js waited for the old consumer for
    * ever and no webhook received another event until the dispatcher restarted.
    */
@@ -62,28 +67,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     await ensureEventStream(manager, this.settings.eventStreamReplicas);
     await ensureDispatcherConsumer(manager);
     const consumer = await connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
-    this.messages = await consumer.consume({ max_messages: MAX_UNACKED_EVENTS, abort_on_missing_resource: true });
-    return this.messages;
-  }
-
-  private async read(connection: NatsConnection, first: ConsumerMessages): Promise<void> {
-    let messages: ConsumerMessages | undefined = first;
-    while (this.running) {
-      try {
-        messages ??= await this.subscribe(connection);
-        // Shut down while subscribing: nothing else stops these.
-        if (!this.running) messages.stop();
-        for await (const message of messages) {
-          this.held.hold(message);
-          this.buffer.push(message);
-          if (!this.flushing) this.flushing = this.flush();
-        }
-      } catch (error) {
-        if (this.running) this.logger.warn({ err: (error as Error).message }, 'event stream consumer interrupted; subscribing again');
-      }
-      messages = undefined;
-      if (this.running) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    return consumer.consume({ max_messages: MAX_UNACKED_EVENTS, abort_on_missing_resource: true });
   }
 
   /** Fans out whatever has arrived, batch after batch, until the buffer is empty. */
