@@ -1,4 +1,5 @@
 import { EVENT_STREAM } from '@mailroom/contracts';
+import { ensureEventStream } from '@mailroom/outbox';
 import { eventually } from '@mailroom/testing';
 import { ulid } from '@mailroom/database';
 import { randomBytes } from 'node:crypto';
@@ -148,5 +149,23 @@ describe('an email.bounced event published by an internal service', () => {
     expect(await suppression('live', 'mixed@example.test')).toBeUndefined();
     const email = (await harness.stack.api.get(`/v1/emails/${id}`)).body;
     expect(email).toMatchObject({ status: 'delivered', recipients: [expect.objectContaining({ status: 'delivered', smtpCode: 250 })] });
+  });
+
+  // Last: the stream every other test uses goes away.
+  it('applies a bounce published onto a stream made anew before the consumer had set up its durable on it again', async () => {
+    const manager = await connection.jetstreamManager();
+    await manager.streams.delete(EVENT_STREAM);
+    // As a relay or another consumer makes it again; the bounce consumer takes half a second before it subscribes again.
+    await ensureEventStream(manager);
+    const { seq } = await publishBounce({ recipient: 'after.loss@example.test', smtp: { code: 550, reply: '550 5.1.1 gone while the stream was new' } });
+
+    const durable = await eventually(() => manager.consumers.info(EVENT_STREAM, CONSUMER).catch(() => undefined), 15000);
+    // The case in question: the report was on the new stream before the durable was made again.
+    const published = await manager.streams.getMessage(EVENT_STREAM, { seq });
+    expect(Date.parse(durable.created)).toBeGreaterThan(published.time.getTime());
+    expect(await eventually(() => suppression('live', 'after.loss@example.test'), 15000)).toEqual({
+      reason: 'bounce',
+      details: '550 5.1.1 gone while the stream was new',
+    });
   });
 });

@@ -7,6 +7,7 @@ import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 import { StreamReader } from './stream-reader';
+import { StreamsWithDurable } from './streams-with-durable';
 
 export interface EventConsumerOptions {
   natsUrl: string;
@@ -35,7 +36,12 @@ export interface EventConsumerOptions {
    * A durable created now starts with the events published from now on
    * instead of the stream's oldest (7 days of them). For a consumer added to
    * a running deployment whose stream holds events it must not apply: its
-   * own service's, published before they carried ORIGIN_HEADER.
+   * own service's, published before they carried ORIGIN_HEADER. Only its
+   * first creation: a durable this consumer had that went with its stream
+   * (deleted, or a NATS server back without its store) is made again from
+   * the new stream's oldest event, since that stream holds nothing from
+   * before and skipping would lose what was published before the durable
+   * was back.
    */
   startAtCreation?: boolean;
   ackWaitMs?: number;
@@ -61,19 +67,22 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   let running = true;
   const ackWaitMs = options.ackWaitMs ?? 30000;
 
+  const streamWithDurable = new StreamsWithDurable();
   const setUp = async () => {
     const manager = await connection.jetstreamManager();
     await ensureEventStream(manager, options.streamReplicas);
+    const stream = await manager.streams.info(EVENT_STREAM);
     await manager.consumers.info(EVENT_STREAM, options.durable).catch(() =>
       manager.consumers.add(EVENT_STREAM, {
         durable_name: options.durable,
         ack_policy: AckPolicy.Explicit,
-        deliver_policy: options.startAtCreation ? DeliverPolicy.New : DeliverPolicy.All,
+        deliver_policy: options.startAtCreation && !streamWithDurable.replaces(stream.created) ? DeliverPolicy.New : DeliverPolicy.All,
         filter_subject: options.filterSubject,
         ack_wait: nanos(ackWaitMs),
         max_deliver: -1,
       }),
     );
+    streamWithDurable.seen(stream.created);
     // abort_on_missing_resource: a stream or durable that is gone ends the iteration, and StreamReader sets both up again.
     return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100, abort_on_missing_resource: true });
   };
