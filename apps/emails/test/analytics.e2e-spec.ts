@@ -1,4 +1,8 @@
+import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, startStack, Stack } from '@mailroom/testing';
+import { connect } from 'nats';
+import { ANALYTICS_CONSUMER } from '../src/analytics/analytics-projector';
+import { queryDatabase } from './emails-api-fixtures';
 
 describe('GET /v1/analytics', () => {
   let stack: Stack;
@@ -70,6 +74,15 @@ describe('GET /v1/analytics', () => {
       // Suppressed by the test-mode simulator at delivery.
       await send(key, ['suppressed@example.com'], tags),
     ];
+    // A batch, one of its emails scheduled: each suppressed recipient has its own email.suppressed, counted once.
+    const batch = await api.post('/v1/emails/batch', [
+      { from: 'hello@acme.test', to: ['listed-2@example.com', 'later@example.com'], subject: 'Batch', text: 'hi', tags, scheduledAt: new Date(Date.now() + 86400_000).toISOString() },
+      { from: 'hello@acme.test', to: ['listed-1@example.com', 'listed-2@example.com'], subject: 'Batch', text: 'hi', tags },
+    ]);
+    expect(batch.status).toBe(202);
+    const scheduled = await api.get(`/v1/emails/${batch.body.data[0].id}`);
+    expect(scheduled.body.status).toBe('scheduled');
+    ids.push(batch.body.data[1].id);
     const emails = [];
     for (const id of ids) {
       emails.push(await eventually(async () => {
@@ -77,15 +90,24 @@ describe('GET /v1/analytics', () => {
         return ['delivered', 'suppressed'].includes(email.status) && email;
       }, 20000));
     }
-    const suppressedRecipients = emails.flatMap((email) => email.recipients).filter((recipient: { status: string }) => recipient.status === 'suppressed').length;
-    expect(suppressedRecipients).toBe(4);
+    const suppressedRecipients =
+      emails.flatMap((email) => email.recipients).filter((recipient: { status: string }) => recipient.status === 'suppressed').length +
+      scheduled.body.recipients.filter((recipient: { status: string }) => recipient.status === 'suppressed').length;
+    expect(suppressedRecipients).toBe(7);
 
-    // Counted as the events arrive: the last answer read is compared, so a shortfall shows as a diff rather than a timeout.
-    let totals: Record<string, number> = {};
-    await eventually(async () => {
-      totals = (await api.get('/v1/analytics?interval=hour&tags=suppressions')).body.totals;
-      return totals.delivered === 1 && totals.suppressed === suppressedRecipients;
-    }, 20000).catch(() => undefined);
+    // Read once every event is published and counted, so a recipient counted twice shows rather than being passed on the way up.
+    const connection = await connect({ servers: stack.nats.url });
+    try {
+      const manager = await connection.jetstreamManager();
+      await eventually(async () => {
+        const [outbox] = await queryDatabase<{ waiting: number }>(stack.databaseUrl, 'SELECT count(*)::int AS waiting FROM emails.outbox WHERE published_at IS NULL');
+        const consumer = await manager.consumers.info(EVENT_STREAM, ANALYTICS_CONSUMER);
+        return outbox.waiting === 0 && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
+      }, 20000);
+    } finally {
+      await connection.close();
+    }
+    const totals = (await api.get('/v1/analytics?interval=hour&tags=suppressions')).body.totals;
     expect(totals).toMatchObject({ delivered: 1, suppressed: suppressedRecipients });
   });
 

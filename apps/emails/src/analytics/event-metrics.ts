@@ -1,11 +1,10 @@
 import type { AnalyticsMetric, EventEnvelope } from '@mailroom/contracts';
 
 /**
- * Each recipient an event reports suppressed when its email was accepted: an
- * email.suppressed whose whole email was (its `recipients`), or the
- * `suppressedRecipients` an email.queued or email.scheduled was accepted
- * without. Counting such an event once undercounted the first kind and missed
- * the second, where a recipient suppressed at delivery counted one each.
+ * Each recipient an email.suppressed of a whole email lists (its
+ * `recipients`): counting such an event once undercounted it, where a
+ * recipient suppressed beside others (at acceptance or at delivery) has an
+ * email.suppressed of its own.
  */
 function suppressedAtAcceptance(listed: unknown): AnalyticsMetric[] {
   return Array.isArray(listed) ? listed.filter((address) => typeof address === 'string').map(() => 'suppressed' as const) : [];
@@ -27,11 +26,8 @@ export function metricsOf(event: Pick<EventEnvelope, 'type' | 'data'>): Analytic
     case 'email.complained':
       return ['complained'];
     case 'email.suppressed':
-      // At delivery: one event per recipient, naming it in `recipient`.
+      // One recipient, named in `recipient`: suppressed at delivery, or at acceptance beside recipients who were not.
       return event.data.recipients === undefined ? ['suppressed'] : suppressedAtAcceptance(event.data.recipients);
-    case 'email.queued':
-    case 'email.scheduled':
-      return suppressedAtAcceptance(event.data.suppressedRecipients);
     case 'email.opened':
       return first ? ['opens', 'uniqueOpens'] : ['opens'];
     case 'email.clicked':

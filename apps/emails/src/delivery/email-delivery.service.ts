@@ -17,6 +17,7 @@ import { summarizeRecipients } from './status-summary';
 import { simulateAttempt } from './test-mode/simulated-outcome';
 import type { TrackingTokens } from '@mailroom/auth';
 import { applyTracking } from '../tracking/apply-tracking';
+import { SUPPRESSION_LIST_REASON } from '../emails/email-events';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
 
@@ -90,7 +91,7 @@ export class EmailDelivery {
     if (!due.length) return results;
     // An address may have been suppressed after the email was accepted (a bounce from another email).
     for (const recipient of due.filter((recipient) => recipient.suppressed)) {
-      results.set(recipient.address, { outcome: { kind: 'permanent', code: null, reply: 'the address is on the suppression list' }, suppressed: true });
+      results.set(recipient.address, { outcome: { kind: 'permanent', code: null, reply: SUPPRESSION_LIST_REASON }, suppressed: true });
     }
     const toSend = due.filter((recipient) => !recipient.suppressed);
     if (!toSend.length) return results;

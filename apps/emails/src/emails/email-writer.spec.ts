@@ -53,7 +53,7 @@ describe(EmailWriter.name, () => {
     const [testEmail, liveEmail] = await writer.writeAtomically([email('test', ['a@example.com']), email('live', ['a@example.com'])]);
     expect(repository.insert).toHaveBeenCalledWith(ownManager, [testEmail, liveEmail]);
     expect(testEmail.email.status).toBe('suppressed');
-    expect(testEmail.event.type).toBe('email.suppressed');
+    expect(testEmail.events.map((event) => event.type)).toEqual(['email.suppressed']);
     expect(liveEmail.email.status).toBe('queued');
     expect(liveEmail.recipients.map((recipient) => recipient.status)).toEqual(['queued']);
   });
@@ -66,6 +66,10 @@ describe(EmailWriter.name, () => {
     expect(within.recipients.map((recipient) => [recipient.address, recipient.status])).toEqual([
       ['a@example.com', 'queued'],
       ['b@example.com', 'suppressed'],
+    ]);
+    expect(within.events.map((event) => [event.type, (event.data as { recipient?: string }).recipient])).toEqual([
+      ['email.queued', undefined],
+      ['email.suppressed', 'b@example.com'],
     ]);
   });
 });

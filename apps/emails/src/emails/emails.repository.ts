@@ -121,7 +121,7 @@ export class EmailsRepository {
         RecipientEntity,
         emails.flatMap((item) => item.recipients),
       ),
-      outboxRows('emails', emails.map((item) => item.event)),
+      outboxRows('emails', emails.flatMap((item) => item.events)),
     ];
   }
 

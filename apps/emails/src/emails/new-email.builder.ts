@@ -3,17 +3,18 @@ import type { NewEvent } from '@mailroom/outbox';
 import { ulid } from '@mailroom/database';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity, RecipientKind } from '../database/entities/recipient.entity';
-import { emailEvent } from './email-events';
+import { emailEvent, SUPPRESSION_LIST_REASON } from './email-events';
 import { ParsedEmail } from './email-input.parser';
 
 export interface NewEmail {
   email: EmailEntity;
   recipients: RecipientEntity[];
-  event: NewEvent;
+  /** The email's own event first (queued, scheduled or suppressed), then one email.suppressed per recipient suppressed beside others. */
+  events: NewEvent[];
 }
 
 /**
- * Turns a parsed request into the rows to insert and the event to append.
+ * Turns a parsed request into the rows to insert and the events to append.
  * An address listed more than once is one recipient (to before cc before bcc).
  * Suppressed addresses are recorded as such and never sent to; when every
  * recipient is suppressed the email itself is `suppressed` and never queued.
@@ -85,11 +86,13 @@ export function buildNewEmail(parsed: ParsedEmail, ctx: RequestContext, now: Dat
   } satisfies EmailEntity);
 
   const suppressedAddresses = rows.filter((row) => row.status === 'suppressed').map((row) => row.address);
-  const event =
-    status === 'suppressed'
-      ? emailEvent('email.suppressed', email, { recipients: suppressedAddresses })
-      : status === 'scheduled'
-        ? emailEvent('email.scheduled', email, { scheduledAt: email.scheduledAt!.toISOString(), suppressedRecipients: suppressedAddresses })
-        : emailEvent('email.queued', email, { suppressedRecipients: suppressedAddresses });
-  return { email, recipients: rows, event };
+  if (status === 'suppressed') return { email, recipients: rows, events: [emailEvent('email.suppressed', email, { recipients: suppressedAddresses })] };
+  // suppressedRecipients stays for receivers written before the per-recipient events; analytics counts those events only.
+  const accepted =
+    status === 'scheduled'
+      ? emailEvent('email.scheduled', email, { scheduledAt: email.scheduledAt!.toISOString(), suppressedRecipients: suppressedAddresses })
+      : emailEvent('email.queued', email, { suppressedRecipients: suppressedAddresses });
+  // One each, as a recipient found on the list at delivery gets.
+  const suppressedEach = suppressedAddresses.map((recipient) => emailEvent('email.suppressed', email, { recipient, reason: SUPPRESSION_LIST_REASON }));
+  return { email, recipients: rows, events: [accepted, ...suppressedEach] };
 }
