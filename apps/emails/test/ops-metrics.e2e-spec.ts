@@ -1,6 +1,8 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, Scrape, scrapeMetrics } from '@mailroom/testing';
+import { connect, DiscardPolicy } from 'nats';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 /** A loopback webhook endpoint: /ok answers 200, /gone answers 410. */
@@ -145,5 +147,38 @@ describe('/metrics after some traffic', () => {
     const after = await scrapeMetrics(harness.stack.opsUrl('emails'));
     const deferred = { outcome: 'deferred', mode: 'live' };
     expect(valueOr0(after, 'mailroom_email_delivery_outcomes_total', deferred)).toBe(valueOr0(before, 'mailroom_email_delivery_outcomes_total', deferred) + 1);
+  });
+
+  it("shows the outbox backlog while the stream refuses events, and 0 once the relay caught up", async () => {
+    const emails = { service: 'emails' };
+    const idle = await scrapeMetrics(harness.stack.opsUrl('emails'));
+    expect(idle.types.mailroom_outbox_unpublished_events).toBe('gauge');
+    expect(idle.value('mailroom_outbox_unpublished_events', emails)).toBe(0);
+    expect(idle.value('mailroom_outbox_oldest_unpublished_age_seconds', emails)).toBe(0);
+    expect((await scrapeMetrics(harness.stack.opsUrl('domains'))).value('mailroom_outbox_unpublished_events', { service: 'domains' })).toBe(0);
+
+    // A stream that is full and discards nothing to make room refuses every publish, as one on full JetStream storage does.
+    const connection = await connect({ servers: harness.stack.nats.url });
+    const manager = await connection.jetstreamManager();
+    const { state } = await manager.streams.info(EVENT_STREAM);
+    await manager.streams.update(EVENT_STREAM, { max_msgs: state.messages, discard: DiscardPolicy.New });
+    try {
+      const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'backlog@example.test', subject: 'Backlog', text: 'x' });
+      expect(sent.status).toBe(202);
+      const behind = await eventually(async () => {
+        const scrape = await scrapeMetrics(harness.stack.opsUrl('emails'));
+        return scrape.value('mailroom_outbox_oldest_unpublished_age_seconds', emails) > 1 ? scrape : undefined;
+      }, 15000);
+      expect(behind.value('mailroom_outbox_unpublished_events', emails)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await manager.streams.update(EVENT_STREAM, { max_msgs: -1, discard: DiscardPolicy.Old });
+      await connection.close();
+    }
+
+    const caughtUp = await eventually(async () => {
+      const scrape = await scrapeMetrics(harness.stack.opsUrl('emails'));
+      return scrape.value('mailroom_outbox_unpublished_events', emails) === 0 ? scrape : undefined;
+    }, 20000);
+    expect(caughtUp.value('mailroom_outbox_oldest_unpublished_age_seconds', emails)).toBe(0);
   });
 });

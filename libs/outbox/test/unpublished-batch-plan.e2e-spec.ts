@@ -1,5 +1,5 @@
 import { planOnIndexes } from '@mailroom/database';
-import { outboxTableMigration, UNPUBLISHED_BATCH_PLAN, unpublishedBatchSql } from '@mailroom/outbox';
+import { BACKLOG_PLAN, outboxBacklogSql, outboxTableMigration, readOutboxBacklog, UNPUBLISHED_BATCH_PLAN, unpublishedBatchSql } from '@mailroom/outbox';
 import { createTestDatabase, dropTestDatabase, queryPlan } from '@mailroom/testing';
 import { DataSource } from 'typeorm';
 
@@ -35,6 +35,21 @@ describe('the outbox relay read against Postgres', () => {
     const guarded = await queryPlan(dataSource, unpublishedBatchSql(SCHEMA), [], (manager) => planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN));
     expect(guarded).toMatch(/Index Scan using outbox_unpublished_idx/);
     expect(guarded).not.toMatch(/Sort|Bitmap/);
+  });
+
+  it('counts the backlog for /metrics from the unpublished index alone, never reading the table', async () => {
+    const plan = await queryPlan(dataSource, outboxBacklogSql(SCHEMA), [], (manager) => planOnIndexes(manager, BACKLOG_PLAN));
+    expect(plan).toMatch(/Index Only Scan using outbox_unpublished_idx/);
+    expect(plan).toMatch(/Index Scan using outbox_unpublished_idx/);
+    expect(plan).not.toMatch(/Seq Scan|Bitmap/);
+  });
+
+  it('reads the backlog: every unpublished row, and the age of the first', async () => {
+    await dataSource.query(`UPDATE ${SCHEMA}.outbox SET created_at = now() - interval '90 seconds' WHERE seq = 1`);
+    const backlog = await readOutboxBacklog(dataSource, SCHEMA);
+    expect(backlog.unpublished).toBe(30_000);
+    expect(backlog.oldestSeconds).toBeGreaterThanOrEqual(90);
+    expect(backlog.oldestSeconds).toBeLessThan(120);
   });
 
   it('returns the oldest unpublished rows', async () => {

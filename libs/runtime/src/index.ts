@@ -21,3 +21,4 @@ export * from './repeated-failure-log';
 export * from './ip-address';
 export * from './address-policy';
 export * from './worker-thread';
+export * from './scrape-snapshot';

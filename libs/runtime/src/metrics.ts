@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * One Prometheus registry per process, served at /metrics on the ops port.
@@ -56,5 +56,46 @@ export const rateLimitedRequests = registeredMetric(
       help: 'Requests answered 429, by the limit that refused them: api_key (RATE_LIMIT_PER_SECOND) or auth_failures (AUTH_FAILURE_LIMIT)',
       labelNames: ['limit'],
       registers: [metricsRegistry],
+    }),
+);
+
+/** Whatever fills the outbox gauges when Prometheus scrapes: the outbox of each service running in this process. */
+export interface OutboxGaugeSource {
+  refresh(): Promise<void>;
+}
+
+const outboxGaugeSources = new Set<OutboxGaugeSource>();
+
+/** Adds a source; the answer removes it again, when its app closes. */
+export function addOutboxGaugeSource(source: OutboxGaugeSource): () => void {
+  outboxGaugeSources.add(source);
+  return () => outboxGaugeSources.delete(source);
+}
+
+async function refreshOutboxGauges(): Promise<void> {
+  await Promise.all([...outboxGaugeSources].map((source) => source.refresh()));
+}
+
+export const outboxUnpublished = registeredMetric(
+  'mailroom_outbox_unpublished_events',
+  () =>
+    new Gauge({
+      name: 'mailroom_outbox_unpublished_events',
+      help: "Events in a service's outbox that its relay has not yet published to the event stream",
+      labelNames: ['service'],
+      registers: [metricsRegistry],
+      collect: refreshOutboxGauges,
+    }),
+);
+
+export const outboxOldestUnpublishedAge = registeredMetric(
+  'mailroom_outbox_oldest_unpublished_age_seconds',
+  () =>
+    new Gauge({
+      name: 'mailroom_outbox_oldest_unpublished_age_seconds',
+      help: "Seconds since the first event still waiting in a service's outbox was written; 0 when none waits",
+      labelNames: ['service'],
+      registers: [metricsRegistry],
+      collect: refreshOutboxGauges,
     }),
 );

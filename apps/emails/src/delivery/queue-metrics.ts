@@ -1,24 +1,20 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ScrapeSnapshot } from '@mailroom/runtime';
 import { DeliveryRepository } from './delivery.repository';
 import { clearQueueGaugeSource, oldestDueAge, QueueGaugeSource, queueDepth, setQueueGaugeSource } from './delivery-metrics';
-
-/** Both queue gauges are read in one scrape: one query serves them both. */
-const SNAPSHOT_MAX_AGE_MS = 1000;
-/** A scrape must not hang on a database that does not answer; the gauges then keep their last values. */
-const QUERY_TIMEOUT_MS = 2000;
 
 /**
  * Fills the queue gauges when Prometheus scrapes, with one indexed query
  * (DeliveryRepository.queueSnapshot), at most once a second however many
- * scrapers there are. Nothing is computed between scrapes.
+ * scrapers there are (ScrapeSnapshot).
  */
 @Injectable()
 export class QueueMetrics implements QueueGaugeSource, OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(QueueMetrics.name);
-  private pending: Promise<void> | undefined;
-  private takenAt = 0;
+  private readonly snapshot: ScrapeSnapshot;
 
-  constructor(private readonly repository: DeliveryRepository) {}
+  constructor(private readonly repository: DeliveryRepository) {
+    this.snapshot = new ScrapeSnapshot(() => this.update(), new Logger(QueueMetrics.name), 'the delivery queue');
+  }
 
   onModuleInit(): void {
     setQueueGaugeSource(this);
@@ -29,25 +25,14 @@ export class QueueMetrics implements QueueGaugeSource, OnModuleInit, OnModuleDes
   }
 
   refresh(): Promise<void> {
-    if (this.pending && Date.now() - this.takenAt < SNAPSHOT_MAX_AGE_MS) return this.pending;
-    this.takenAt = Date.now();
-    this.pending = this.update();
-    return this.pending;
+    return this.snapshot.refresh();
   }
 
   private async update(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${QUERY_TIMEOUT_MS} ms`)), QUERY_TIMEOUT_MS)));
-      const snapshot = await Promise.race([this.repository.queueSnapshot(), timeout]);
-      queueDepth.set({ state: 'due' }, snapshot.due);
-      queueDepth.set({ state: 'scheduled' }, snapshot.scheduled);
-      queueDepth.set({ state: 'deferred' }, snapshot.deferred);
-      oldestDueAge.set(snapshot.oldestDueSeconds);
-    } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'reading the delivery queue for metrics failed; the gauges keep their last values');
-    } finally {
-      clearTimeout(timer);
-    }
+    const snapshot = await this.repository.queueSnapshot();
+    queueDepth.set({ state: 'due' }, snapshot.due);
+    queueDepth.set({ state: 'scheduled' }, snapshot.scheduled);
+    queueDepth.set({ state: 'deferred' }, snapshot.deferred);
+    oldestDueAge.set(snapshot.oldestDueSeconds);
   }
 }
