@@ -206,6 +206,34 @@ describe(consumeEvents.name, () => {
     expect(handled).toEqual(['evt_consumer_test_601']);
   });
 
+  it('makes a startAtCreation durable that went with its stream again from the new stream\'s first event, but one deleted alone from the next', async () => {
+    const handled: string[] = [];
+    const manager = await connection.jetstreamManager();
+    const durableExists = () => manager.consumers.info(EVENT_STREAM, 'lost-start-test').then(() => true, () => false);
+    consumer = await consumeEvents({
+      natsUrl: nats.url,
+      durable: 'lost-start-test',
+      filterSubject: 'email.delivery_delayed',
+      startAtCreation: true,
+      handle: async (event) => void handled.push(event.id),
+    });
+    await eventually(durableExists);
+
+    // Only the durable deleted (by an operator, say): the stream still holds what it skipped when first created.
+    await manager.consumers.delete(EVENT_STREAM, 'lost-start-test');
+    await publish('email.delivery_delayed', JSON.stringify(envelope(1000, { type: 'email.delivery_delayed' })));
+    await eventually(durableExists, 15_000);
+    await publish('email.delivery_delayed', JSON.stringify(envelope(1001, { type: 'email.delivery_delayed' })));
+    await eventually(() => handled.includes('evt_consumer_test_1001'), 15_000);
+
+    // The stream lost and made anew: what reached the new stream before the durable is handled too.
+    await manager.streams.delete(EVENT_STREAM);
+    await ensureEventStream(manager);
+    await publish('email.delivery_delayed', JSON.stringify(envelope(1002, { type: 'email.delivery_delayed' })));
+    await eventually(() => handled.includes('evt_consumer_test_1002'), 30_000);
+    expect(handled).toEqual(['evt_consumer_test_1001', 'evt_consumer_test_1002']);
+  }, 60_000);
+
   it('takes up again after a NATS restart that kept its store', async () => {
     const handled: string[] = [];
     consumer = await consumeEvents({
