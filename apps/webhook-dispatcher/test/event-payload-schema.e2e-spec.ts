@@ -44,7 +44,7 @@ describe('webhook payloads and the published event schema', () => {
     await stack?.stop();
   });
 
-  async function send(api: ApiClient, to: string, extra: Record<string, unknown> = {}): Promise<string> {
+  async function send(api: ApiClient, to: string | string[], extra: Record<string, unknown> = {}): Promise<string> {
     const response = await api.post('/v1/emails', Object.assign({ from: 'Acme <hello@acme.test>', to, subject: 'Schema', html: '<p>hi</p>', tags: ['schema'] }, extra));
     expect(response.status).toBe(202);
     return response.body.id;
@@ -71,10 +71,18 @@ describe('webhook payloads and the published event schema', () => {
       { msgID: complaintId },
     );
     await nats.close();
+    // On the suppression list when accepted, beside a recipient who was not: an email.suppressed of its own.
+    expect((await api.post('/v1/suppressions', { email: 'listed@example.com' })).status).toBe(201);
+    const partly = await send(api, ['listed@example.com', 'delivered@example.com']);
     expect((await api.post(`/v1/webhooks/${webhook.id}/test`)).status).toBe(202);
 
     const kinds = ['email.queued', 'email.scheduled', 'email.cancelled', 'email.delivered', 'email.bounced', 'email.complained', 'email.failed', 'email.suppressed', 'email.delivery_delayed', 'email.opened', 'email.clicked', 'webhook.test'];
-    await eventually(() => kinds.every((kind) => receiver.bodies().some((body) => body.type === kind)) && receiver.eventIds().includes(complaintId), 30000);
+    const suppressedOf = (emailId: string) => receiver.bodies().filter((body) => body.type === 'email.suppressed' && body.data.emailId === emailId);
+    await eventually(
+      () => kinds.every((kind) => receiver.bodies().some((body) => body.type === kind)) && receiver.eventIds().includes(complaintId) && suppressedOf(partly).length > 0,
+      30000,
+    );
+    expect(suppressedOf(partly).map((body) => body.data.recipient)).toEqual(['listed@example.com']);
 
     const ajv = new Ajv2020({ allErrors: true });
     addFormats(ajv);
