@@ -261,6 +261,41 @@ describe('domains: verification through real DNS', () => {
     expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified', 'domain.failed', 'domain.verified']);
   });
 
+  const timesOf = async (id: string) => {
+    const [row] = (await db.query(`SELECT updated_at, last_checked_at FROM domains.domains WHERE id = $1`, [id])).rows;
+    return { updatedAt: (row.updated_at as Date).getTime(), lastCheckedAt: (row.last_checked_at as Date).getTime() };
+  };
+
+  it('leaves updatedAt alone when a verify finds what the last check found, and moves lastCheckedAt', async () => {
+    const domain = await addDomain('samecheck');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    const before = await timesOf(domain.id);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    const after = await timesOf(domain.id);
+    expect(after.lastCheckedAt).toBeGreaterThan(before.lastCheckedAt);
+    expect(after.updatedAt).toBe(before.updatedAt);
+  });
+
+  it('leaves updatedAt alone when a verify is dropped because another check moved the status meanwhile', async () => {
+    const domain = await addDomain('overtaken');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    const dmarcHost = `_dmarc.${domain.name}`;
+    harness.dns.clear(dmarcHost);
+    // The slow verify's DMARC answer (within DNS_TIMEOUT_MS) arrives well after the fast one has failed the domain.
+    harness.dns.delay(dmarcHost, 300);
+    const asked = harness.dns.queries.length;
+    const slow = api().post(`/v1/domains/${domain.id}/verify`);
+    await eventually(async () => (harness.dns.queries.slice(asked).some((query) => query.name === dmarcHost) ? true : undefined));
+    harness.dns.delay(dmarcHost, 0);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('failed');
+    const afterFast = await timesOf(domain.id);
+    expect((await slow).body.status).toBe('failed');
+    expect(await timesOf(domain.id)).toEqual(afterFast);
+    expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified', 'domain.failed']);
+  });
+
   it('fails a verified domain whose records disappeared, emits domain.failed, and verify brings it back', async () => {
     const domain = await addDomain('disappear');
     publish(harness.dns, domain.name, domain.dnsRecords);

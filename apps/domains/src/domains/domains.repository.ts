@@ -5,6 +5,7 @@ import type { DomainStatus, ListParams } from '@mailroom/contracts';
 import { KeysetPage, keysetPage } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DomainEntity } from '../database/entities/domain.entity';
+import { domainRowChange } from './domain-row-change';
 
 export interface DomainKeyRow {
   id: string;
@@ -57,14 +58,17 @@ export class DomainsRepository {
   /**
    * Changes one domain under a row lock and writes its events into the outbox
    * in the same transaction, so a status change and its event commit together.
+   * `updatedAt` moves only when the domain itself changed (see domainRowChange).
    */
   async updateLocked(id: string, change: (entity: DomainEntity) => NewEvent[]): Promise<DomainEntity | null> {
     return this.dataSource.transaction(async (manager) => {
       const entity = await manager.getRepository(DomainEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!entity) return null;
+      const before = { ...entity };
       const events = change(entity);
-      entity.updatedAt = new Date();
-      await manager.getRepository(DomainEntity).save(entity);
+      const changed = domainRowChange(before, entity);
+      if (changed === 'domain') entity.updatedAt = new Date();
+      if (changed !== 'none') await manager.getRepository(DomainEntity).save(entity);
       await appendEvents(manager, 'domains', events);
       return entity;
     });
