@@ -9,7 +9,7 @@ import { DkimKeyCache } from './dkim-key-cache';
 import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
 import { EdnsQuery, ednsOf, isUnsupportedVersion, optRecord, udpLimitFor } from './edns';
-import { clientAddress, ResponseRateLimit } from './response-rate-limit';
+import { ResponseRateLimit, tcpClient } from './response-rate-limit';
 import { zoneSerial } from './zone-file';
 
 const { Packet } = DNS;
@@ -34,7 +34,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     private readonly keys: DkimKeyCache,
   ) {
     this.udpLimit = new ResponseRateLimit(config.DKIM_DNS_RATE_LIMIT);
-    this.tcpLimit = new ResponseRateLimit(config.DKIM_DNS_RATE_LIMIT, Date.now, clientAddress);
+    this.tcpLimit = new ResponseRateLimit(config.DKIM_DNS_RATE_LIMIT, Date.now, tcpClient);
   }
 
   /** Where it listens, once started (port 0 in DKIM_DNS_BIND picks a free one). */
@@ -69,7 +69,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
   /**
    * One message in, one answer out; nothing is parsed before screenQuery has
    * looked at its header, and nothing is looked up for a client past its rate
-   * (see ResponseRateLimit): a UDP network's, or a TCP address's.
+   * (see ResponseRateLimit): a UDP network's, or a TCP client's (an IPv4 address, an IPv6 /64).
    */
   private async exchange(message: Buffer, transport: 'udp' | 'tcp', peer: string): Promise<Buffer | null> {
     const screen = screenQuery(message);

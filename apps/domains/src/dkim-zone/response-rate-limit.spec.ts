@@ -1,4 +1,4 @@
-import { clientAddress, clientNetwork, ResponseRateLimit } from './response-rate-limit';
+import { clientNetwork, ResponseRateLimit, tcpClient } from './response-rate-limit';
 
 describe(ResponseRateLimit.name, () => {
   const limitAt = (perSecond: number) => {
@@ -32,14 +32,15 @@ describe(ResponseRateLimit.name, () => {
     expect(limit.verdict('2001:db8:1:200::9')).toBe('slip');
   });
 
-  it('counts each address apart when keyed by clientAddress (TCP), an IPv4-mapped address as its IPv4 one', () => {
+  it('counts each IPv4 address apart and each IPv6 /64 as one when keyed by tcpClient, an IPv4-mapped address as its IPv4 one', () => {
     const clock = { now: 1_000_000 };
-    const limit = new ResponseRateLimit(1, () => clock.now, clientAddress);
+    const limit = new ResponseRateLimit(1, () => clock.now, tcpClient);
     expect(limit.verdict('192.0.2.7')).toBe('answer');
     expect(limit.verdict('::ffff:192.0.2.7')).not.toBe('answer');
     expect(limit.verdict('192.0.2.200')).toBe('answer');
     expect(limit.verdict('2001:db8:1:2ff::1')).toBe('answer');
-    expect(limit.verdict('2001:db8:1:2ff::2')).toBe('answer');
+    expect(limit.verdict('2001:db8:1:2ff:a:b:c:d')).not.toBe('answer');
+    expect(limit.verdict('2001:db8:1:2fe::1')).toBe('answer');
   });
 
   it('answers everything when the limit is 0', () => {
@@ -59,5 +60,18 @@ describe(clientNetwork.name, () => {
     ['64:ff9b::192.0.2.33', '0064:ff9b:0000:0000::/56'],
   ])('counts %s under %s', (address, network) => {
     expect(clientNetwork(address)).toBe(network);
+  });
+});
+
+describe(tcpClient.name, () => {
+  it.each([
+    ['198.51.100.23', '198.51.100.23'],
+    ['::ffff:198.51.100.23', '198.51.100.23'],
+    ['2001:db8:abcd:12ef:1::1', '2001:0db8:abcd:12ef::/64'],
+    ['2001:DB8:abcd:12ef:ffff:ffff:ffff:ffff', '2001:0db8:abcd:12ef::/64'],
+    ['::1', '0000:0000:0000:0000::/64'],
+    ['fe80::1%eth0', 'fe80:0000:0000:0000::/64'],
+  ])('counts a connection from %s as %s', (address, client) => {
+    expect(tcpClient(address)).toBe(client);
   });
 });

@@ -16,10 +16,10 @@ const MAX_NETWORKS = 65_536;
  * it goes out truncated (TC set, no records), which costs a victim nothing
  * and tells a real resolver to ask again over TCP. The rest are dropped.
  *
- * TCP gets a limiter of its own, keyed by `clientAddress`: its sources cannot
- * be spoofed, so there is no reflection to stop, but one client could still
- * make the server look keys up as fast as it can send; a resolver sent over
- * from UDP starts with a full allowance there.
+ * TCP gets a limiter of its own, keyed by `tcpClient` (an IPv4 address, an
+ * IPv6 /64): its sources cannot be spoofed, so there is no reflection to stop,
+ * but one client could still make the server look keys up as fast as it can
+ * send; a resolver sent over from UDP starts with a full allowance there.
  */
 export class ResponseRateLimit {
   private readonly buckets = new Map<string, { tokens: number; at: number; excess: number }>();
@@ -27,7 +27,7 @@ export class ResponseRateLimit {
   constructor(
     private readonly perSecond: number,
     private readonly now: () => number = Date.now,
-    /** Which clients share an allowance: clientNetwork (UDP, whose sources may be forged) or clientAddress (TCP). */
+    /** Which clients share an allowance: clientNetwork (UDP, whose sources may be forged) or tcpClient (TCP). */
     private readonly clientOf: (address: string) => string = clientNetwork,
   ) {}
 
@@ -55,16 +55,30 @@ export class ResponseRateLimit {
   }
 }
 
-/** The network a client address counts under: its /24 (IPv4, including IPv4-mapped IPv6) or its /56 (IPv6). */
-export function clientNetwork(address: string): string {
-  const mapped = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIPv4(mapped)) return `${mapped.split('.').slice(0, 3).join('.')}.0/24`;
-  if (!isIPv6(address)) return address;
-  const groups = ipv6Groups(address);
-  return `${[...groups.slice(0, 3), groups[3] & 0xff00].map((group) => group.toString(16).padStart(4, '0')).join(':')}::/56`;
+/** How a dual-stack socket shows an IPv4 client (`::ffff:192.0.2.7`), written as the IPv4 address. */
+const unmapped = (address: string) => (address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address);
+
+/** The first `bits` (49 to 64) of an IPv6 address, as `xxxx:xxxx:xxxx:xxxx::/bits`. */
+function ipv6Prefix(address: string, bits: number): string {
+  const groups = ipv6Groups(address).slice(0, 4);
+  groups[3] &= (0xffff << (64 - bits)) & 0xffff;
+  return `${groups.map((group) => group.toString(16).padStart(4, '0')).join(':')}::/${bits}`;
 }
 
-/** The client a TCP connection comes from: its address, an IPv4-mapped IPv6 one written as IPv4. */
-export function clientAddress(address: string): string {
-  return address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
+/** The network a client address counts under: its /24 (IPv4, including IPv4-mapped IPv6) or its /56 (IPv6). */
+export function clientNetwork(address: string): string {
+  const ipv4 = unmapped(address);
+  if (isIPv4(ipv4)) return `${ipv4.split('.').slice(0, 3).join('.')}.0/24`;
+  return isIPv6(address) ? ipv6Prefix(address, 56) : address;
+}
+
+/**
+ * The client a TCP connection counts as: its IPv4 address, or the /64 of its IPv6 one. A /64 is the smallest
+ * network an IPv6 host is given (RFC 7421), and one host may take any address in it, so per address an attacker
+ * would have 2^64 allowances.
+ */
+export function tcpClient(address: string): string {
+  const ipv4 = unmapped(address);
+  if (isIPv4(ipv4)) return ipv4;
+  return isIPv6(address) ? ipv6Prefix(address, 64) : address;
 }
