@@ -214,11 +214,21 @@ describe('domains: verification through real DNS', () => {
       { record: 'v=dmarc1; p=none', dmarcStatus: 'pending' },
       { record: 'p=none; v=DMARC1', dmarcStatus: 'pending' },
       { record: 'v=DMARC10; p=none', dmarcStatus: 'pending' },
+      { record: 'v=DMARC1; rua=mailto:d@example.com; p=reject', dmarcStatus: 'verified' },
     ];
     for (const { record, dmarcStatus } of cases) {
       harness.dns.set(`_dmarc.${domain.name}`, 'TXT', [record]);
       expect({ record, dmarcStatus: (await api().post(`/v1/domains/${domain.id}/verify`)).body.dmarcStatus }).toEqual({ record, dmarcStatus });
     }
+  });
+
+  it('names the problem when a DMARC record has v=DMARC1 later than its first tag: receivers ignore such a record (RFC 7489 §6.3)', async () => {
+    const domain = await addDomain('dmarcorder');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    harness.dns.set(`_dmarc.${domain.name}`, 'TXT', ['p=reject; v=DMARC1']);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.body).toMatchObject({ status: 'pending', dmarcStatus: 'pending', missingRecords: [domain.dnsRecords[2]] });
+    expect(response.body.recordProblems).toEqual([{ purpose: 'dmarc', host: `_dmarc.${domain.name}`, problem: expect.stringContaining('v=DMARC1, but not as its first tag') }]);
   });
 
   it('does not accept a DMARC record without a policy: no valid p= (or an invalid sp=) and no valid rua= means receivers apply none (RFC 7489 §6.6.3)', async () => {

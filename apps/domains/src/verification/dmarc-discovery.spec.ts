@@ -30,6 +30,15 @@ describe(discoverDmarc.name, () => {
 
   it("is a plain fail when neither has a record, says why the organizational domain's does not count, and reports where a lookup failed", async () => {
     expect(await discoverDmarc('mail.example.com', txtOf({}))).toEqual({ result: 'fail' });
+    // A record whose first tag is not v=DMARC1 is none to receivers, who go on to the organizational domain; with none
+    // there either, the answer says why the name's own does not count.
+    expect(await discoverDmarc('mail.example.com', txtOf({ '_dmarc.mail.example.com': ['p=none; v=DMARC1'] }))).toMatchObject({
+      result: 'fail',
+      problem: expect.stringContaining('not as its first tag'),
+    });
+    expect(await discoverDmarc('mail.example.com', txtOf({ '_dmarc.mail.example.com': ['p=none; v=DMARC1'], '_dmarc.example.com': ['v=DMARC1; p=reject'] }))).toEqual({
+      result: 'pass',
+    });
     expect(await discoverDmarc('mail.example.com', txtOf({ '_dmarc.example.com': ['v=DMARC1; p=bogus'] }))).toMatchObject({
       result: 'fail',
       problem: expect.stringMatching(/^no DMARC record at _dmarc\.mail\.example\.com, and the one .* at _dmarc\.example\.com .* p=bogus is not none, quarantine or reject/),

@@ -26,8 +26,9 @@ export async function discoverDmarc(name: string, txt: (host: string) => Promise
   const lookup = await txt(orgHost);
   const outcome = checkDmarc(lookup);
   if (outcome.result === 'error') return { result: 'error', error: outcome.error, host: orgHost };
-  // Neither has one: the record we hand out (at the name itself) is what to publish; missingRecords says so.
-  if (outcome.result === 'fail' && hasNoDmarcRecord(lookup)) return { result: 'fail' };
+  // Neither has one: the record we hand out (at the name itself) is what to publish; missingRecords says so, and the
+  // name's own lookup says why a TXT there that is not a DMARC record to receivers does not count.
+  if (outcome.result === 'fail' && hasNoDmarcRecord(lookup)) return checkDmarc(own);
   if (outcome.result === 'fail') {
     return { result: 'fail', problem: `no DMARC record at _dmarc.${name}, and the one receivers use instead, at ${orgHost} (the organizational domain, RFC 7489 §6.6.3), does not count: ${outcome.problem}` };
   }

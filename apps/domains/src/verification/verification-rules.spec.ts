@@ -38,4 +38,15 @@ describe(checkDmarc.name, () => {
     expect(checkDmarc({ kind: 'found', values: ['v=DMARC1; p=none', 'v=DMARC1; p=reject'] })).toMatchObject({ result: 'fail', problem: 'found 2 DMARC records; publish exactly one' });
     expect(checkDmarc({ kind: 'error', error: 'timeout' })).toEqual({ result: 'error', error: 'timeout' });
   });
+
+  it('counts a record only when v=DMARC1 is its first tag, as receivers do (RFC 7489 §6.3), and says why one that has it later does not count', () => {
+    expect(problemOf('p=reject; v=DMARC1')).toBe('the TXT record at _dmarc has v=DMARC1, but not as its first tag, so receivers ignore it (RFC 7489 §6.3); put v=DMARC1 first');
+    expect(problemOf('rua=mailto:d@example.com; V = DMARC1; p=none')).toContain('not as its first tag');
+    expect(checkDmarc({ kind: 'found', values: ['p=reject; v=DMARC1', 'v=DMARC1; p=none'] })).toEqual({ result: 'pass' });
+  });
+
+  it('accepts p= after other tags: receivers read the tags in any order once v=DMARC1 is first', () => {
+    expect(dmarc('v=DMARC1; rua=mailto:d@example.com; p=reject')).toEqual({ result: 'pass' });
+    expect(dmarc('v=DMARC1; pct=50; sp=none; p=quarantine')).toEqual({ result: 'pass' });
+  });
 });

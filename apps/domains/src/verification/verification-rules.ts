@@ -1,5 +1,6 @@
 import type { DnsRecordPurpose } from '@mailroom/contracts';
 import { dmarcPolicyProblem } from './dmarc-policy';
+import { tagList } from './tag-list';
 
 /** What a DNS lookup gave: records, a definite "no such record", or a failure that proves nothing. */
 export type LookupResult = { kind: 'found'; values: string[] } | { kind: 'missing' } | { kind: 'error'; error: string };
@@ -27,12 +28,23 @@ export function hasNoDmarcRecord(lookup: LookupResult): boolean {
   return lookup.kind === 'missing' || (lookup.kind === 'found' && !lookup.values.some((value) => DMARC_VERSION.test(value.trim())));
 }
 
-/** RFC 7489 §6.4: the record starts with `v=DMARC1`; the policy itself is the owner's choice. */
+/**
+ * A TXT that holds the version tag, but later: RFC 7489 §6.3 says v= "MUST be the first tag", and receivers select
+ * DMARC records by how they start (OpenDMARC, mailauth), so to them it is no record. Its owner should hear why.
+ */
+const MISPLACED_VERSION = 'the TXT record at _dmarc has v=DMARC1, but not as its first tag, so receivers ignore it (RFC 7489 §6.3); put v=DMARC1 first';
+const hasLaterVersionTag = (value: string) => tagList(value).some(([name, tagValue], index) => index > 0 && name.toLowerCase() === 'v' && tagValue === 'DMARC1');
+
+/**
+ * RFC 7489 §6.4: the record starts with `v=DMARC1`; the policy itself is the owner's choice. Its other tags may come
+ * in any order: §6.4's ABNF puts p= second, but receivers read the tags by name wherever they stand (OpenDMARC,
+ * mailauth), and DMARCbis keeps only the rule that v= comes first.
+ */
 export function checkDmarc(lookup: LookupResult): RecordOutcome {
   if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
   if (lookup.kind === 'missing') return { result: 'fail' };
   const dmarc = lookup.values.filter((value) => DMARC_VERSION.test(value.trim()));
-  if (dmarc.length === 0) return { result: 'fail' };
+  if (dmarc.length === 0) return lookup.values.some(hasLaterVersionTag) ? { result: 'fail', problem: MISPLACED_VERSION } : { result: 'fail' };
   // RFC 7489 §6.6.3: more than one DMARC record means no policy at all.
   if (dmarc.length > 1) return { result: 'fail', problem: `found ${dmarc.length} DMARC records; publish exactly one` };
   const problem = dmarcPolicyProblem(dmarc[0]);
