@@ -93,6 +93,38 @@ describe('delivery: SMTP replies per recipient', () => {
     }
   });
 
+  it('bounces every recipient of a message refused at DATA with a 5.1.x, but suppresses none when it carried several: the reply cannot say whose mailbox is bad', async () => {
+    const held = harness.smtp.holdNextData();
+    const addresses = ['shared1@example.test', 'shared2@example.test'];
+    const id = await send(addresses);
+    // One transaction carried both: the 550 below answers the message, not either RCPT TO.
+    expect([...(await held.arrived).rcptTo].sort()).toEqual(addresses);
+    held.release({ code: 550, message: '5.1.1 Recipient address rejected' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    for (const address of addresses) {
+      expect(recipient(email, address)).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 Recipient address rejected' });
+      expect(await suppressionOf(address)).toEqual([]);
+      expect(await bounceEventOf(id, address)).toMatchObject({ smtp: { code: 550 }, suppressed: false });
+    }
+  });
+
+  it('suppresses on a 5.1.x at DATA when the message carried that recipient alone, also when the others were refused at RCPT', async () => {
+    harness.smtp.failNext(550, '5.1.1 Recipient address rejected');
+    const single = await send('alone@example.test');
+    await emailReaching(harness.stack, harness.stack.rootKey, single, ['bounced']);
+    expect(await suppressionOf('alone@example.test')).toEqual([{ reason: 'bounce', details: '550 5.1.1 Recipient address rejected' }]);
+    expect(await bounceEventOf(single, 'alone@example.test')).toMatchObject({ suppressed: true });
+
+    // The RCPT refusal is refused3's own answer; the DATA reply can only be about the one address the server took.
+    harness.smtp.rejectRecipient('refused3@example.test', 550, '5.7.1 Relaying denied');
+    harness.smtp.failNext(550, '5.1.1 Recipient address rejected');
+    const mixed = await send(['refused3@example.test', 'taken3@example.test']);
+    await emailReaching(harness.stack, harness.stack.rootKey, mixed, ['bounced']);
+    expect(await suppressionOf('refused3@example.test')).toEqual([]);
+    expect(await suppressionOf('taken3@example.test')).toEqual([{ reason: 'bounce', details: '550 5.1.1 Recipient address rejected' }]);
+    expect(await bounceEventOf(mixed, 'taken3@example.test')).toMatchObject({ suppressed: true });
+  });
+
   it('delivers in plaintext to an MX host that offers STARTTLS but fails the handshake', async () => {
     // The host listens on another loopback address with the same port, as MX hosts share port 25.
     const oldTls = await startTestSmtp({ host: '127.0.0.2', port: harness.smtp.port, brokenTls: true });

@@ -53,4 +53,9 @@ describe(saysTheMailboxIsBad.name, () => {
     expect(saysTheMailboxIsBad(permanent(550, '550 5.1.1 Sender unknown', { senderRefused: true }))).toBe(false);
     expect(saysTheMailboxIsBad({ kind: 'temporary', code: 450, reply: '450 5.1.1 odd but temporary', recipientRefused: true })).toBe(false);
   });
+
+  it('never suppresses on a reply to a message that several recipients shared: it cannot say whose mailbox is bad', () => {
+    expect(saysTheMailboxIsBad(permanent(550, '550 5.1.1 Recipient address rejected', { sharedWithOthers: true }))).toBe(false);
+    expect(saysTheMailboxIsBad(permanent(550, '550 5.1.1 Recipient address rejected'))).toBe(true);
+  });
 });

@@ -27,9 +27,11 @@ export function enhancedStatusOf(reply: string): string | null {
  * enhanced code, the code decides, whatever the basic code says ("550 4.2.2
  * mailbox full" bounces, as the basic code governs, but suppresses no one).
  * Without one, only a 550, 551 or 553 to the address's own RCPT TO does.
+ * A reply to a message with several accepted recipients names none of them:
+ * "550 5.1.1" at DATA then bounces them all and suppresses no one.
  */
 export function saysTheMailboxIsBad(outcome: SmtpOutcome): boolean {
-  if (outcome.kind !== 'permanent' || outcome.senderRefused) return false;
+  if (outcome.kind !== 'permanent' || outcome.senderRefused || outcome.sharedWithOthers) return false;
   const enhanced = enhancedStatusOf(outcome.reply);
   if (enhanced) return BAD_MAILBOX_STATUSES.has(enhanced);
   return outcome.recipientRefused === true && outcome.code !== null && MAILBOX_REFUSAL_CODES.has(outcome.code);

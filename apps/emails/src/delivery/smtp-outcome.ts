@@ -26,6 +26,11 @@ export interface SmtpOutcome {
   /** The refusal was the reply to this recipient's own RCPT TO, not to the message. */
   recipientRefused?: true;
   /**
+   * The reply answered a message that carried other recipients too (a refusal at DATA, after their RCPT TO were
+   * accepted): it is the outcome of each, but it cannot say which of their mailboxes is bad.
+   */
+  sharedWithOthers?: true;
+  /**
    * The session broke in TLS (a STARTTLS handshake the two sides could not
    * agree on) before the message went out: the host may well take it in
    * plaintext. Set with hostUnavailable.

@@ -32,7 +32,8 @@ const bare = (address: string | { address: string }) => (typeof address === 'str
  * Sends one raw message to every envelope recipient in one SMTP transaction
  * and says what happened to each: a recipient refused at RCPT TO gets that
  * reply; the others share the reply to DATA, or the error that ended the
- * session (connection refused, timeout, TLS failure: no reply code).
+ * session (connection refused, timeout, TLS failure: no reply code), marked
+ * sharedWithOthers when there are several of them.
  */
 export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): Promise<RecipientOutcomes> {
   const outcomes: RecipientOutcomes = new Map();
@@ -49,8 +50,10 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
   } catch (error) {
     const failure = error as SmtpErrorLike & { rejectedErrors?: RejectedError[] };
     rejectedOutcomes(failure.rejectedErrors ?? refusalsBeforeData(failure, mail.lastEnvelope()));
-    const shared = messageSent ? lostAfterTheMessage(error as SmtpErrorLike) : outcomeFromError(error as SmtpErrorLike);
-    for (const address of envelope.to) if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), shared);
+    const sharing = envelope.to.filter((address) => !outcomes.has(address.toLowerCase()));
+    const reply = messageSent ? lostAfterTheMessage(error as SmtpErrorLike) : outcomeFromError(error as SmtpErrorLike);
+    const shared: SmtpOutcome = sharing.length > 1 ? { sharedWithOthers: true, ...reply } : reply;
+    for (const address of sharing) outcomes.set(address.toLowerCase(), shared);
   }
   for (const address of envelope.to) {
     if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no reply for this recipient' });
