@@ -9,6 +9,7 @@ import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { CachedKeyVerifier } from './auth/cached-key-verifier';
 import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
+import { SharedAuthFailures } from './auth/shared-auth-failures';
 import { RouteInputs } from './http/route-inputs';
 import { HealthClient } from './clients/health.client';
 import { KeysClient } from './clients/keys.client';
@@ -63,6 +64,7 @@ export class GatewayAppModule {
           inject: [MAILROOM_CONFIG],
           useFactory: (c: MailroomConfig) => new AuthFailureLimiter(c.AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, AUTH_FAILURE_CLIENTS_REMEMBERED),
         },
+        SharedAuthFailures,
         RouteRequirements,
         RouteInputs,
         RequestAdmission,

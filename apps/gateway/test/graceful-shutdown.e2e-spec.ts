@@ -1,5 +1,5 @@
 import { ClientRequest, request } from 'node:http';
-import { AppProcess, eventually, freeDnsPort, Stack, startAppProcess, startStack } from '@mailroom/testing';
+import { AppProcess, eventually, Stack, startGatewayProcess, startStack } from '@mailroom/testing';
 
 const SHUTDOWN_BOUND_MS = 15000;
 
@@ -47,19 +47,9 @@ describe('SIGTERM to the gateway process under HTTP load', () => {
 
   beforeAll(async () => {
     stack = await startStack({ apps: ['keys', 'domains', 'emails', 'webhook-dispatcher'] });
-    const [port, opsPort] = [await freeDnsPort(), await freeDnsPort()];
-    baseUrl = `http://127.0.0.1:${port}`;
-    opsUrl = `http://127.0.0.1:${opsPort}`;
-    gateway = startAppProcess('gateway', {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      NATS_URL: stack.nats.url,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      HEALTH_HOST: '127.0.0.1',
-      HEALTH_PORT: String(opsPort),
-      RATE_LIMIT_PER_SECOND: '0',
-    });
+    const started = await startGatewayProcess(stack);
+    ({ baseUrl, opsUrl } = started);
+    gateway = started.process;
     await eventually(async () => (await fetch(`${baseUrl}/health`).then((response) => response.status, () => 0)) === 200, 20000);
   }, 240000);
 

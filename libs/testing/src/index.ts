@@ -1,6 +1,7 @@
 export * from './api-client';
 export * from './eventually';
 export * from './extra-gateway';
+export * from './gateway-process';
 export * from './private-nats';
 export * from './stack';
 export * from './test-dns';

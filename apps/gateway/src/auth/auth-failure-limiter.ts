@@ -39,7 +39,7 @@ export class AuthFailureLimiter {
 
   constructor(
     readonly limit: number,
-    private readonly windowMs: number,
+    readonly windowMs: number,
     private readonly maxClients: number,
   ) {}
 

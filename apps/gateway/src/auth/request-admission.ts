@@ -7,6 +7,7 @@ import { RateLimiter } from '../rate-limit/rate-limiter';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { enforceAuthFailureLimit } from './enforce-auth-failure-limit';
 import { RouteRequirements } from './route-requirements';
+import { SharedAuthFailures } from './shared-auth-failures';
 
 /**
  * Settles who may call a route from its headers alone: a key sent from a
@@ -27,6 +28,7 @@ export class RequestAdmission {
     @Inject(AUTH_OPTIONS) private readonly options: AuthOptions,
     private readonly limiter: RateLimiter,
     private readonly failures: AuthFailureLimiter,
+    private readonly sharedFailures: SharedAuthFailures,
   ) {}
 
   async admit(request: FastifyRequest & AuthenticatedRequest, reply: FastifyReply): Promise<void> {
@@ -41,7 +43,7 @@ export class RequestAdmission {
     try {
       request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
     } catch (error) {
-      if (presentsKey && error instanceof DomainError && error.code === ErrorCode.Unauthorized) this.failures.recordFailure(request.ip);
+      if (presentsKey && error instanceof DomainError && error.code === ErrorCode.Unauthorized) this.sharedFailures.recordFailure(request.ip);
       throw error;
     }
     enforceRateLimit(this.limiter, request.mailroom.key.keyId, reply);

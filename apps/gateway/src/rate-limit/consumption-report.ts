@@ -1,4 +1,4 @@
-import { isPlainObject } from '@mailroom/contracts';
+import { isPlainObject, parseJsonBytes } from '@mailroom/contracts';
 
 /** What a gateway replica broadcasts: how many requests of each key it let through since its last report. */
 export interface ConsumptionReport {
@@ -19,12 +19,7 @@ export function encodeConsumptionReport(report: ConsumptionReport): Uint8Array {
  * positive finite numbers are dropped, the rest of the report is kept.
  */
 export function decodeConsumptionReport(data: Uint8Array): ConsumptionReport | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return null;
-  }
+  const parsed = parseJsonBytes(data);
   if (!isPlainObject(parsed) || typeof parsed.replica !== 'string' || !isPlainObject(parsed.counts)) return null;
   const counts: Record<string, number> = {};
   for (const [keyId, count] of Object.entries(parsed.counts)) {

@@ -1,0 +1,2 @@
+export * from './auth-failure';
+export * from './subjects';
