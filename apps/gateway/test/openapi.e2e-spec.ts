@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import * as contracts from '@mailroom/contracts';
@@ -189,6 +191,71 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     }
     // Nested DTOs are reached through the references, not only the top-level bodies.
     expect([...checked]).toEqual(expect.arrayContaining(['EmailAttachmentDto', 'EmailTrackingDto', 'EmailBatchDto']));
+  });
+
+  it('states the send limits as JSON Schema keywords, for single and batch sends alike, with the numbers the API checks', async () => {
+    const { EMAIL_LIMITS } = contracts;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    // The document's own references (#/components/schemas/…) resolve inside this schema.
+    ajv.addSchema({ $id: 'mailroom', components: { schemas: doc.components.schemas } });
+    const bodySchemaOf = (key: string) => operations.find((operation) => operation.key === key)!.op.requestBody.content['application/json'].schema;
+    const toAbsolute = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"mailroom#/components/'));
+    const single = ajv.compile(toAbsolute(bodySchemaOf('POST /v1/emails')));
+    const batch = ajv.compile(toAbsolute(bodySchemaOf('POST /v1/emails/batch')));
+    const accepts = (body: Json) => [single(body), batch({ emails: [body] }), batch([body])];
+    const emailWith = (field: string, value: unknown): Json => Object.assign({}, email, { [field]: value });
+
+    const email = { from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'x' };
+    const addresses = (count: number) => Array.from({ length: count }, (_, index) => `r${index}@example.com`);
+    const entries = (count: number, value = 'v') => Object.fromEntries(Array.from({ length: count }, (_, index) => [`X-Field-${index}`, value]));
+    const atLimit: Json = {
+      to: addresses(EMAIL_LIMITS.toMax),
+      cc: addresses(EMAIL_LIMITS.ccMax),
+      bcc: [],
+      replyTo: addresses(EMAIL_LIMITS.replyToMax),
+      headers: entries(EMAIL_LIMITS.headersMax, 'x'.repeat(EMAIL_LIMITS.headerValueMaxLength)),
+      metadata: Object.assign(entries(EMAIL_LIMITS.metadataMaxKeys - 1), { ['k'.repeat(EMAIL_LIMITS.metadataKeyMaxLength)]: 'v'.repeat(EMAIL_LIMITS.metadataValueMaxLength) }),
+      scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+    };
+    const overLimit: Json = {
+      to: [addresses(EMAIL_LIMITS.toMax + 1), []],
+      cc: [addresses(EMAIL_LIMITS.ccMax + 1)],
+      bcc: [addresses(EMAIL_LIMITS.bccMax + 1)],
+      replyTo: [addresses(EMAIL_LIMITS.replyToMax + 1)],
+      headers: [
+        entries(EMAIL_LIMITS.headersMax + 1),
+        { ['X-' + 'n'.repeat(EMAIL_LIMITS.headerNameMaxLength - 1)]: 'v' },
+        { 'X-Long': 'x'.repeat(EMAIL_LIMITS.headerValueMaxLength + 1) },
+        { 'X-Blank': '  ' },
+        { 'X-Folded': 'a\r\nBcc: c@example.com' },
+      ],
+      metadata: [entries(EMAIL_LIMITS.metadataMaxKeys + 1), { '': 'v' }, { ['k'.repeat(EMAIL_LIMITS.metadataKeyMaxLength + 1)]: 'v' }, { k: 'v'.repeat(EMAIL_LIMITS.metadataValueMaxLength + 1) }],
+      tags: [Array(EMAIL_LIMITS.tagsMax + 1).fill('t'), ['t'.repeat(EMAIL_LIMITS.tagMaxLength + 1)]],
+      attachments: [Array(EMAIL_LIMITS.attachmentsMax + 1).fill({ filename: 'a.txt', content: 'eA==' })],
+      scheduledAt: ['next tuesday', 42],
+    };
+
+    expect(accepts(email)).toEqual([true, true, true]);
+    for (const [field, value] of Object.entries(atLimit)) expect({ field, accepted: accepts(emailWith(field, value)) }).toEqual({ field, accepted: [true, true, true] });
+    for (const [field, values] of Object.entries(overLimit)) {
+      for (const value of values as unknown[]) expect({ field, value, accepted: accepts(emailWith(field, value)) }).toEqual({ field, value, accepted: [false, false, false] });
+    }
+    const sendSchema = doc.components.schemas.EmailSendDto;
+    expect(sendSchema.properties.scheduledAt.description).toContain(`${EMAIL_LIMITS.scheduleMaxDays} days`);
+    expect(doc.components.schemas.EmailRescheduleDto.properties.scheduledAt).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(doc.components.schemas.EmailAttachmentDto.properties.content).toMatchObject({ type: 'string', contentEncoding: 'base64' });
+
+    // The gateway checks the recipient counts itself: it refuses exactly what the schema refuses.
+    for (const field of ['to', 'cc', 'bcc', 'replyTo']) {
+      for (const value of overLimit[field] as unknown[]) {
+        const response = await api.post('/v1/emails', emailWith(field, value));
+        expect({ field, status: response.status, message: response.body.error.message }).toEqual({ field, status: 422, message: expect.stringContaining(field) });
+      }
+      // Within the limit the body passes the gateway, which then finds no emails service in this stack.
+      const response = await api.post('/v1/emails', emailWith(field, atLimit[field]));
+      expect({ field, status: response.status }).toEqual({ field, status: 503 });
+    }
   });
 
   it('gives custom validators meaningful schemas', () => {

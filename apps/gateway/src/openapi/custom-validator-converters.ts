@@ -43,11 +43,19 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
       'A domain name such as links.example.com (any case and IDN accepted, stored as lower-case punycode), or null or the host of TRACKING_BASE_URL itself (which may be localhost or an IP address) to go back to that host.',
   },
   // libs/contracts/src/emails/dto/email-validators.ts
-  isStringOrStringArray: {
-    anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
-  },
   isFlatStringMap: { type: 'object', additionalProperties: { type: 'string' } },
   isIsoTimestamp: { type: 'string', format: 'date-time', description: 'An ISO 8601 timestamp such as 2025-01-31T12:00:00Z.' },
+};
+
+/** Rules whose schema depends on the arguments a DTO gave them, which registerDecorator keeps as constraints. */
+const CONSTRAINED_VALIDATOR_SCHEMAS: Record<string, (constraints: unknown[]) => JsonSchema> = {
+  // libs/contracts/src/emails/dto/email-validators.ts: to, cc, bcc, replyTo.
+  isStringOrStringArray: ([min, max]) => {
+    const array: JsonSchema = { type: 'array', items: { type: 'string' } };
+    if (typeof min === 'number' && min > 0) array.minItems = min;
+    if (typeof max === 'number') array.maxItems = max;
+    return { oneOf: [{ type: 'string' }, array] };
+  },
 };
 
 const PRIMITIVE_SCHEMAS = new Map<unknown, JsonSchema>([
@@ -73,6 +81,14 @@ export function customValidatorConverters(): Record<string, (meta: ValidationMet
     converters[name] = (meta) => {
       const message = messageOf(meta);
       return message && !schema.description ? { ...schema, description: message } : { ...schema };
+    };
+  }
+  for (const [name, schemaOf] of Object.entries(CONSTRAINED_VALIDATOR_SCHEMAS)) {
+    converters[name] = (meta) => {
+      const schema = schemaOf(meta.constraints ?? []);
+      const message = messageOf(meta);
+      if (message) schema.description = message;
+      return schema;
     };
   }
   converters[ValidationTypes.CUSTOM_VALIDATION] = (meta) => {

@@ -27,6 +27,7 @@ function orNull(schema: JsonSchema): JsonSchema {
   if (schema.type === undefined) {
     // No type: anything goes already, unless it is a choice of schemas.
     if (Array.isArray(schema.anyOf)) copy.anyOf = [...schema.anyOf, { type: 'null' }];
+    if (Array.isArray(schema.oneOf)) copy.oneOf = [...schema.oneOf, { type: 'null' }];
     return copy;
   }
   const types = [schema.type].flat();

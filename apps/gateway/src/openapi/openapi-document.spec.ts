@@ -1,5 +1,5 @@
 import { IsOptional, IsString, registerDecorator } from 'class-validator';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '@mailroom/contracts';
+import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsStringOrStringArray } from '@mailroom/contracts';
 import { dtoSchemas } from './dto-schemas';
 import { errorStatuses } from './error-responses';
 import { successResponse } from './response-schemas';
@@ -28,6 +28,13 @@ class OpenApiSpecProbeDto {
   @IsOptional()
   @IsString()
   note?: string;
+
+  @IsStringOrStringArray(2, 5)
+  few: string | string[];
+
+  @IsOptional()
+  @IsStringOrStringArray(0, 3)
+  some?: string | string[];
 }
 
 const route = (overrides: Partial<DiscoveredRoute>): DiscoveredRoute => ({
@@ -61,8 +68,14 @@ describe('OpenAPI document pieces', () => {
     expect(schema.properties.ip).toMatchObject({ type: 'string', anyOf: expect.any(Array) });
     expect(schema.properties.at).toMatchObject({ type: 'string', format: 'date-time' });
     expect(schema.properties.either).toEqual({ description: 'must be something' });
+    // The bounds the DTO gave the rule, not only its message.
+    expect(schema.properties.few).toEqual({
+      oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 5 }],
+      description: 'must be a string or an array of 2 to 5 strings',
+    });
+    expect((schema.properties.some.oneOf as unknown[])[1]).toEqual({ type: 'array', items: { type: 'string' }, maxItems: 3 });
     expect(JSON.stringify(schema)).not.toContain('$ref');
-    expect(schema.required.sort()).toEqual(['either', 'hosts']);
+    expect(schema.required.sort()).toEqual(['either', 'few', 'hosts']);
     expect(schema.additionalProperties).toBe(false);
   });
 

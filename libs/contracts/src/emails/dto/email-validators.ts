@@ -7,6 +7,8 @@ export function IsStringOrStringArray(min: number, max: number, options?: Valida
       name: 'isStringOrStringArray',
       target: target.constructor,
       propertyName,
+      // Kept as constraints so that the API reference states the same bounds (minItems, maxItems).
+      constraints: [min, max],
       options: { message: `must be a string or an array of ${min} to ${max} strings`, ...options },
       validator: {
         validate: (value: unknown) =>
