@@ -3,6 +3,7 @@ import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsStringOrStringArray } from
 import { dtoSchemas } from './dto-schemas';
 import { errorStatuses } from './error-responses';
 import { successResponse } from './response-schemas';
+import { withSendFieldLimits } from './send-field-limits';
 import { DiscoveredRoute, toOpenApiPath } from './route-discovery';
 
 function IsSomethingUnknown() {
@@ -77,6 +78,10 @@ describe('OpenAPI document pieces', () => {
     expect(JSON.stringify(schema)).not.toContain('$ref');
     expect(schema.required.sort()).toEqual(['either', 'few', 'hosts']);
     expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('refuses send-field limits for a property the DTO schemas do not have, so a renamed field cannot shed them', () => {
+    expect(() => withSendFieldLimits({ EmailSendDto: { type: 'object', properties: {} } })).toThrow(/EmailSendDto\.headers/);
   });
 
   it('maps CRUD routes to their response shapes by prefix', () => {
