@@ -1,8 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiClient, ApiResponse, eventually, startStack, Stack } from '@mailroom/testing';
+import { GatewayEvents } from '@mailroom/contracts';
 import { connect, JSONCodec } from 'nats';
 import { bootstrapGateway } from '../src/bootstrap';
-import { RATE_LIMIT_SUBJECT } from '../src/rate-limit/rate-limiter';
 
 const RATE = 1;
 const BURST = 10;
@@ -29,7 +29,7 @@ async function consumptionReports(natsUrl: string) {
   const connection = await connect({ servers: natsUrl });
   const codec = JSONCodec<{ counts: Record<string, number> }>();
   const counted = new Map<string, number>();
-  connection.subscribe(RATE_LIMIT_SUBJECT, {
+  connection.subscribe(GatewayEvents.rateLimitConsumed, {
     callback: (error, message) => {
       if (error) return;
       for (const [keyId, count] of Object.entries(codec.decode(message.data).counts)) counted.set(keyId, (counted.get(keyId) ?? 0) + count);
@@ -115,11 +115,11 @@ describe('rate limits per API key', () => {
     try {
       const encoder = new TextEncoder();
       const malformed = ['not json', '{"replica":"elsewhere","counts":null}', `{"replica":"elsewhere","counts":{"${poisoned.id}":"many"}}`];
-      for (const report of malformed) connection.publish(RATE_LIMIT_SUBJECT, encoder.encode(report));
+      for (const report of malformed) connection.publish(GatewayEvents.rateLimitConsumed, encoder.encode(report));
       // Then a good report that spends far more than the burst: once the gateway has applied it, it has read the
       // ones before. It shows as a 429 whose Retry-After is a deficit of a whole burst (11 s, falling a second
       // each second), where a bucket merely emptied by these requests says 1 s.
-      connection.publish(RATE_LIMIT_SUBJECT, encoder.encode(`{"replica":"elsewhere","counts":{"${marker.id}":1000}}`));
+      connection.publish(GatewayEvents.rateLimitConsumed, encoder.encode(`{"replica":"elsewhere","counts":{"${marker.id}":1000}}`));
       await connection.flush();
       await eventually(async () => {
         const response = await stack.api.withKey(marker.key).get('/v1/api-keys');

@@ -1,13 +1,10 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
+import { decodeConsumptionReport, encodeConsumptionReport, GatewayEvents } from '@mailroom/contracts';
 import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
 import { randomUUID } from 'node:crypto';
 import { connect, NatsConnection } from 'nats';
-import { decodeConsumptionReport, encodeConsumptionReport } from './consumption-report';
 import { TokenBuckets } from './token-bucket';
-
-/** Broadcast (no queue group): every gateway replica hears every other's consumption. */
-export const RATE_LIMIT_SUBJECT = 'gateway.rate-limit.consumed';
 
 /**
  * The per-key limit, shared across gateway replicas. Each replica decides
@@ -30,7 +27,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
-    this.connection.subscribe(RATE_LIMIT_SUBJECT, {
+    this.connection.subscribe(GatewayEvents.rateLimitConsumed, {
       callback: (error, message) => {
         if (error) return;
         const report = decodeConsumptionReport(message.data);
@@ -59,6 +56,6 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     if (!this.pending.size || !this.connection || this.connection.isClosed()) return;
     const counts = Object.fromEntries(this.pending);
     this.pending = new Map();
-    this.connection.publish(RATE_LIMIT_SUBJECT, encodeConsumptionReport({ replica: this.replica, counts }));
+    this.connection.publish(GatewayEvents.rateLimitConsumed, encodeConsumptionReport({ replica: this.replica, counts }));
   }
 }

@@ -1,2 +1,3 @@
 export * from './auth-failure';
+export * from './consumption-report';
 export * from './subjects';

@@ -1,4 +1,5 @@
-import { isPlainObject, parseJsonBytes } from '@mailroom/contracts';
+import { isPlainObject } from '../validation/is-plain-object';
+import { parseJsonBytes } from '../validation/parse-json-bytes';
 
 /** What a gateway replica broadcasts: how many requests of each key it let through since its last report. */
 export interface ConsumptionReport {
