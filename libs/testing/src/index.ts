@@ -15,3 +15,4 @@ export * from './free-port';
 export * from './nats-cluster';
 export * from './migrated-schema';
 export * from './lock-waiters';
+export * from './process-stack';

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EnvName } from '@mailroom/config';
 import { Resolver } from 'node:dns/promises';
-import { AppProcess, eventually, freeDnsPort, Stack, StackOptions, startAppProcess, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+import { ApiClient, AppProcess, eventually, freeDnsPort, Stack, StackOptions, startAppProcess, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
 
 export const DKIM_ZONE = 'dkim.mailroom.localhost';
 export const SPF_INCLUDE = 'spf.mailroom.localhost';
@@ -14,11 +14,16 @@ export interface DeliveryHarness {
   stop(): Promise<void>;
 }
 
-/**
- * The real stack in mx mode, with a test SMTP server as every recipient
- * domain's MX (through the test DNS server) and a compressed retry schedule.
- */
-export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}, apps?: StackOptions['apps']): Promise<DeliveryHarness> {
+/** A test SMTP server as every routed recipient domain's MX, a test DNS server, and the environment that points the apps at them. */
+export interface MailNetwork {
+  smtp: TestSmtp;
+  dns: TestDns;
+  /** mx mode to `smtp` through `dns`, the domains service's DKIM responder delegated from `dns`, a compressed retry schedule. */
+  env: Partial<Record<EnvName, string>>;
+  stop(): Promise<void>;
+}
+
+export async function startMailNetwork(): Promise<MailNetwork> {
   const smtp = await startTestSmtp();
   const dns = await startTestDns();
   // The domains service answers its DKIM zone itself; the test DNS forwards that zone to it, as a delegation would.
@@ -26,41 +31,54 @@ export async function startDeliveryHarness(env: Partial<Record<EnvName, string>>
   dns.forward(DKIM_ZONE, `127.0.0.1:${dkimPort}`);
   // What the operator publishes at SPF_INCLUDE: this host (loopback) may send.
   dns.set(SPF_INCLUDE, 'TXT', 'v=spf1 ip4:127.0.0.1 -all');
-  const stack = await startStack({
-    apps,
-    env: {
-      DELIVERY_MODE: 'mx',
-      DNS_SERVERS: dns.address,
-      DNS_TIMEOUT_MS: '1000',
-      SMTP_MX_PORT: String(smtp.port),
-      // The test SMTP server is on loopback, which mx mode otherwise refuses to deliver to.
-      DELIVERY_ALLOW_PRIVATE_MX: 'true',
-      SMTP_HELO_NAME: 'mailroom.test',
-      SMTP_TIMEOUT_MS: '3000',
-      DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',
-      DELIVERY_POLL_MS: '50',
-      DELIVERY_LEASE_MS: '3000',
-      DKIM_DNS_BIND: `127.0.0.1:${dkimPort}`,
-      DKIM_ZONE,
-      SPF_INCLUDE,
-      // POST /v1/domains generates a 2048-bit RSA key while the gateway waits. Its random prime search has a long
-      // tail, and on a loaded 2-core CI machine it has run past the default 5 s, failing a setup with a 503.
-      RPC_TIMEOUT_MS: '20000',
-      ...env,
+  const env = {
+    DELIVERY_MODE: 'mx',
+    DNS_SERVERS: dns.address,
+    DNS_TIMEOUT_MS: '1000',
+    SMTP_MX_PORT: String(smtp.port),
+    // The test SMTP server is on loopback, which mx mode otherwise refuses to deliver to.
+    DELIVERY_ALLOW_PRIVATE_MX: 'true',
+    SMTP_HELO_NAME: 'mailroom.test',
+    SMTP_TIMEOUT_MS: '3000',
+    DELIVERY_RETRY_SCHEDULE: '500ms,500ms,500ms',
+    DELIVERY_POLL_MS: '50',
+    DELIVERY_LEASE_MS: '3000',
+    DKIM_DNS_BIND: `127.0.0.1:${dkimPort}`,
+    DKIM_ZONE,
+    SPF_INCLUDE,
+    // POST /v1/domains generates a 2048-bit RSA key while the gateway waits. Its random prime search has a long
+    // tail, and on a loaded 2-core CI machine it has run past the default 5 s, failing a setup with a 503.
+    RPC_TIMEOUT_MS: '20000',
+  };
+  return {
+    smtp,
+    dns,
+    env,
+    stop: async () => {
+      await smtp.close();
+      await dns.stop();
     },
-  });
+  };
+}
+
+/**
+ * The real stack in mx mode, with a test SMTP server as every recipient
+ * domain's MX (through the test DNS server) and a compressed retry schedule.
+ */
+export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}, apps?: StackOptions['apps']): Promise<DeliveryHarness> {
+  const network = await startMailNetwork();
+  const stack = await startStack({ apps, env: Object.assign({}, network.env, env) });
   const db = new Client({ connectionString: stack.databaseUrl });
   await db.connect();
   return {
     stack,
-    smtp,
-    dns,
+    smtp: network.smtp,
+    dns: network.dns,
     db,
     stop: async () => {
       await db.end();
       await stack.stop();
-      await smtp.close();
-      await dns.stop();
+      await network.stop();
     },
   };
 }
@@ -98,13 +116,18 @@ export async function emailReaching(stack: Stack, key: string, id: string, statu
  * Adds `name` through the API, publishes the records it hands out in the test
  * DNS, and verifies it: the domain a live email may be sent from. Returns its id and name.
  */
-export async function verifiedDomain(harness: DeliveryHarness, name: string): Promise<{ id: string; name: string }> {
-  const created = await harness.stack.api.post('/v1/domains', { name });
+export function verifiedDomain(harness: DeliveryHarness, name: string): Promise<{ id: string; name: string }> {
+  return verifiedDomainThrough(harness.stack.api, harness.dns, name);
+}
+
+/** verifiedDomain for a gateway and DNS server of a test's own (apps run as processes, say). */
+export async function verifiedDomainThrough(api: ApiClient, dns: TestDns, name: string): Promise<{ id: string; name: string }> {
+  const created = await api.post('/v1/domains', { name });
   if (created.status >= 300) throw new Error(`adding ${name}: ${created.status} ${JSON.stringify(created.body)}`);
   for (const record of created.body.dnsRecords as Array<{ type: 'TXT' | 'CNAME'; host: string; value: string }>) {
-    harness.dns.set(record.host === '@' ? name : `${record.host}.${name}`, record.type, record.value);
+    dns.set(record.host === '@' ? name : `${record.host}.${name}`, record.type, record.value);
   }
-  const verified = await harness.stack.api.post(`/v1/domains/${created.body.id}/verify`);
+  const verified = await api.post(`/v1/domains/${created.body.id}/verify`);
   if (verified.body?.status !== 'verified') throw new Error(`verifying ${name}: ${JSON.stringify(verified.body)}`);
   return { id: created.body.id, name: created.body.name };
 }
