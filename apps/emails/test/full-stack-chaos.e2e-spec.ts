@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { ApiClient, eventually, ProcessStack, Stack, startProcessStack, startStack } from '@mailroom/testing';
 import { WebhookReceiver } from '../../webhook-dispatcher/test/support/webhook-receiver';
 import { MailNetwork, routeMailTo, startMailNetwork, verifiedDomainThrough } from './support/delivery-harness';
@@ -5,6 +6,8 @@ import { isCleanUnavailable, SendOutcome, SteadySender } from './support/steady-
 
 /** Sends accepted after the last fault, so the stack is seen to work normally again, not only to catch up. */
 const AFTER_FAULTS = 50;
+/** email.delivery_delayed comes from the 421 spell, so the webhook also sees events of emails a crash interrupted. */
+const SUBSCRIBED = ['email.delivered', 'email.delivery_delayed'];
 /** SIGKILLs of the emails process in `chaos`: each can leave a message out twice (same Message-ID), never more often. */
 const EMAILS_CRASHES = 2;
 
@@ -21,11 +24,12 @@ async function everyOf<T>(items: T[], check: (item: T) => Promise<void>, width =
 
 /**
  * The whole stack as npm start runs it (five processes) in mx mode, with a
- * webhook on email.delivered, while sends stream in through the API: the
+ * webhook on email.delivered and email.delivery_delayed, while sends stream in through the API: the
  * emails process is SIGKILLed with a delivery in flight, the dispatcher is
  * SIGKILLed with a webhook request in flight, and the MX answers 421 for a
  * while. Every accepted email is delivered (once, or twice with the same
- * Message-ID), and its email.delivered event reaches the webhook.
+ * Message-ID), and each of its events reaches the webhook, a repeated post
+ * under the same event id.
  */
 describe('the whole stack under crashes and a deferring MX', () => {
   let network: MailNetwork;
@@ -56,7 +60,7 @@ describe('the whole stack under crashes and a deferring MX', () => {
     );
     api = new ApiClient(processes.baseUrl, stack.rootKey);
     await verifiedDomainThrough(api, network.dns, 'acme.test');
-    const webhook = await api.post('/v1/webhooks', { url: receiver.url(), events: ['email.delivered'] });
+    const webhook = await api.post('/v1/webhooks', { url: receiver.url(), events: SUBSCRIBED });
     if (webhook.status !== 201) throw new Error(`creating the webhook answered ${webhook.status}: ${JSON.stringify(webhook.body)}`);
   }, 180000);
 
@@ -112,7 +116,7 @@ describe('the whole stack under crashes and a deferring MX', () => {
     sender.stop();
   }
 
-  it('delivers every accepted email at SMTP under one Message-ID, shows it delivered, and posts its email.delivered event', async () => {
+  it('delivers every accepted email at SMTP under one Message-ID, shows it delivered, and posts every event of it to the webhook under one event id', async () => {
     const sender = new SteadySender(api, { from: 'Acme <hi@acme.test>', recipientPrefix: 'chaos', domain: 'example.test', intervalMs: 30, keyedRetryMs: 30000, retryIntervalMs: 100 });
     await Promise.all([sender.run(), chaos(sender)]);
 
@@ -170,10 +174,47 @@ describe('the whole stack under crashes and a deferring MX', () => {
     await eventually(() => notPosted().length === 0, 60000, 200).catch((error: Error) => {
       throw new Error(`${error.message}: no email.delivered webhook for ${notPosted().length} emails, e.g. ${notPosted().slice(0, 5).join(', ')}`);
     });
-    // A webhook post sent again (the dispatcher died before it heard the answer) carries the event id of the first.
-    const eventIdsByEmail = new Map<string, Set<string>>();
-    for (const event of posted()) eventIdsByEmail.set(event.emailId, (eventIdsByEmail.get(event.emailId) ?? new Set()).add(event.eventId));
-    const splitEvents = [...eventIdsByEmail].filter(([, eventIds]) => eventIds.size > 1).map(([emailId, eventIds]) => ({ emailId, eventIds: [...eventIds] }));
-    expect({ types: [...new Set(posted().map((event) => event.type))], splitEvents }).toEqual({ types: ['email.delivered'], splitEvents: [] });
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      // Every event the emails service emitted of the subscribed kinds (its outbox keeps them a day) reached the webhook.
+      const outbox = (await db.query(`SELECT id, type FROM emails.outbox WHERE type = ANY($1::text[])`, [SUBSCRIBED])).rows as Array<{ id: string; type: string }>;
+      // The 421 spell did defer mail, so delayed events are among them.
+      expect(outbox.some((event) => event.type === 'email.delivery_delayed')).toBe(true);
+      const unposted = () => {
+        const postedIds = new Set(posted().map((event) => event.eventId));
+        return outbox.filter((event) => !postedIds.has(event.id));
+      };
+      await eventually(() => unposted().length === 0, 30000, 200).catch((error: Error) => {
+        throw new Error(`${error.message}: ${unposted().length} events not posted, e.g. ${JSON.stringify(unposted().slice(0, 5))}`);
+      });
+
+      // A webhook post sent again (the dispatcher died before it heard the answer) is the first one again: same event id, same body.
+      const bodiesByEventId = new Map<string, Set<string>>();
+      for (const request of receiver.requests) {
+        const eventId = String(request.headers['service-event-id']);
+        bodiesByEventId.set(eventId, (bodiesByEventId.get(eventId) ?? new Set()).add(request.rawBody));
+      }
+      const deliveredEventIds = new Map<string, Set<string>>();
+      for (const event of posted().filter((each) => each.type === 'email.delivered')) {
+        deliveredEventIds.set(event.emailId, (deliveredEventIds.get(event.emailId) ?? new Set()).add(event.eventId));
+      }
+      expect({
+        types: [...new Set(posted().map((event) => event.type))].filter((type) => !SUBSCRIBED.includes(type)),
+        changedBodies: [...bodiesByEventId].filter(([, bodies]) => bodies.size > 1).map(([eventId]) => eventId),
+        splitDelivered: [...deliveredEventIds].filter(([, eventIds]) => eventIds.size > 1).map(([emailId, eventIds]) => ({ emailId, eventIds: [...eventIds] })),
+      }).toEqual({ types: [], changedBodies: [], splitDelivered: [] });
+
+      // The dispatcher's own account agrees: one delivery per event posted, each succeeded, none left pending after the crashes.
+      const deliveries = async () => (await db.query(`SELECT event_id, status FROM webhooks.deliveries`)).rows as Array<{ event_id: string; status: string }>;
+      const unfinished = await eventually(async () => (await deliveries()).every((row) => row.status === 'succeeded') || undefined, 20000).then(
+        () => [],
+        async () => (await deliveries()).filter((row) => row.status !== 'succeeded'),
+      );
+      expect(unfinished).toEqual([]);
+      expect((await deliveries()).map((row) => row.event_id).sort()).toEqual([...bodiesByEventId.keys()].sort());
+    } finally {
+      await db.end();
+    }
   }, 180000);
 });
