@@ -24,12 +24,12 @@ async function everyOf<T>(items: T[], check: (item: T) => Promise<void>, width =
 
 /**
  * The whole stack as npm start runs it (five processes) in mx mode, with a
- * webhook on email.delivered and email.delivery_delayed, while sends stream in through the API: the
- * emails process is SIGKILLed with a delivery in flight, the dispatcher is
- * SIGKILLed with a webhook request in flight, and the MX answers 421 for a
- * while. Every accepted email is delivered (once, or twice with the same
- * Message-ID), and each of its events reaches the webhook, a repeated post
- * under the same event id.
+ * webhook on email.delivered and email.delivery_delayed, while sends stream
+ * in through the API: the dispatcher is SIGKILLed twice (once with a webhook
+ * request in flight), the emails process twice (once with a delivery in
+ * flight, once while the MX answers 421). Every accepted email is delivered
+ * (once, or again with the same Message-ID after a crash), and each of its
+ * events reaches the webhook, a repeated post under the same event id.
  */
 describe('the whole stack under crashes and a deferring MX', () => {
   let network: MailNetwork;

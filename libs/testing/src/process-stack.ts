@@ -40,7 +40,8 @@ export async function startProcessStack(env: Record<string, string>): Promise<Pr
     running.set(app, child);
     let exit: unknown = 'still running';
     void child.exited.then((status) => (exit = status));
-    await eventually(() => answers(`${opsUrl(app)}/health/ready`), 30000, 100).catch((error: Error) => {
+    // Generous: five Node processes booting at once on a loaded 2-core machine have taken over 30 s.
+    await eventually(() => answers(`${opsUrl(app)}/health/ready`), 60000, 100).catch((error: Error) => {
       throw new Error(`${app} did not become ready: ${error.message}; the process (${JSON.stringify(exit)}) wrote: ${child.stderr()}`);
     });
   };
