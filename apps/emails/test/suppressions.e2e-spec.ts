@@ -87,6 +87,27 @@ describe('/v1/suppressions', () => {
     expect((await test.delete('/v1/suppressions/live-only@example.com')).status).toBe(404);
   });
 
+  /**
+   * The list is one per mode, shared by every sending domain: a bounce or complaint from one domain's mail
+   * protects the others too. A key restricted to some domains must not read other domains' recipients from
+   * it, take off an address another domain's complaint put there, or rewrite that entry's reason.
+   */
+  it('refuses a key with domainRestrictions with 403 on every route, and leaves the list as it was', async () => {
+    await test.post('/v1/suppressions', { email: 'complainer@example.com', reason: 'complaint', details: 'feedback loop' });
+    const restricted = stack.api.withKey((await stack.issueKey({ mode: 'test', domainRestrictions: ['allowed.example'] })).key);
+    for (const response of [
+      await restricted.get('/v1/suppressions'),
+      await restricted.post('/v1/suppressions', { email: 'complainer@example.com' }),
+      await restricted.delete('/v1/suppressions/complainer@example.com'),
+    ]) {
+      expect(response.status).toBe(403);
+      expect(response.body.error.code).toBe('forbidden');
+      expect(response.body.error.message).toMatch(/restricted to allowed\.example/);
+    }
+    const listed = (await test.get('/v1/suppressions?limit=100')).body.data;
+    expect(listed).toContainEqual(expect.objectContaining({ email: 'complainer@example.com', reason: 'complaint', details: 'feedback loop' }));
+  });
+
   it('needs emails:read to list and emails:send to add or delete', async () => {
     const reader = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:read'] })).key);
     expect((await reader.get('/v1/suppressions')).status).toBe(200);
