@@ -68,7 +68,10 @@ describe('webhook SSRF guard', () => {
         const list = await fixtures.deliveries(webhook.id);
         return list[0]?.status === 'failed' && list;
       });
-      expect(delivery.error).toMatch(/refused to connect to .*127\.0\.0\.1, a loopback address/);
+      // The kind of address, never the address: the resolver's answer for a name (an internal one, in a
+      // split-horizon DNS) is nothing a key holder should learn by pointing a webhook at it.
+      expect(delivery.error).toMatch(/^refused to connect to [^:]+: it resolves to a loopback address$/);
+      expect(delivery.error).not.toContain('127.0.0.1');
       expect(delivery.responseCode).toBeNull();
       expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status).toBe('failing');
     }
@@ -87,7 +90,7 @@ describe('webhook SSRF guard', () => {
     await fixtures.overwriteStored(webhook.id, 'url', receiver.url('/literal'));
     await events.publish('email.opened');
     const delivery = await fixtures.firstDeliveryOnce(webhook.id, 'failed');
-    expect(delivery.error).toMatch(/refused to connect to 127\.0\.0\.1: it resolves to 127\.0\.0\.1, a loopback address/);
+    expect(delivery.error).toBe('refused to connect to 127.0.0.1: it is a loopback address');
     expect(delivery.responseCode).toBeNull();
     expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });
     expect(receiver.requests).toHaveLength(0);

@@ -2,11 +2,17 @@ import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, LookupFunction } from 'node:net';
 import { refusedAddressReason } from '@mailroom/runtime';
 
-/** Raised when a webhook host is, or resolves to, a refused address. */
+/**
+ * Raised when a webhook host is, or resolves to, a refused address. The
+ * message, which the webhook's owner reads in its attempt log, names the kind
+ * of address and never the address a name resolved to: the resolver may be an
+ * internal one (split-horizon DNS), and a key holder must not map the network
+ * by pointing webhooks at names and reading what they resolve to.
+ */
 export class RefusedAddressError extends Error {
   readonly code = 'EREFUSEDADDRESS';
-  constructor(host: string, address: string, reason: string) {
-    super(`refused to connect to ${host}: it resolves to ${address}, ${reason}`);
+  constructor(host: string, reason: string, literal: boolean) {
+    super(`refused to connect to ${host}: ${literal ? 'it is' : 'it resolves to'} ${reason}`);
     this.name = 'RefusedAddressError';
   }
 }
@@ -16,7 +22,7 @@ export function assertLiteralAllowed(host: string): void {
   const bare = host.replace(/^\[|\]$/g, '');
   if (!isIP(bare)) return;
   const reason = refusedAddressReason(bare);
-  if (reason) throw new RefusedAddressError(host, bare, reason);
+  if (reason) throw new RefusedAddressError(host, reason, true);
 }
 
 /**
@@ -30,7 +36,7 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, Object.assign({}, options as LookupOptions, { all: true as const }), (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
     const refused = addresses.map((entry) => ({ entry, reason: refusedAddressReason(entry.address) })).find((item) => item.reason);
-    if (refused) return callback(new RefusedAddressError(hostname, refused.entry.address, refused.reason as string), '', 0);
+    if (refused) return callback(new RefusedAddressError(hostname, refused.reason as string, false), '', 0);
     if ((options as LookupOptions).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     const first = addresses[0];
     if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);

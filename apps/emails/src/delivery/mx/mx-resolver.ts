@@ -90,9 +90,10 @@ export class MxResolver implements MailRouter {
     const failed = lookups.findIndex((found) => 'failure' in found);
     if (failed >= 0) return dnsFailure(names[failed].name, (lookups[failed] as { failure: NodeJS.ErrnoException }).failure);
     // Every address found is internal: a recipient domain's DNS, which anyone may write, must not aim our SMTP
-    // client at the hosts around us (an internal relay may trust them). Permanent, as a null MX is.
+    // client at the hosts around us (an internal relay may trust them). Permanent, as a null MX is. The reply
+    // reaches the sender, so it names the kind of address, not the address: our resolver may be an internal one.
     if (refused.length) {
-      const reply = `550 5.4.4 the mail hosts of ${domain} resolve only to non-public addresses (${refused[0]}: ${refusedAddressReason(refused[0])}), which this server does not deliver to`;
+      const reply = `550 5.4.4 the mail hosts of ${domain} resolve only to non-public addresses (${refusedAddressReason(refused[0])}), which this server does not deliver to`;
       return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply } };
     }
     const implicit = names.length === 1 && names[0].name === domain;
