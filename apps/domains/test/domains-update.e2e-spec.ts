@@ -181,6 +181,33 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
     expect(full).toContain(labelOf(other));
   });
 
+  /**
+   * A custom tracking domain verifies by its CNAME alone, and another domain's owners publish theirs: a key
+   * restricted to its own domains could otherwise put its mail's links under their name (their brand, and
+   * their link domain's reputation) by pointing its domain's tracking domain at it.
+   */
+  it('lets a restricted key name a tracking domain only at or under its own domains', async () => {
+    const allowed = uniqueDomain('ownlinks');
+    const other = await addDomain('theirlinks');
+    harness.dns.set(`links.${other.name}`, 'CNAME', TRACKING_HOST);
+    const restricted = api().withKey((await harness.stack.issueKey({ permissions: ['domains:*'], domainRestrictions: [allowed] })).key);
+    const mine = (await restricted.post('/v1/domains', { name: allowed })).body;
+
+    for (const trackingDomain of [`links.${other.name}`, other.name, `${allowed}.evil.example`, `x${allowed}`]) {
+      const refused = await restricted.patch(`/v1/domains/${mine.id}`, { trackingDomain });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toEqual({ code: 'forbidden', message: expect.stringMatching(new RegExp(`restricted to ${allowed.replace(/\./g, '\\.')}`)) });
+    }
+    expect((await restricted.get(`/v1/domains/${mine.id}`)).body).toMatchObject({ trackingDomain: TRACKING_HOST, trackingDomainStatus: 'verified' });
+
+    for (const trackingDomain of [`links.${allowed}`, allowed.toUpperCase(), null]) {
+      expect((await restricted.patch(`/v1/domains/${mine.id}`, { trackingDomain })).status).toBe(200);
+    }
+    // The default host is no other domain's name, and an unrestricted key may still name any host.
+    expect((await restricted.patch(`/v1/domains/${mine.id}`, { trackingDomain: TRACKING_HOST })).status).toBe(200);
+    expect((await api().patch(`/v1/domains/${mine.id}`, { trackingDomain: `links.${other.name}` })).body.trackingDomain).toBe(`links.${other.name}`);
+  });
+
   it('exports the DKIM zone over HTTP as text/plain, holding the TXT the service answers for the selector', async () => {
     const domain = await addDomain('zonehttp');
     const response = await api().get('/v1/domains/dkim-zone');

@@ -16,3 +16,16 @@ export function assertMayAdd(ctx: RequestContext, name: string): void {
     throw DomainError.forbidden(`This API key is restricted to ${ctx.domainRestrictions.join(', ')} and cannot add ${name}.`);
   }
 }
+
+/**
+ * A custom tracking domain verifies by its CNAME alone, which another domain's owners publish for their own
+ * mail: a key with domainRestrictions may name only a host at or under its own domains, so it cannot put its
+ * mail's links under someone else's name. Null (the default host) is no one's.
+ */
+export function assertMayTrackUnder(ctx: RequestContext, trackingDomain: string | null | undefined): void {
+  if (!trackingDomain || !ctx.domainRestrictions?.length) return;
+  if (ctx.domainRestrictions.some((name) => trackingDomain === name || trackingDomain.endsWith(`.${name}`))) return;
+  throw DomainError.forbidden(
+    `This API key is restricted to ${ctx.domainRestrictions.join(', ')} and cannot use ${trackingDomain} as a tracking domain; use a name under one of them.`,
+  );
+}

@@ -18,7 +18,7 @@ import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
 import { applyDomainUpdate, requestedTrackingDomain } from '../tracking-domain/tracking-domain';
 import { dkimSelectorFor } from './dns-records';
 import { generateDkimKeyPair } from './dkim-key-pair';
-import { assertMayAdd, assertVisible } from './domain-access';
+import { assertMayAdd, assertMayTrackUnder, assertVisible } from './domain-access';
 import { toListItem, toResponse } from './domain.mapper';
 import { DomainSettings } from './domain-settings';
 import { DomainsRepository } from './domains.repository';
@@ -92,6 +92,7 @@ export class DomainsService {
   async update({ ctx, id, input }: DomainUpdatePayload): Promise<DomainResponse> {
     const checked = this.checkedUpdate(input);
     assertVisible(ctx, await this.repository.findById(id), id);
+    assertMayTrackUnder(ctx, checked.trackingDomain);
     const firstCheckAt = new Date(Date.now() + this.settings.schedule.recheckSchedule[0]);
     const updated = await this.repository.updateLocked(id, (entity) => {
       applyDomainUpdate(entity, checked, firstCheckAt);
