@@ -4,6 +4,7 @@ import { DomainError } from '@mailroom/errors';
 import { TrackingClient } from '../clients/tracking.client';
 import { TakesAnyQuery } from '../http/route-inputs';
 import { redirectTarget } from './redirect-target';
+import { RepeatHitMemo } from './repeat-hit-memo';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
 
@@ -27,7 +28,7 @@ interface ReplyLike {
  * link scanners and proxies send HEAD to look at a link without following it.
  * A HEAD gets the same answer and counts nothing.
  */
-const counts = (request: RequestLike) => request.method === 'GET';
+const isRead = (request: RequestLike) => request.method === 'GET';
 
 /**
  * The public tracking routes (no API key): the open pixel and the click
@@ -39,6 +40,7 @@ const counts = (request: RequestLike) => request.method === 'GET';
 @TakesAnyQuery()
 export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);
+  private readonly repeats = new RepeatHitMemo();
 
   constructor(
     private readonly tracking: TrackingClient,
@@ -50,7 +52,7 @@ export class TrackingController {
   async open(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
     const claim = this.tokens.verify(token.replace(/\.gif$/, ''));
     // A bad token still gets the pixel (mail clients show broken images otherwise) but counts nothing.
-    if (claim?.kind === 'open' && counts(request)) await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
+    if (claim?.kind === 'open' && this.counts(request, `o ${claim.emailId}`)) await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
     reply.status(200).header('content-type', 'image/gif').header('cache-control', NO_CACHE).header('pragma', 'no-cache').send(TRANSPARENT_GIF);
   }
 
@@ -59,8 +61,13 @@ export class TrackingController {
     const claim = this.tokens.verify(token);
     const target = claim?.kind === 'click' && claim.url ? redirectTarget(claim.url) : null;
     if (!claim || !target) throw DomainError.notFound('tracked link', token.slice(0, 16));
-    if (counts(request)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
+    if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
     reply.header('cache-control', NO_CACHE).redirect(target, 302);
+  }
+
+  /** A GET that is not a repeat of the same pixel or link from the same client within the window. */
+  private counts(request: RequestLike, target: string): boolean {
+    return isRead(request) && this.repeats.counts(target, request.ip ?? '');
   }
 
   private hit(emailId: string, request: RequestLike) {
