@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import type { MailroomConfig } from '@mailroom/config';
 import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS, trackingTokensFromConfig } from '@mailroom/auth';
@@ -50,7 +50,7 @@ export class GatewayAppModule {
         HealthClient,
         TrackingClient,
         AnalyticsClient,
-        { provide: TRACKING_TOKENS, useValue: trackingTokensFromConfig(config) },
+        { provide: TRACKING_TOKENS, useFactory: () => trackingTokensFromConfig(config, (message) => new Logger('TrackingTokens').warn(message)) },
         CachedKeyVerifier,
         { provide: API_KEY_VERIFIER, useExisting: CachedKeyVerifier },
         {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { TrackingTokens } from './tracking-token';
+import { TrackingTokens, trackingTokensFromConfig } from './tracking-token';
 
 describe(TrackingTokens.name, () => {
   const tokens = new TrackingTokens(randomBytes(32).toString('base64'));
@@ -21,5 +21,20 @@ describe(TrackingTokens.name, () => {
     expect(new TrackingTokens(randomBytes(32).toString('base64')).verify(token)).toBeNull();
     expect(tokens.verify('garbage')).toBeNull();
     expect(tokens.verify(`${body}.${signature}.x`)).toBeNull();
+  });
+});
+
+describe(trackingTokensFromConfig.name, () => {
+  it('warns that links are signed with the public development key when ENCRYPTION_KEY is unset outside production', () => {
+    const warnings: string[] = [];
+    trackingTokensFromConfig({ NODE_ENV: 'development', ENCRYPTION_KEY: null }, (message) => warnings.push(message));
+    expect(warnings).toEqual([expect.stringMatching(/ENCRYPTION_KEY is unset.*PUBLIC development key.*forge/)]);
+  });
+
+  it('stays quiet with a key of its own, and refuses to start without one in production', () => {
+    const warnings: string[] = [];
+    trackingTokensFromConfig({ NODE_ENV: 'development', ENCRYPTION_KEY: randomBytes(32).toString('base64') }, (message) => warnings.push(message));
+    expect(warnings).toEqual([]);
+    expect(() => trackingTokensFromConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: null })).toThrow(/ENCRYPTION_KEY is required in production/);
   });
 });

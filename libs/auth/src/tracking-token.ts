@@ -59,9 +59,15 @@ export class TrackingTokens {
 }
 
 /** Tokens keyed from ENCRYPTION_KEY; the public development key outside production, as for the secret box. */
-export function trackingTokensFromConfig(config: { NODE_ENV: string; ENCRYPTION_KEY: string | null }): TrackingTokens {
-  if (!config.ENCRYPTION_KEY && config.NODE_ENV === 'production') {
+export function trackingTokensFromConfig(
+  config: { NODE_ENV: string; ENCRYPTION_KEY: string | null },
+  warn: (message: string) => void = () => undefined,
+): TrackingTokens {
+  if (config.ENCRYPTION_KEY) return new TrackingTokens(config.ENCRYPTION_KEY);
+  if (config.NODE_ENV === 'production') {
     throw new Error('ENCRYPTION_KEY is required in production (base64 of 32 random bytes: openssl rand -base64 32)');
   }
-  return new TrackingTokens(config.ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY);
+  // The key is in this repository: anyone can sign a click token that redirects through this host to any URL.
+  warn('ENCRYPTION_KEY is unset: tracking links are signed with the PUBLIC development key, so anyone can forge one. Never run like this with real mail.');
+  return new TrackingTokens(DEVELOPMENT_ENCRYPTION_KEY);
 }

@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { ClientsModule, Transport } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
 import { natsClientOptions } from '@mailroom/runtime';
@@ -22,7 +22,7 @@ export class DeliveryModule {
       imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
       providers: [
         { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
-        { provide: TRACKING_TOKENS, useValue: trackingTokensFromConfig(config) },
+        { provide: TRACKING_TOKENS, useFactory: () => trackingTokensFromConfig(config, (message) => new Logger('TrackingTokens').warn(message)) },
         DeliveryRepository,
         AttemptsRepository,
         AttemptRecorder,
