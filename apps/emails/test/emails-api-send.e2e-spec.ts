@@ -112,6 +112,8 @@ describe('POST /v1/emails', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['missing from', { from: undefined }, /^from: /],
       ['from not an address', { from: 'Acme' }, /^from: 'Acme' is not a valid email address/],
+      // It went out as "Acme ceo@bank.example" <…>: a display name showing an address of a domain nobody verified.
+      ['from with a second <addr>', { from: 'Acme <hi@acme.test> <ceo@bank.example>' }, /^from: 'Acme <hi@acme.test> <ceo@bank.example>' is not a valid email address/],
       ['bad address in to[1]', { to: ['a@example.com', 'x@'] }, /^to\[1\]: 'x@' is not a valid email address/],
       ['bad single to', { to: 'nobody' }, /^to: 'nobody' is not a valid email address/],
       ['two addresses in one entry', { to: ['a@example.com, b@example.com'] }, /^to\[0\]: /],

@@ -30,6 +30,25 @@ describe(parseEmailAddress.name, () => {
     expect(parseEmailAddress(raw)).toBeNull();
   });
 
+  // An unquoted display name is words (RFC 5322 phrase): it holds no `@`, `<` or `>`. nodemailer's parser took the
+  // first <addr> and folded the rest into the name, so `Ann <x@acme.com> <ceo@bank.example>` went out as
+  // `"Ann ceo@bank.example" <x@acme.com>`, a name that shows another domain's address to the reader.
+  it.each(['Ann <x@acme.com> <ceo@bank.example>', 'Ann ceo@bank.example <x@acme.com>', 'Ann <ceo@bank.example> x@acme.com', '<x@acme.com> Ann', 'Ann > <x@acme.com>'])(
+    'rejects the name-and-address %j, whose display name holds address syntax unquoted',
+    (raw) => {
+      expect(parseEmailAddress(raw)).toBeNull();
+    },
+  );
+
+  it.each([
+    ['"ceo@bank.example" <x@acme.com>', 'x@acme.com', 'ceo@bank.example'],
+    ['"Ann <a>" <x@acme.com>', 'x@acme.com', 'Ann <a>'],
+    ['Ann (CEO) <x@acme.com>', 'x@acme.com', 'Ann'],
+    ['J. Smith <x@acme.com>', 'x@acme.com', 'J. Smith'],
+  ])('accepts %s, whose display name is quoted or plain words', (raw, normalized, name) => {
+    expect(parseEmailAddress(raw)).toMatchObject({ normalized, name });
+  });
+
   it.each([
     ['x@acme.com (Ann)', 'x@acme.com', 'Ann'],
     ['"Ann \\"Q\\" Lee" <ann@acme.com>', 'ann@acme.com', 'Ann "Q" Lee'],
