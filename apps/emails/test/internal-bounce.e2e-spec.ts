@@ -1,6 +1,6 @@
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { ensureEventStream } from '@mailroom/outbox';
-import { eventually } from '@mailroom/testing';
+import { eventually, Scrape, scrapeMetrics } from '@mailroom/testing';
 import { ulid } from '@mailroom/database';
 import { randomBytes } from 'node:crypto';
 import { connect, JetStreamClient, NatsConnection } from 'nats';
@@ -109,6 +109,22 @@ describe('an email.bounced event published by an internal service', () => {
       const info = await manager.consumers.info(EVENT_STREAM, CONSUMER);
       return info.delivered.stream_seq >= last && info.num_ack_pending === 0 && info.num_pending === 0;
     }, 15000);
+  });
+
+  it('counts the reports it drops, by why, so the service that published them can be told', async () => {
+    const ignored = (scrape: Scrape, reason: string) =>
+      scrape.find('mailroom_events_ignored_total', { consumer: CONSUMER, reason }).reduce((sum, sample) => sum + sample.value, 0);
+    const before = await scrapeMetrics(harness.stack.opsUrl('emails'));
+    // Not an event envelope at all, then an envelope whose report names no recipient, then one that applies.
+    await jetstream.publish('email.bounced', 'not json');
+    await publishBounce({ emailId: 'email_unknown', smtp: { code: 550 } });
+    await appliedAfter('after.dropped@example.test');
+
+    const after = await scrapeMetrics(harness.stack.opsUrl('emails'));
+    expect({ notAnEnvelope: ignored(after, 'not_an_envelope') - ignored(before, 'not_an_envelope'), notApplicable: ignored(after, 'not_applicable') - ignored(before, 'not_applicable') }).toEqual({
+      notAnEnvelope: 1,
+      notApplicable: 1,
+    });
   });
 
   it('applies an event id once: the same bounce again, after its address was taken off the list, does not put it back', async () => {

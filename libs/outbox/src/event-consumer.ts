@@ -103,7 +103,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       settlements.push(() => settle(() => message.ack()));
       return;
     }
-    const envelope = readEnvelope(message, logger);
+    const envelope = readEnvelope(message, logger, options.durable);
     if (!envelope) return;
     try {
       await options.handle(envelope);

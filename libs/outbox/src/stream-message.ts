@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { EventEnvelope, parseEventEnvelope } from '@mailroom/contracts';
+import { eventsIgnored } from '@mailroom/runtime';
 import type { JsMsg } from 'nats';
 
 /** 1 s after the first failure, doubling up to a minute: a database outage is not met with a storm of retries. */
@@ -19,13 +20,14 @@ export function settle(acknowledge: () => void): void {
 /**
  * The envelope of a message off the event stream, or null for one no
  * consumer could ever apply (parseEventEnvelope), which is then logged and
- * terminated: redelivering it would loop forever and hold a slot of the
- * consumer's ack window.
+ * terminated (and counted for `consumer`, its durable): redelivering it would
+ * loop forever and hold a slot of the consumer's ack window.
  */
-export function readEnvelope(message: JsMsg, logger: LoggerService): EventEnvelope | null {
+export function readEnvelope(message: JsMsg, logger: LoggerService, consumer: string): EventEnvelope | null {
   const parsed = parseEventEnvelope(message.string());
   if ('envelope' in parsed) return parsed.envelope;
   logger.error({ subject: message.subject, seq: message.seq, problem: parsed.problem }, 'event is not a valid envelope; dropped');
+  eventsIgnored.inc({ consumer, reason: 'not_an_envelope' });
   settle(() => message.term());
   return null;
 }

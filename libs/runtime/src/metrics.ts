@@ -76,6 +76,23 @@ async function refreshOutboxGauges(): Promise<void> {
   await Promise.all([...outboxGaugeSources].map((source) => source.refresh()));
 }
 
+/**
+ * Events a consumer of the stream acknowledged without applying them: what
+ * an internal service published is not an event envelope, or its data is
+ * not something the consumer can apply (a bounce report without a valid
+ * recipient, say). Each is logged too; this is what an alert watches.
+ */
+export const eventsIgnored = registeredMetric(
+  'mailroom_events_ignored_total',
+  () =>
+    new Counter({
+      name: 'mailroom_events_ignored_total',
+      help: 'Stream events acknowledged without being applied, by consumer (its durable) and reason: not_an_envelope or not_applicable',
+      labelNames: ['consumer', 'reason'],
+      registers: [metricsRegistry],
+    }),
+);
+
 export const outboxUnpublished = registeredMetric(
   'mailroom_outbox_unpublished_events',
   () =>

@@ -2,10 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
 import { EMAILS_SCHEMA } from '../database/data-source';
 import { readBounceReport } from './bounce-report';
 import { BouncesRepository } from './bounces.repository';
+
+const BOUNCE_CONSUMER = 'emails-bounces';
 
 /**
  * Applies the email.bounced events internal services publish (a bounce
@@ -30,7 +32,7 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
     this.consumer = await consumeEvents({
       natsUrl: this.config.NATS_URL,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
-      durable: 'emails-bounces',
+      durable: BOUNCE_CONSUMER,
       filterSubject: 'email.bounced',
       // The relay names the outbox's schema as the events' origin.
       skipPublishedBy: EMAILS_SCHEMA.schema,
@@ -48,6 +50,7 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
     const reading = readBounceReport(event.data ?? {});
     if ('ignored' in reading) {
       this.logger.warn({ eventId: event.id, problem: reading.ignored }, 'email.bounced not applied; ignored');
+      eventsIgnored.inc({ consumer: BOUNCE_CONSUMER, reason: 'not_applicable' });
       return;
     }
     await this.bounces.apply(event.id, event.mode, reading.report);

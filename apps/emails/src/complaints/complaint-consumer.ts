@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
 import { reportedAddress } from '../reports/reported-address';
 import { ComplaintsRepository } from './complaints.repository';
+
+const COMPLAINT_CONSUMER = 'emails-complaints';
 
 /**
  * Applies email.complained events from the stream — the ones internal
@@ -26,7 +28,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
     this.consumer = await consumeEvents({
       natsUrl: this.config.NATS_URL,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
-      durable: 'emails-complaints',
+      durable: COMPLAINT_CONSUMER,
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),
     });
@@ -42,6 +44,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
     const address = reportedAddress(recipient);
     if (!address) {
       this.logger.warn({ eventId: event.id }, 'email.complained without a valid recipient address; ignored');
+      eventsIgnored.inc({ consumer: COMPLAINT_CONSUMER, reason: 'not_applicable' });
       return;
     }
     const emailId = typeof data.emailId === 'string' ? data.emailId : null;

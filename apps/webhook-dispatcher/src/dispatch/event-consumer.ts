@@ -86,7 +86,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async fanOut(batch: JsMsg[]): Promise<void> {
     const valid: Array<{ message: JsMsg; envelope: EventEnvelope }> = [];
     for (const message of batch) {
-      const envelope = readEnvelope(message, this.logger);
+      const envelope = readEnvelope(message, this.logger, DISPATCHER_CONSUMER);
       if (envelope) valid.push({ message, envelope });
     }
     if (!valid.length) return;
