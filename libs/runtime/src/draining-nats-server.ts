@@ -10,9 +10,11 @@ const DRAIN_TIMEOUT_MS = 10_000;
  * Nest's NATS transport, closed gracefully. Nest's own close() drops the
  * connection at once, so a handler still running (an email being committed)
  * could never send its reply: the caller would see a timeout for work that was
- * done. Here close() first unsubscribes, so the queue group's other replicas
- * take every new request, then waits until each handler in flight has
- * answered (bounded), and only then closes the connection.
+ * done. Here close() first drains its subscriptions (it unsubscribes, and
+ * takes in what the server routed here before it read that), so the queue
+ * group's other replicas take every new request, then waits until each
+ * handler in flight has answered (bounded), and only then closes the
+ * connection.
  */
 export class DrainingNatsServer extends ServerNats {
   private readonly ownSubscriptions: Subscription[] = [];
@@ -80,10 +82,13 @@ export class DrainingNatsServer extends ServerNats {
   }
 
   override async close(): Promise<void> {
-    for (const subscription of this.ownSubscriptions.splice(0)) subscription.unsubscribe();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)));
-    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    // drain, not unsubscribe: the server goes on routing requests here until it has read the UNSUB, and a plain
+    // unsubscribe dropped those that arrived after it, each caller waiting out its whole timeout. drain takes them
+    // in until the server confirms, so they are in flight below.
+    const drained = Promise.allSettled(this.ownSubscriptions.splice(0).map((subscription) => subscription.drain()));
+    await Promise.race([drained.then(() => Promise.allSettled([...this.inFlight])), deadline]);
     clearTimeout(timer);
     await super.close();
   }
