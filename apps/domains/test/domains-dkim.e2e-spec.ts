@@ -3,6 +3,7 @@ import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
 import DNS from 'dns2';
+import { secretBoxFromConfig } from '@mailroom/auth';
 import { eventually } from '@mailroom/testing';
 import { firstValueFrom } from 'rxjs';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
@@ -53,12 +54,16 @@ describe('domains: the DKIM zone the service answers itself', () => {
 
     const { identity } = await ask<SenderIdentityReply>(DomainsSubjects.senderIdentity, { name: domain.name });
     expect(identity).toMatchObject({ domainId: domain.id, name: domain.name, status: 'pending', dkim: { selector }, trackingBaseUrl: 'https://track.mailroom.test' });
-    expect(identity!.dkim.privateKeyPem).toContain('BEGIN PRIVATE KEY');
+    // Anyone on the bus can read this reply: the key comes sealed, and only ENCRYPTION_KEY (with the domain id) opens it.
+    expect(JSON.stringify(identity)).not.toContain('-----BEGIN');
+    expect(identity!.dkim.privateKeyPem).toBeUndefined();
+    const privateKeyPem = secretBoxFromConfig(harness.stack.configFor('domains')).decrypt(identity!.dkim.privateKeySealed!, domain.id);
+    expect(privateKeyPem).toContain('BEGIN PRIVATE KEY');
 
     const publicKey = createPublicKey({ key: Buffer.from(record.split('p=')[1], 'base64'), format: 'der', type: 'spki' });
     expect(publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
     const data = Buffer.from('signed by the stored key');
-    expect(verify('sha256', data, publicKey, sign('sha256', data, identity!.dkim.privateKeyPem))).toBe(true);
+    expect(verify('sha256', data, publicKey, sign('sha256', data, privateKeyPem))).toBe(true);
 
     // And a real DKIM signature (rsa-sha256, relaxed/relaxed) verified through DNS, as a receiving MTA would.
     const message = Buffer.from(
@@ -71,7 +76,7 @@ describe('domains: the DKIM zone the service answers itself', () => {
     const signOptions = {
       canonicalization: 'relaxed/relaxed',
       signTime: new Date(),
-      signatureData: [{ signingDomain: domain.name, selector, privateKey: identity!.dkim.privateKeyPem, algorithm: 'rsa-sha256' }],
+      signatureData: [{ signingDomain: domain.name, selector, privateKey: privateKeyPem, algorithm: 'rsa-sha256' }],
     };
     const signed = await dkimSign(message, signOptions as unknown as Parameters<typeof dkimSign>[1]);
     expect(signed.signatures).toContain('DKIM-Signature:');

@@ -29,6 +29,8 @@ export interface StackOptions {
   apps?: ServiceApp[];
   /** Extra environment, validated exactly as at boot. */
   env?: Partial<Record<EnvName, string>>;
+  /** Environment of one app only, over `env`: apps that disagree (a different ENCRYPTION_KEY, say). */
+  appEnv?: Partial<Record<ServiceApp, Partial<Record<EnvName, string>>>>;
 }
 
 export interface Stack {
@@ -71,7 +73,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     RATE_LIMIT_PER_SECOND: '0',
     ...options.env,
   } as Partial<Record<EnvName, string>>;
-  const configFor = (app: ServiceApp) => configWith(app, env);
+  const configFor = (app: ServiceApp) => configWith(app, Object.assign({}, env, options.appEnv?.[app]));
 
   let baseUrl = '';
   const startApp = async (app: ServiceApp) => {

@@ -6,8 +6,10 @@ import { trackingBaseUrlFor } from '../tracking-domain/tracking-domain';
 
 /**
  * What the emails service needs to send as a domain: its status, selector and
- * the decrypted private key for signing. Internal over NATS only; the HTTP API
- * never returns the key, and nothing logs it.
+ * private key. The key goes out as stored, sealed under ENCRYPTION_KEY with the
+ * domain id as associated data, because anyone who reaches NATS can read this
+ * reply; the emails service shares the key and opens it. The HTTP API never
+ * returns the key, and nothing logs it.
  */
 @Injectable()
 export class SenderIdentityService {
@@ -24,7 +26,7 @@ export class SenderIdentityService {
         domainId: entity.id,
         name: entity.name,
         status: entity.status,
-        dkim: { selector: entity.dkimSelector, privateKeyPem: this.settings.secretBox.decrypt(entity.dkimPrivateKeySealed, entity.id) },
+        dkim: { selector: entity.dkimSelector, privateKeySealed: entity.dkimPrivateKeySealed },
         trackingBaseUrl: trackingBaseUrlFor(entity, this.settings.trackingBaseUrl),
         openTracking: entity.openTracking,
         clickTracking: entity.clickTracking,

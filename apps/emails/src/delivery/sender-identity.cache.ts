@@ -1,8 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
+import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
-import { SENDER_IDENTITY_SUBJECT, SenderIdentity, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
-import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
+import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
+import { MAILROOM_CONFIG, RepeatedFailureLog, RpcClient } from '@mailroom/runtime';
+import { OpenedSenderIdentity, openSenderIdentity } from './open-sender-identity';
 
 export const DELIVERY_NATS_CLIENT = Symbol('DeliveryNatsClient');
 
@@ -14,26 +16,47 @@ type SenderIdentityRpc = { [SENDER_IDENTITY_SUBJECT]: { payload: SenderIdentityP
  * of mail from one domain costs one request, and a rotated key or a
  * PATCH /v1/domains/{id} (tracking switches, tracking domain) reaches mail
  * within the TTL.
- * The private key lives only in memory and is never logged.
+ * The key arrives sealed under ENCRYPTION_KEY and is opened here, once per
+ * domain per TTL; the opened key lives only in memory and is never logged.
  */
 @Injectable()
 export class SenderIdentityCache {
+  private readonly logger = new Logger(SenderIdentityCache.name);
+  /** Every attempt from a domain whose key does not open fails the same way; one line per 30 s says so. */
+  private readonly openFailures = new RepeatedFailureLog(this.logger, 'opening the DKIM keys the domains service sends');
   private readonly rpc: RpcClient<SenderIdentityRpc>;
-  private readonly entries = new Map<string, { expiresAt: number; identity: Promise<SenderIdentity | null> }>();
+  private readonly entries = new Map<string, { expiresAt: number; identity: Promise<OpenedSenderIdentity | null> }>();
+  private readonly box: SecretBox;
 
   constructor(@Inject(DELIVERY_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig) {
     this.rpc = new RpcClient<SenderIdentityRpc>(client, config.RPC_TIMEOUT_MS, 'domains');
+    // No warning here when ENCRYPTION_KEY is unset: the tracking tokens already log one at boot.
+    this.box = secretBoxFromConfig(config);
   }
 
-  /** The identity, or null when the domains service does not know the domain. Throws when it does not answer. */
-  get(domain: string): Promise<SenderIdentity | null> {
+  /**
+   * The identity with its key opened, or null when the domains service does not know the domain.
+   * Throws when it does not answer, or when its key does not open (ENCRYPTION_KEY differs).
+   */
+  get(domain: string): Promise<OpenedSenderIdentity | null> {
     const now = Date.now();
     const cached = this.entries.get(domain);
     if (cached && cached.expiresAt > now) return cached.identity;
-    const identity = this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain }).then((reply) => reply.identity);
+    const identity = this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain }).then((reply) => reply.identity && this.open(reply.identity));
     this.entries.set(domain, { expiresAt: now + this.config.SENDER_IDENTITY_CACHE_TTL, identity });
     // A failed lookup is not cached: the next attempt asks again.
     identity.catch(() => this.entries.delete(domain));
     return identity;
+  }
+
+  private open(identity: NonNullable<SenderIdentityReply['identity']>): OpenedSenderIdentity {
+    try {
+      const opened = openSenderIdentity(identity, this.box);
+      this.openFailures.succeeded();
+      return opened;
+    } catch (error) {
+      this.openFailures.failed(error);
+      throw error;
+    }
   }
 }

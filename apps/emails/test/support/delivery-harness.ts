@@ -65,9 +65,13 @@ export async function startMailNetwork(): Promise<MailNetwork> {
  * The real stack in mx mode, with a test SMTP server as every recipient
  * domain's MX (through the test DNS server) and a compressed retry schedule.
  */
-export async function startDeliveryHarness(env: Partial<Record<EnvName, string>> = {}, apps?: StackOptions['apps']): Promise<DeliveryHarness> {
+export async function startDeliveryHarness(
+  env: Partial<Record<EnvName, string>> = {},
+  apps?: StackOptions['apps'],
+  appEnv?: StackOptions['appEnv'],
+): Promise<DeliveryHarness> {
   const network = await startMailNetwork();
-  const stack = await startStack({ apps, env: Object.assign({}, network.env, env) });
+  const stack = await startStack({ apps, appEnv, env: Object.assign({}, network.env, env) });
   const db = new Client({ connectionString: stack.databaseUrl });
   await db.connect();
   return {

@@ -7,16 +7,33 @@ export interface SenderIdentityPayload {
   name: string;
 }
 
+/**
+ * The domain's DKIM signing key as it crosses NATS. NATS has no authentication
+ * by default, so anyone who reaches the bus can ask this subject or watch its
+ * replies: the key travels sealed, never as PEM.
+ */
+export interface SenderIdentityDkim {
+  /** The selector of the `<selector>._domainkey` record. */
+  selector: string;
+  /**
+   * The PKCS#8 PEM sealed with SecretBox (AES-256-GCM) under ENCRYPTION_KEY, with the domainId as
+   * associated data: the value the domains service stores at rest, passed on unopened. The emails
+   * service, which shares ENCRYPTION_KEY, opens it; nobody else on the bus can.
+   */
+  privateKeySealed?: string;
+  /**
+   * The PEM in plaintext, as domains replicas older than `privateKeySealed` sent it. Current replicas
+   * never send it; the emails service still accepts it so a rolling upgrade (emails first) keeps signing.
+   * @deprecated read only during a rolling upgrade; remove once no older domains replica runs.
+   */
+  privateKeyPem?: string;
+}
+
 export interface SenderIdentity {
   domainId: string;
   name: string;
   status: 'pending' | 'verified' | 'failed';
-  dkim: {
-    /** The selector of the `<selector>._domainkey` record. */
-    selector: string;
-    /** PEM, decrypted by the domains service for signing; never logged, never returned by the HTTP API. */
-    privateKeyPem: string;
-  };
+  dkim: SenderIdentityDkim;
   /** Host (and scheme) the tracking pixel and links use, e.g. https://track.example.com. */
   trackingBaseUrl: string;
   openTracking: boolean;

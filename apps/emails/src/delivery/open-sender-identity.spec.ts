@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { SecretBox } from '@mailroom/auth';
+import type { SenderIdentity } from '@mailroom/contracts';
+import { DkimKeyNotOpenedError, openSenderIdentity } from './open-sender-identity';
+
+const PEM = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n';
+const boxWithNewKey = () => new SecretBox(randomBytes(32).toString('base64'));
+
+function identityWith(dkim: SenderIdentity['dkim']): SenderIdentity {
+  return { domainId: 'dom_1', name: 'acme.test', status: 'verified', dkim, trackingBaseUrl: 'https://t.acme.test', openTracking: true, clickTracking: false };
+}
+
+describe(openSenderIdentity.name, () => {
+  const box = boxWithNewKey();
+
+  it('opens the key sealed as the domains service stores it (the domain id as associated data)', () => {
+    const opened = openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: box.encrypt(PEM, 'dom_1') }), box);
+    expect(opened).toEqual({
+      domainId: 'dom_1', name: 'acme.test', status: 'verified', trackingBaseUrl: 'https://t.acme.test', openTracking: true, clickTracking: false,
+      dkim: { selector: 'mr1', privateKeyPem: PEM },
+    });
+  });
+
+  it('takes the plaintext PEM of a domains replica older than the sealed field (a rolling upgrade)', () => {
+    expect(openSenderIdentity(identityWith({ selector: 'mr1', privateKeyPem: PEM }), box).dkim).toEqual({ selector: 'mr1', privateKeyPem: PEM });
+  });
+
+  it('prefers the sealed key when a reply carries both', () => {
+    const sealed = box.encrypt(PEM, 'dom_1');
+    expect(openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed, privateKeyPem: 'stale' }), box).dkim.privateKeyPem).toBe(PEM);
+  });
+
+  it('refuses a key sealed under another ENCRYPTION_KEY, naming the cause and neither the key nor the sealed value', () => {
+    const sealed = boxWithNewKey().encrypt(PEM, 'dom_1');
+    const open = () => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed }), box);
+    expect(open).toThrow(DkimKeyNotOpenedError);
+    expect(open).toThrow(/DKIM key of acme\.test.*does not open with this service's ENCRYPTION_KEY/);
+    let message = '';
+    try {
+      open();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain(sealed);
+    expect(message).not.toContain('BEGIN');
+  });
+
+  it('refuses a sealed key copied from another domain (the domain id is bound to it)', () => {
+    expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: box.encrypt(PEM, 'dom_2') }), box)).toThrow(DkimKeyNotOpenedError);
+  });
+
+  it('refuses a reply that carries no key at all', () => {
+    expect(() => openSenderIdentity(identityWith({ selector: 'mr1' }), box)).toThrow('the domains service sent no DKIM key for acme.test');
+  });
+});

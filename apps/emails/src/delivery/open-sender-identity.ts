@@ -1,0 +1,41 @@
+import type { SecretBox } from '@mailroom/auth';
+import type { SenderIdentity } from '@mailroom/contracts';
+
+/** A sender identity with its DKIM key opened: what delivery signs with. Lives only in memory. */
+export interface OpenedSenderIdentity extends Omit<SenderIdentity, 'dkim'> {
+  dkim: { selector: string; privateKeyPem: string };
+}
+
+/**
+ * The identity's DKIM key could not be opened. The message names the likely
+ * cause and the remedy, never the key or the sealed value.
+ */
+export class DkimKeyNotOpenedError extends Error {
+  override readonly name = 'DkimKeyNotOpenedError';
+}
+
+/**
+ * Opens the sealed DKIM key the domains service sends (see SenderIdentityDkim).
+ * A reply from a domains replica older than the sealed field carries the PEM
+ * instead, which is taken as it is, so emails can be upgraded first.
+ */
+export function openSenderIdentity(identity: SenderIdentity, box: SecretBox): OpenedSenderIdentity {
+  const { dkim, ...rest } = identity;
+  return { dkim: { selector: dkim.selector, privateKeyPem: openDkimKey(identity, box) }, ...rest };
+}
+
+function openDkimKey({ dkim, domainId, name }: SenderIdentity, box: SecretBox): string {
+  if (typeof dkim.privateKeySealed === 'string') {
+    try {
+      return box.decrypt(dkim.privateKeySealed, domainId);
+    } catch {
+      // GCM cannot tell a wrong key from a tampered box; between two services that share a database
+      // and a bus, a different ENCRYPTION_KEY is by far the likelier.
+      throw new DkimKeyNotOpenedError(
+        `the DKIM key of ${name}, sealed by the domains service, does not open with this service's ENCRYPTION_KEY: the domains and emails services must run with the same ENCRYPTION_KEY`,
+      );
+    }
+  }
+  if (typeof dkim.privateKeyPem === 'string') return dkim.privateKeyPem;
+  throw new DkimKeyNotOpenedError(`the domains service sent no DKIM key for ${name}`);
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { authenticate } from 'mailauth';
+import { connect, NatsConnection } from 'nats';
+import { secretBoxFromConfig } from '@mailroom/auth';
+import { DomainsSubjects } from '@mailroom/contracts';
+import { setLogDestination } from '@mailroom/runtime';
+import { eventually } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, testDnsResolver, verifiedDomain } from './support/delivery-harness';
+
+/** Each line of base64 between the PEM armour: any of them on the bus is key material in the clear. */
+function pemBodyLines(pem: string): string[] {
+  return pem.split('\n').filter((line) => line && !line.startsWith('-----'));
+}
+
+/**
+ * NATS has no authentication by default: anyone who reaches the bus can watch
+ * every reply, or ask domains.domain.sender-identity themselves. The DKIM
+ * private key must cross it sealed, and mail must still be signed.
+ */
+describe('the DKIM private key on the bus', () => {
+  let harness: DeliveryHarness;
+  let eavesdropper: NatsConnection;
+  const overheard: string[] = [];
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness();
+    routeMailTo(harness.dns, 'example.test');
+    // Subscribed to everything (replies to _INBOX.* included) before the domain exists.
+    eavesdropper = await connect({ servers: harness.stack.nats.url });
+    eavesdropper.subscribe('>', { callback: (_error, message) => void overheard.push(Buffer.from(message.data).toString('utf8')) });
+    await eavesdropper.flush();
+  }, 120000);
+  afterAll(async () => {
+    await eavesdropper?.close();
+    await harness?.stop();
+  });
+
+  const storedKeyOf = async (domainId: string) => {
+    const { rows } = await harness.db.query(`SELECT dkim_private_key_sealed FROM domains.domains WHERE id = $1`, [domainId]);
+    return secretBoxFromConfig(harness.stack.configFor('domains')).decrypt(rows[0].dkim_private_key_sealed, domainId);
+  };
+
+  it('never crosses in plaintext while mail from the domain is signed and delivered', async () => {
+    const domain = await verifiedDomain(harness, 'sealed.test');
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@sealed.test', to: 'ann@example.test', subject: 'Signed', text: 'Hello' });
+    expect(sent.status).toBe(202);
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+
+    const [message] = harness.smtp.messagesFor('ann@example.test');
+    const verdict = await authenticate(message.raw, { ip: '127.0.0.1', helo: 'mailroom.test', sender: 'bounces@sealed.test', mta: 'mx.example.test', resolver: testDnsResolver(harness.dns) });
+    expect(verdict.dkim.results.map((result: { status: { result: string } }) => result.status.result)).toEqual(['pass']);
+
+    // The sender-identity reply went by on the bus (the eavesdropper saw the selector), and carried no key.
+    await eventually(() => overheard.some((text) => text.includes('privateKeySealed')), 5000);
+    const traffic = overheard.join('\n');
+    expect(traffic).not.toContain('-----BEGIN');
+    for (const line of pemBodyLines(await storedKeyOf(domain.id))) expect(traffic).not.toContain(line);
+  });
+
+  it('is sealed in the reply to anyone who asks for it on the bus', async () => {
+    const domain = await verifiedDomain(harness, 'asked.test');
+    // A raw request in Nest's wire format, as an attacker with only a NATS client would send it.
+    const reply = await eavesdropper.request(DomainsSubjects.senderIdentity, JSON.stringify({ pattern: DomainsSubjects.senderIdentity, data: { name: domain.name }, id: 'attacker-1' }), { timeout: 5000 });
+    const text = Buffer.from(reply.data).toString('utf8');
+    const { response } = JSON.parse(text);
+    expect(response.identity).toMatchObject({ domainId: domain.id, dkim: { privateKeySealed: expect.stringMatching(/^v1\./) } });
+    expect(response.identity.dkim.privateKeyPem).toBeUndefined();
+    expect(text).not.toContain('-----BEGIN');
+    for (const line of pemBodyLines(await storedKeyOf(domain.id))) expect(text).not.toContain(line);
+  });
+});
+
+/**
+ * The emails service opens the key with its own ENCRYPTION_KEY. When that is
+ * not the domains service's, mail must not go out unsigned: each attempt fails
+ * as a temporary failure naming the cause, and a log line says so.
+ */
+describe('an emails service whose ENCRYPTION_KEY differs from the domains service', () => {
+  let harness: DeliveryHarness;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    setLogDestination({ write: (line: string) => void lines.push(line) });
+    // Every app's log level: the apps share this process, and Nest's Logger writes through the last one booted.
+    harness = await startDeliveryHarness({ DELIVERY_RETRY_SCHEDULE: '300ms,300ms', LOG_LEVEL: 'error' }, undefined, {
+      emails: { ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+    });
+    routeMailTo(harness.dns, 'example.test');
+  }, 120000);
+  afterAll(async () => {
+    await harness?.stop();
+    setLogDestination(undefined);
+  });
+
+  it('fails the delivery visibly, after its retries, and sends nothing unsigned', async () => {
+    const domain = await verifiedDomain(harness, 'mismatch.test');
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@mismatch.test', to: 'bob@example.test', subject: 'Never unsigned', text: 'Hello' });
+    expect(sent.status).toBe(202);
+
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['failed']);
+    expect(email.recipients[0]).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      smtpReply: expect.stringContaining(`the DKIM key of mismatch.test, sealed by the domains service, does not open with this service's ENCRYPTION_KEY`),
+    });
+    expect(harness.smtp.messagesFor('bob@example.test')).toHaveLength(0);
+
+    const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.context === 'SenderIdentityCache');
+    expect(logged[0]).toMatchObject({ level: 50, err: expect.stringContaining('must run with the same ENCRYPTION_KEY') });
+    const sealed = (await harness.db.query(`SELECT dkim_private_key_sealed FROM domains.domains WHERE id = $1`, [domain.id])).rows[0].dkim_private_key_sealed;
+    expect(lines.join('\n')).not.toContain(sealed);
+    expect(lines.join('\n')).not.toContain('-----BEGIN');
+  });
+});
