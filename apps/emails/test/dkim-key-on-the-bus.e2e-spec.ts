@@ -63,7 +63,7 @@ describe('the DKIM private key on the bus', () => {
     const reply = await eavesdropper.request(DomainsSubjects.senderIdentity, JSON.stringify({ pattern: DomainsSubjects.senderIdentity, data: { name: domain.name }, id: 'attacker-1' }), { timeout: 5000 });
     const text = Buffer.from(reply.data).toString('utf8');
     const { response } = JSON.parse(text);
-    expect(response.identity).toMatchObject({ domainId: domain.id, dkim: { privateKeySealed: expect.stringMatching(/^v1\./) } });
+    expect(response.identity).toMatchObject({ domainId: domain.id, dkim: { privateKeySealed: expect.stringMatching(/^v1\./), sealedWithKeyId: expect.stringMatching(/^[0-9a-f]{8}$/) } });
     expect(response.identity.dkim.privateKeyPem).toBeUndefined();
     expect(text).not.toContain('-----BEGIN');
     for (const line of pemBodyLines(await storedKeyOf(domain.id))) expect(text).not.toContain(line);
@@ -103,6 +103,8 @@ describe('an emails service whose ENCRYPTION_KEY differs from the domains servic
       attempts: 3,
       smtpReply: expect.stringContaining(`the DKIM key of mismatch.test, sealed by the domains service, does not open with this service's ENCRYPTION_KEY`),
     });
+    const [domainsKeyId, emailsKeyId] = (['domains', 'emails'] as const).map((app) => secretBoxFromConfig(harness.stack.configFor(app)).keyId);
+    expect(email.recipients[0].smtpReply).toContain(`(the domains service's key id is ${domainsKeyId}, this service's ${emailsKeyId})`);
     expect(harness.smtp.messagesFor('bob@example.test')).toHaveLength(0);
 
     const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.context === 'SenderIdentityCache');

@@ -28,6 +28,14 @@ describe(SecretBox.name, () => {
     expect(() => new SecretBox(key).decrypt('garbage')).toThrow('not a sealed secret');
   });
 
+  it('names its key by an id that is the same for the same key, differs for another, and is not the key', () => {
+    const id = new SecretBox(key).keyId;
+    expect(id).toMatch(/^[0-9a-f]{8}$/);
+    expect(new SecretBox(key).keyId).toBe(id);
+    expect(new SecretBox(randomBytes(32).toString('base64')).keyId).not.toBe(id);
+    expect(Buffer.from(key, 'base64').toString('hex')).not.toContain(id);
+  });
+
   it('rejects keys that are not 32 bytes', () => {
     expect(() => new SecretBox(randomBytes(16).toString('base64'))).toThrow('32-byte');
   });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * The development key used when ENCRYPTION_KEY is unset outside production.
@@ -19,10 +19,16 @@ const TAG_BYTES = 16;
  */
 export class SecretBox {
   private readonly key: Buffer;
+  /**
+   * Names the key without giving it away (32 bits of HKDF output, a separate derivation from the
+   * tracking-token key): two apps that show different ids run with different ENCRYPTION_KEYs.
+   */
+  readonly keyId: string;
 
   constructor(base64Key: string) {
     this.key = Buffer.from(base64Key, 'base64');
     if (this.key.length !== 32) throw new Error('SecretBox needs a 32-byte key (base64)');
+    this.keyId = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), 'mailroom key id v1', 4)).toString('hex');
   }
 
   encrypt(plaintext: string, context = ''): string {

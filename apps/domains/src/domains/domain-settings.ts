@@ -36,5 +36,7 @@ export class DomainSettings {
     this.usageTimeoutMs = config.DOMAIN_USAGE_TIMEOUT_MS;
     const logger = new Logger(DomainSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));
+    // The emails service opens the DKIM keys this one seals: the two boot lines must show the same id.
+    logger.log(`ENCRYPTION_KEY id ${this.secretBox.keyId} seals the DKIM keys sent to the emails service`);
   }
 }

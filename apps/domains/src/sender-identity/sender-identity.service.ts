@@ -26,7 +26,7 @@ export class SenderIdentityService {
         domainId: entity.id,
         name: entity.name,
         status: entity.status,
-        dkim: { selector: entity.dkimSelector, privateKeySealed: entity.dkimPrivateKeySealed },
+        dkim: { selector: entity.dkimSelector, privateKeySealed: entity.dkimPrivateKeySealed, sealedWithKeyId: this.settings.secretBox.keyId },
         trackingBaseUrl: trackingBaseUrlFor(entity, this.settings.trackingBaseUrl),
         openTracking: entity.openTracking,
         clickTracking: entity.clickTracking,

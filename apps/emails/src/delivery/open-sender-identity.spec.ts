@@ -45,6 +45,21 @@ describe(openSenderIdentity.name, () => {
     expect(message).not.toContain('BEGIN');
   });
 
+  it('names both key ids when the domains service says which key sealed it', () => {
+    const other = boxWithNewKey();
+    const sealed = other.encrypt(PEM, 'dom_1');
+    expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed, sealedWithKeyId: other.keyId }), box)).toThrow(
+      `(the domains service's key id is ${other.keyId}, this service's ${box.keyId})`,
+    );
+  });
+
+  it('calls a key that does not open under the very same key damaged, not a key mismatch', () => {
+    const sealed = box.encrypt(PEM, 'dom_1').replace(/\.([^.]+)$/, '.AAAA$1');
+    expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed, sealedWithKeyId: box.keyId }), box)).toThrow(
+      `the sealed DKIM key of acme.test does not open although both services have ENCRYPTION_KEY id ${box.keyId}`,
+    );
+  });
+
   it('refuses a sealed key copied from another domain (the domain id is bound to it)', () => {
     expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: box.encrypt(PEM, 'dom_2') }), box)).toThrow(DkimKeyNotOpenedError);
   });

@@ -29,13 +29,22 @@ function openDkimKey({ dkim, domainId, name }: SenderIdentity, box: SecretBox): 
     try {
       return box.decrypt(dkim.privateKeySealed, domainId);
     } catch {
-      // GCM cannot tell a wrong key from a tampered box; between two services that share a database
-      // and a bus, a different ENCRYPTION_KEY is by far the likelier.
-      throw new DkimKeyNotOpenedError(
-        `the DKIM key of ${name}, sealed by the domains service, does not open with this service's ENCRYPTION_KEY: the domains and emails services must run with the same ENCRYPTION_KEY`,
-      );
+      throw new DkimKeyNotOpenedError(notOpenedReason(name, dkim.sealedWithKeyId, box.keyId));
     }
   }
   if (typeof dkim.privateKeyPem === 'string') return dkim.privateKeyPem;
   throw new DkimKeyNotOpenedError(`the domains service sent no DKIM key for ${name}`);
+}
+
+/**
+ * GCM cannot tell a wrong key from a damaged box. The key id the domains service sends can; without it
+ * (an older replica) a different ENCRYPTION_KEY is by far the likelier between two services that share
+ * a database and a bus.
+ */
+function notOpenedReason(name: string, sealedWithKeyId: string | undefined, ownKeyId: string): string {
+  if (sealedWithKeyId === ownKeyId) {
+    return `the sealed DKIM key of ${name} does not open although both services have ENCRYPTION_KEY id ${ownKeyId}: its stored value is damaged`;
+  }
+  const ids = sealedWithKeyId ? ` (the domains service's key id is ${sealedWithKeyId}, this service's ${ownKeyId})` : '';
+  return `the DKIM key of ${name}, sealed by the domains service, does not open with this service's ENCRYPTION_KEY${ids}: the domains and emails services must run with the same ENCRYPTION_KEY`;
 }

@@ -32,6 +32,8 @@ export class SenderIdentityCache {
     this.rpc = new RpcClient<SenderIdentityRpc>(client, config.RPC_TIMEOUT_MS, 'domains');
     // No warning here when ENCRYPTION_KEY is unset: the tracking tokens already log one at boot.
     this.box = secretBoxFromConfig(config);
+    // The domains service logs the id it seals with: the two boot lines must show the same id.
+    this.logger.log(`ENCRYPTION_KEY id ${this.box.keyId} opens the DKIM keys the domains service sends`);
   }
 
   /**

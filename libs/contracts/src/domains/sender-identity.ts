@@ -21,6 +21,8 @@ export interface SenderIdentityDkim {
    * service, which shares ENCRYPTION_KEY, opens it; nobody else on the bus can.
    */
   privateKeySealed?: string;
+  /** The SecretBox keyId of the domains service's ENCRYPTION_KEY, so a key that does not open can be told a mismatch. */
+  sealedWithKeyId?: string;
   /**
    * The PEM in plaintext, as domains replicas older than `privateKeySealed` sent it. Current replicas
    * never send it; the emails service still accepts it so a rolling upgrade (emails first) keeps signing.
