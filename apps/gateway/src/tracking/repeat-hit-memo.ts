@@ -1,4 +1,4 @@
-import { failureClientOf } from '../auth/auth-failure-limiter';
+import { clientKeyOf } from '../http/client-key';
 
 /** How long a counted hit keeps its repeats from the same client uncounted. */
 export const REPEAT_HIT_WINDOW_MS = 60_000;
@@ -25,7 +25,7 @@ export class RepeatHitMemo {
 
   /** True for the first hit of `target` from `address` in the window (and remembers it), false for a repeat. */
   counts(target: string, address: string, now = Date.now()): boolean {
-    const key = `${failureClientOf(address)} ${target}`;
+    const key = `${clientKeyOf(address)} ${target}`;
     const until = this.countedUntil.get(key);
     if (until !== undefined && until > now) return false;
     this.countedUntil.delete(key);
