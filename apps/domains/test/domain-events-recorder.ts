@@ -19,7 +19,7 @@ export class DomainEventsRecorder {
 
   static async start(natsUrl: string, durable = 'domains-lifecycle-test'): Promise<DomainEventsRecorder> {
     const received: EventEnvelope[] = [];
-    const consumer = await consumeEvents({ natsUrl, durable, filterSubject: 'domain.>', handle: async (event) => void received.push(event) });
+    const consumer = await consumeEvents({ nats: { NATS_URL: natsUrl }, durable, filterSubject: 'domain.>', handle: async (event) => void received.push(event) });
     return new DomainEventsRecorder(received, consumer, await connect({ servers: natsUrl }), durable);
   }
 

@@ -19,7 +19,7 @@ export class KeysAppModule {
         MailroomConfigModule.forRoot(config),
         serviceDatabaseModule(config, KEYS_SCHEMA),
         TypeOrmModule.forFeature([ApiKeyEntity]),
-        ClientsModule.register([{ name: KEYS_EVENTS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }]),
+        ClientsModule.register([{ name: KEYS_EVENTS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }]),
       ],
       controllers: [ApiKeysController, healthController('keys')],
       providers: [ApiKeysRepository, ApiKeysService, ApiKeyReadCache],

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, NatsSettings } from '@mailroom/runtime';
 import type { DisablePolicy } from './dispatch/status-transitions';
 import type { UrlPolicy } from './ssrf/url-policy';
 
@@ -18,7 +18,7 @@ export class WebhookSettings {
   readonly leaseMs: number;
   readonly pollMs: number;
   readonly deliveryRetentionMs: number;
-  readonly natsUrl: string;
+  readonly nats: NatsSettings;
   readonly eventStreamReplicas: number;
   readonly secretBox: SecretBox;
 
@@ -33,7 +33,7 @@ export class WebhookSettings {
     this.leaseMs = config.WEBHOOK_LEASE_MS;
     this.pollMs = config.WEBHOOK_POLL_MS;
     this.deliveryRetentionMs = config.WEBHOOK_DELIVERY_RETENTION;
-    this.natsUrl = config.NATS_URL;
+    this.nats = config;
     this.eventStreamReplicas = config.EVENT_STREAM_REPLICAS;
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));

@@ -2,6 +2,7 @@ import { asBoolean, asInteger, asIpOrCidr, asList, asNonBlank, asOneOf, asUrl, P
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 import { asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
+import { asOptionalReadableFile } from './file-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
@@ -29,6 +30,10 @@ export const ENV_SCHEMA = {
   NODE_ENV: variable({ default: 'development', apps: 'all', description: 'development, test or production', parse: asOneOf('development', 'test', 'production') }),
   LOG_LEVEL: variable({ default: 'info', apps: 'all', description: 'pino log level', parse: asOneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') }),
   NATS_URL: variable({ default: 'nats://127.0.0.1:4222', apps: 'all', description: 'NATS server (JetStream enabled)', parse: asServerUrl('nats', 'tls') }),
+  NATS_CREDS_FILE: variable({ default: '', apps: 'all', description: 'a NATS .creds file (the user JWT and NKey seed `nsc` writes) every connection authenticates with, on a server in operator (JWT) mode; empty = none. Not together with credentials in NATS_URL (nats://user:pass@host:4222 or nats://token@host:4222), which also work', parse: asOptionalReadableFile }),
+  NATS_TLS_CA_FILE: variable({ default: '', apps: 'all', description: 'PEM bundle of the certificate authorities that signed the NATS server\'s certificate; setting it (or a tls:// NATS_URL) makes every connection require TLS. Empty = the system\'s CAs', parse: asOptionalReadableFile }),
+  NATS_TLS_CERT_FILE: variable({ default: '', apps: 'all', description: 'PEM client certificate for mutual TLS with the NATS server, with NATS_TLS_KEY_FILE; empty = none', parse: asOptionalReadableFile }),
+  NATS_TLS_KEY_FILE: variable({ default: '', apps: 'all', description: 'PEM private key of NATS_TLS_CERT_FILE', parse: asOptionalReadableFile }),
   DATABASE_PREPARED_STATEMENTS: variable({ default: 'true', apps: SERVICES, description: 'run the hot statements as named prepared statements (parsed and planned once per connection); false behind a pooler that cannot keep them, such as PgBouncer in transaction mode before 1.21', parse: asBoolean }),
   DATABASE_URL: variable({ apps: SERVICES, description: 'PostgreSQL connection string; `npm start`, `npm run cli` use an embedded Postgres under DATA_DIR when unset', parse: asUrl('postgres', 'postgresql') }),
   PORT: variable({ default: '3000', apps: ['gateway', 'launcher'], description: 'HTTP port of the gateway', parse: asInteger(0, 65535) }),

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, configWith, loadConfig } from './load-config';
 import { launcherPortProblems } from './variable-rules';
 
@@ -159,5 +162,37 @@ describe(`${loadConfig.name}: addresses to listen on and DATA_DIR`, () => {
       "HEALTH_HOST must be an IP address such as 0.0.0.0 or a host name, got 'my host'",
     ]);
     expect(problemsOf(() => loadConfig({ DATA_DIR: ' ' }, 'launcher'))).toEqual(["DATA_DIR must not be blank, got ' '"]);
+  });
+});
+
+describe(`${loadConfig.name}: NATS authentication and TLS`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mailroom-nats-config-'));
+  const creds = join(dir, 'mailroom.creds');
+  writeFileSync(creds, 'creds');
+
+  it('takes a creds file and TLS files that exist', () => {
+    const files = { NATS_CREDS_FILE: creds, NATS_TLS_CA_FILE: creds, NATS_TLS_CERT_FILE: creds, NATS_TLS_KEY_FILE: creds };
+    expect(loadConfig(files, 'gateway')).toMatchObject(files);
+  });
+
+  it('names the variable of a file that does not exist', () => {
+    const missing = join(dir, 'missing.pem');
+    expect(problemsOf(() => loadConfig({ NATS_CREDS_FILE: missing, NATS_TLS_CA_FILE: missing }, 'gateway'))).toEqual([
+      `NATS_CREDS_FILE names a file that does not exist: '${missing}'`,
+      `NATS_TLS_CA_FILE names a file that does not exist: '${missing}'`,
+    ]);
+  });
+
+  it('refuses two ways of authenticating, and a client certificate without its key', () => {
+    expect(problemsOf(() => loadConfig({ NATS_URL: 'nats://app:secret@nats:4222', NATS_CREDS_FILE: creds }, 'gateway'))).toEqual([
+      'NATS_CREDS_FILE and credentials in NATS_URL cannot both be set: give the server one way to authenticate the apps',
+    ]);
+    expect(problemsOf(() => loadConfig({ NATS_TLS_CERT_FILE: creds }, 'gateway'))).toEqual([
+      'NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: set both for mutual TLS, or neither',
+    ]);
+  });
+
+  it('never echoes the password of a NATS_URL it refuses', () => {
+    expect(problemsOf(() => loadConfig({ NATS_URL: 'http://app:hunter2@nats:4222' }, 'gateway')).join('\n')).not.toContain('hunter2');
   });
 });

@@ -20,6 +20,7 @@ export function ruleProblems(config: Partial<Record<EnvName, unknown>>, app: App
   if (usedBy(ENV_SCHEMA.ENCRYPTION_KEY, app) && config.NODE_ENV === 'production' && config.ENCRYPTION_KEY === null) {
     problems.push('ENCRYPTION_KEY is required when NODE_ENV=production (base64 of 32 random bytes: openssl rand -base64 32)');
   }
+  problems.push(...natsAuthProblems(config));
   const { PORT: port, HEALTH_PORT: healthPort } = config as Partial<Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>>;
   if (port === undefined || healthPort === undefined) return problems;
   if (app === 'gateway' && port !== 0 && port === healthPort) problems.push(`PORT and HEALTH_PORT must differ: both are ${port}`);
@@ -43,4 +44,20 @@ export function launcherPortProblems({ PORT: port, HEALTH_PORT: healthPort }: Pi
     return [`PORT ${port} is one of the operations ports npm start gives the apps (HEALTH_PORT ${healthPort} to ${lastHealthPort}); pick another PORT or HEALTH_PORT`];
   }
   return [];
+}
+
+/**
+ * nats.js would silently prefer one way of authenticating over the other, and
+ * a client certificate without its key (or the reverse) cannot be presented.
+ */
+function natsAuthProblems(config: Partial<Record<EnvName, unknown>>): string[] {
+  const problems: string[] = [];
+  const url = typeof config.NATS_URL === 'string' ? new URL(config.NATS_URL) : undefined;
+  if (url && url.username !== '' && config.NATS_CREDS_FILE) {
+    problems.push('NATS_CREDS_FILE and credentials in NATS_URL cannot both be set: give the server one way to authenticate the apps');
+  }
+  if (typeof config.NATS_TLS_CERT_FILE === 'string' && typeof config.NATS_TLS_KEY_FILE === 'string' && !config.NATS_TLS_CERT_FILE !== !config.NATS_TLS_KEY_FILE) {
+    problems.push('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: set both for mutual TLS, or neither');
+  }
+  return problems;
 }

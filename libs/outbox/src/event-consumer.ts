@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, connect, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
-import { LoopTurnQueue, natsConnectionOptions } from '@mailroom/runtime';
+import { LoopTurnQueue, natsConnectionOptions, NatsSettings } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
@@ -10,7 +10,7 @@ import { StreamReader } from './stream-reader';
 import { StreamsWithDurable } from './streams-with-durable';
 
 export interface EventConsumerOptions {
-  natsUrl: string;
+  nats: NatsSettings;
   /** EVENT_STREAM_REPLICAS, for the stream this creates when it is the first to need it. */
   streamReplicas?: number;
   /** Durable name: replicas with the same name share the messages. */
@@ -63,7 +63,7 @@ export interface RunningConsumer {
  */
 export async function consumeEvents(options: EventConsumerOptions): Promise<RunningConsumer> {
   const logger = new Logger(`EventConsumer:${options.durable}`);
-  const connection: NatsConnection = await connect(natsConnectionOptions(options.natsUrl));
+  const connection: NatsConnection = await connect(natsConnectionOptions(options.nats));
   let running = true;
   const ackWaitMs = options.ackWaitMs ?? 30000;
 

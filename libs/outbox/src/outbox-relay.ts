@@ -155,7 +155,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async ensurePublisher(): Promise<StreamPublisher> {
     if (!this.publisher || !this.connection || this.connection.isClosed()) {
       this.publisher?.close();
-      this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
+      this.connection = await connect(natsConnectionOptions(this.config));
       this.publisher = new StreamPublisher(this.connection);
       this.streamSeen = false;
     }

@@ -61,7 +61,7 @@ describe(consumeEvents.name, () => {
     await publish('email.delivered', JSON.stringify(envelope(2, { mode: undefined })));
 
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'poison-test',
       filterSubject: 'email.delivered',
       handle: async (event) => void handled.push(event),
@@ -84,7 +84,7 @@ describe(consumeEvents.name, () => {
     const handled = new Map<string, number>();
     for (let n = 100; n < 400; n++) await publish('email.opened', JSON.stringify(envelope(n, { type: 'email.opened' })));
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'burst-test',
       filterSubject: 'email.opened',
       // Handlers finishing together, as a batched write releases them: their acks leave in one loop turn.
@@ -106,7 +106,7 @@ describe(consumeEvents.name, () => {
     let calls = 0;
     await publish('email.bounced', JSON.stringify(envelope(3, { type: 'email.bounced' })));
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'retry-test',
       filterSubject: 'email.bounced',
       handle: async () => {
@@ -124,7 +124,7 @@ describe(consumeEvents.name, () => {
     await publish('email.sent', JSON.stringify(envelope(700, { type: 'email.sent' })));
     for (let n = 701; n <= 703; n++) await publish('email.sent', JSON.stringify(envelope(n, { type: 'email.sent' })));
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'always-failing-test',
       filterSubject: 'email.sent',
       handle: async (event) => {
@@ -147,7 +147,7 @@ describe(consumeEvents.name, () => {
     await publish('email.queued', JSON.stringify(envelope(800, { type: 'email.queued' })));
     await publish('email.queued', JSON.stringify(envelope(801, { type: 'email.queued' })));
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'slow-handler-test',
       filterSubject: 'email.queued',
       ackWaitMs: 1000,
@@ -172,7 +172,7 @@ describe(consumeEvents.name, () => {
     await publish('email.complained', JSON.stringify(envelope(501, { type: 'email.complained' })));
     await publish('email.complained', JSON.stringify(envelope(502, { type: 'email.complained' })), 'domains');
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'origin-test',
       filterSubject: 'email.complained',
       skipPublishedBy: 'emails',
@@ -190,7 +190,7 @@ describe(consumeEvents.name, () => {
     const handled: string[] = [];
     await publish('email.failed', JSON.stringify(envelope(600, { type: 'email.failed' })));
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'start-test',
       filterSubject: 'email.failed',
       startAtCreation: true,
@@ -211,7 +211,7 @@ describe(consumeEvents.name, () => {
     const manager = await connection.jetstreamManager();
     const durableExists = () => manager.consumers.info(EVENT_STREAM, 'lost-start-test').then(() => true, () => false);
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'lost-start-test',
       filterSubject: 'email.delivery_delayed',
       startAtCreation: true,
@@ -237,7 +237,7 @@ describe(consumeEvents.name, () => {
   it('takes up again after a NATS restart that kept its store', async () => {
     const handled: string[] = [];
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'restart-test',
       filterSubject: 'email.clicked',
       handle: async (event) => void handled.push(event.id),
@@ -256,7 +256,7 @@ describe(consumeEvents.name, () => {
   it('takes up again when the stream was deleted and made anew (a NATS server back without its store)', async () => {
     const handled: string[] = [];
     consumer = await consumeEvents({
-      natsUrl: nats.url,
+      nats: { NATS_URL: nats.url },
       durable: 'recreated-test',
       filterSubject: 'email.opened',
       handle: async (event) => void handled.push(event.id),

@@ -27,6 +27,18 @@ describe(describeBootFailure.name, () => {
     );
   });
 
+  it('tells a server that refused the credentials from one that is not there, without the credentials', () => {
+    const withPassword = configWith('gateway', { NATS_URL: 'nats://app:hunter2@nats.internal:4222' });
+    const refused = Object.assign(new Error("'Authorization Violation'"), { name: 'NatsError', code: 'AUTHORIZATION_VIOLATION' });
+    expect(describeBootFailure(refused, withPassword)).toBe(
+      "NATS at nats://nats.internal:4222 refused to let this app in ('Authorization Violation'); check the credentials in NATS_URL or NATS_CREDS_FILE",
+    );
+    const unreachable = Object.assign(new Error('CONNECTION_REFUSED'), { name: 'NatsError', code: 'CONNECTION_REFUSED' });
+    expect(describeBootFailure(unreachable, withPassword)).toBe(
+      'cannot use NATS at nats://nats.internal:4222 (CONNECTION_REFUSED); is nats-server running there, with JetStream enabled (-js)?',
+    );
+  });
+
   it('leaves other errors as they are', () => {
     expect(describeBootFailure(new Error('something else'), config)).toBe('something else');
   });

@@ -1,4 +1,5 @@
 import type { MailroomConfig } from '@mailroom/config';
+import { natsUrlWithoutCredentials } from './nats-authentication';
 
 /** The fields Node puts on an error from listen() or from the host name lookup before it. */
 interface SystemError extends Error {
@@ -14,12 +15,16 @@ export function describeBootFailure(error: Error, config: MailroomConfig): strin
   return listenFailure(error as SystemError, config) ?? error.message;
 }
 
+/** The codes nats.js gives when the server turned the app's credentials down, as opposed to not answering. */
+const NATS_AUTH_CODES = new Set(['AUTHORIZATION_VIOLATION', 'AUTHENTICATION_EXPIRED', 'AUTHENTICATION_TIMEOUT', 'BAD_AUTHENTICATION']);
+
 /** nats.js says only CONNECTION_REFUSED or TIMEOUT; the operator needs to know which server it was. */
-function natsFailure(error: Error, config: MailroomConfig): string {
-  const server = new URL(config.NATS_URL);
-  server.username = '';
-  server.password = '';
-  return `cannot use NATS at ${server.toString()} (${error.message}); is nats-server running there, with JetStream enabled (-js)?`;
+function natsFailure(error: Error & { code?: string }, config: MailroomConfig): string {
+  const server = natsUrlWithoutCredentials(config.NATS_URL);
+  if (error.code && NATS_AUTH_CODES.has(error.code)) {
+    return `NATS at ${server} refused to let this app in (${error.message}); check the credentials in NATS_URL or NATS_CREDS_FILE`;
+  }
+  return `cannot use NATS at ${server} (${error.message}); is nats-server running there, with JetStream enabled (-js)?`;
 }
 
 /**

@@ -1,5 +1,6 @@
 export * from './pino-logger';
 export * from './nats-options';
+export * from './nats-authentication';
 export * from './rpc-client';
 export * from './service-app';
 export * from './config.module';

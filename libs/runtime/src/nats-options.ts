@@ -1,6 +1,7 @@
 import { CustomStrategy, NatsOptions, Transport } from '@nestjs/microservices';
 import type { ConnectionOptions } from 'nats';
 import { DrainingNatsServer } from './draining-nats-server';
+import { NatsSettings, natsServerAccess } from './nats-authentication';
 
 /**
  * Options every connection shares. noAsyncTraces: nats.js otherwise creates
@@ -11,23 +12,23 @@ import { DrainingNatsServer } from './draining-nats-server';
 const CONNECTION_OPTIONS = { maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true };
 
 /** Every replica of a service subscribes in one queue group, so replicas divide the messages. */
-export function natsServerOptions(natsUrl: string, queue: string): NatsOptions {
+export function natsServerOptions(nats: NatsSettings, queue: string): NatsOptions {
   return {
     transport: Transport.NATS,
-    options: { servers: [natsUrl], queue, ...CONNECTION_OPTIONS },
+    options: { queue, ...natsConnectionOptions(nats) },
   };
 }
 
 /** The same subscription, served by a transport that finishes its handlers in flight before it closes. */
-export function drainingNatsServer(natsUrl: string, queue: string): CustomStrategy {
-  return { strategy: new DrainingNatsServer(natsServerOptions(natsUrl, queue).options ?? {}) };
+export function drainingNatsServer(nats: NatsSettings, queue: string): CustomStrategy {
+  return { strategy: new DrainingNatsServer(natsServerOptions(nats, queue).options ?? {}) };
 }
 
-export function natsClientOptions(natsUrl: string): NatsOptions['options'] {
-  return natsConnectionOptions(natsUrl);
+export function natsClientOptions(nats: NatsSettings): NatsOptions['options'] {
+  return natsConnectionOptions(nats);
 }
 
 /** For connections opened with nats.js connect() directly (JetStream publishers and consumers, broadcast subscribers). */
-export function natsConnectionOptions(natsUrl: string): ConnectionOptions {
-  return { servers: [natsUrl], ...CONNECTION_OPTIONS };
+export function natsConnectionOptions(nats: NatsSettings): ConnectionOptions {
+  return { ...CONNECTION_OPTIONS, ...natsServerAccess(nats) };
 }

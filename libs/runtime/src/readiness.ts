@@ -1,3 +1,4 @@
+import type { NatsSettings } from './nats-authentication';
 import { natsConnectionOptions } from './nats-options';
 import { connect, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
@@ -14,8 +15,8 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
  * own, which fails while the server is unreachable) and, when the app has
  * one, a SELECT 1 on its database.
  */
-export async function readinessChecks(natsUrl: string, dataSource?: DataSource): Promise<{ check: ReadinessCheck; close(): Promise<void> }> {
-  const connection: NatsConnection = await connect(natsConnectionOptions(natsUrl));
+export async function readinessChecks(nats: NatsSettings, dataSource?: DataSource): Promise<{ check: ReadinessCheck; close(): Promise<void> }> {
+  const connection: NatsConnection = await connect(natsConnectionOptions(nats));
   const check: ReadinessCheck = async (): Promise<Record<string, 'ok' | 'down'>> => {
     const nats = await withTimeout(connection.flush()).then(
       () => 'ok' as const,

@@ -30,7 +30,7 @@ export async function createServiceApp(
 ): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(
     module,
-    Object.assign(drainingNatsServer(config.NATS_URL, name), { logger: new PinoLogger(name, config.LOG_LEVEL) }),
+    Object.assign(drainingNatsServer(config, name), { logger: new PinoLogger(name, config.LOG_LEVEL) }),
   );
   app.useGlobalFilters(new DomainErrorRpcFilter());
   // No enableShutdownHooks(): runMain closes the app on SIGTERM (see closeOnSignals), through close() and its ops server.
@@ -53,7 +53,7 @@ export function opsPortOf(app: object): number | undefined {
  */
 export async function attachOpsServer(app: INestApplicationContext, name: string, config: MailroomConfig, dataSource?: DataSource): Promise<number> {
   collectProcessMetrics(name);
-  const readiness = await readinessChecks(config.NATS_URL, dataSource);
+  const readiness = await readinessChecks(config, dataSource);
   const ops = await startOpsServer(config.HEALTH_HOST, config.HEALTH_PORT, readiness.check);
   // Nest hands out its apps behind a Proxy whose `set` trap ignores writes, so
   // `app.close = …` would silently do nothing and leave the ops port open; and

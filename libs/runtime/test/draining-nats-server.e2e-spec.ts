@@ -42,7 +42,7 @@ describe('DrainingNatsServer closing under a stream of requests', () => {
   });
 
   it('answers every request it took; the rest find no responders at once, none waits for its timeout', async () => {
-    const service = await NestFactory.createMicroservice(EchoModule, Object.assign(drainingNatsServer(nats.url, 'drain-test'), { logger: false as const }));
+    const service = await NestFactory.createMicroservice(EchoModule, Object.assign(drainingNatsServer({ NATS_URL: nats.url }, 'drain-test'), { logger: false as const }));
     await service.listen();
     const inbox = new ReplyInbox(requester);
     const outcomes: Array<'answered' | ReplyFailure> = [];

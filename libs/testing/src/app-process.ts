@@ -20,6 +20,8 @@ export interface AppProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** What the process wrote to stderr so far, for failure messages. */
   stderr(): string;
+  /** What it wrote to stdout so far (its pino logs). */
+  stdout(): string;
 }
 
 /** Runs dist/apps/<app>/src/main.js with exactly this environment (plus PATH). */
@@ -27,10 +29,12 @@ export function startAppProcess(app: string, env: Record<string, string>): AppPr
   const child = spawn(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, exited, stderr: () => stderr };
+  return { child, exited, stderr: () => stderr, stdout: () => stdout };
 }

@@ -3,8 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Who the server lets in: one user with a password (--user/--pass) or a token (--auth); anyone when absent. */
+export type PrivateNatsAccess = { user: string; pass: string } | { token: string };
+
 export interface PrivateNats {
+  /** The URL the apps are given: with the access's credentials in it, when the server requires some. */
   url: string;
+  /** The same server without credentials, which a server that requires them refuses. */
+  bareUrl: string;
   port: number;
   /** Stops the server; its JetStream store stays, so `restart()` keeps streams and messages. */
   stop(): Promise<void>;
@@ -42,21 +48,33 @@ export function stopNatsServer(child: ChildProcess): Promise<void> {
 }
 
 /** A nats-server with JetStream of the suite's own, on a random loopback port (about 50 ms to start). */
-export async function startPrivateNats(): Promise<PrivateNats> {
+export async function startPrivateNats(access?: PrivateNatsAccess): Promise<PrivateNats> {
   const storeDir = await mkdtemp(join(tmpdir(), 'mailroom-nats-'));
-  let current = await launchNatsServer(storeDir, -1);
+  const args = accessArgs(access);
+  let current = await launchNatsServer(storeDir, -1, args);
   const port = current.port;
+  const bareUrl = `nats://127.0.0.1:${port}`;
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: access ? `nats://${credentialsOf(access)}@127.0.0.1:${port}` : bareUrl,
+    bareUrl,
     port,
     stop: () => stopNatsServer(current.child),
     restart: async () => {
       await stopNatsServer(current.child);
-      current = await launchNatsServer(storeDir, port);
+      current = await launchNatsServer(storeDir, port, args);
     },
     destroy: async () => {
       await stopNatsServer(current.child);
       await rm(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+function accessArgs(access: PrivateNatsAccess | undefined): string[] {
+  if (!access) return [];
+  return 'token' in access ? ['--auth', access.token] : ['--user', access.user, '--pass', access.pass];
+}
+
+function credentialsOf(access: PrivateNatsAccess): string {
+  return 'token' in access ? encodeURIComponent(access.token) : `${encodeURIComponent(access.user)}:${encodeURIComponent(access.pass)}`;
 }

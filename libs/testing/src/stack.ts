@@ -11,7 +11,7 @@ import { issueKeyDirectly } from '../../../scripts/issue-key';
 import { migrateAll } from '../../../scripts/migrate-all';
 import { ApiClient } from './api-client';
 import { eventually } from './eventually';
-import { PrivateNats, startPrivateNats } from './private-nats';
+import { PrivateNats, PrivateNatsAccess, startPrivateNats } from './private-nats';
 import { createTestDatabase, dropTestDatabase } from './test-postgres';
 
 type ServiceApp = Exclude<AppName, 'launcher'>;
@@ -31,6 +31,8 @@ export interface StackOptions {
   env?: Partial<Record<EnvName, string>>;
   /** Environment of one app only, over `env`: apps that disagree (a different ENCRYPTION_KEY, say). */
   appEnv?: Partial<Record<ServiceApp, Partial<Record<EnvName, string>>>>;
+  /** Makes the private nats-server require these credentials; the apps get them in NATS_URL. */
+  natsAccess?: PrivateNatsAccess;
 }
 
 export interface Stack {
@@ -57,7 +59,7 @@ export interface Stack {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const apps = options.apps ?? (['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as ServiceApp[]);
   const databaseUrl = await createTestDatabase();
-  const nats = await startPrivateNats();
+  const nats = await startPrivateNats(options.natsAccess);
   await migrateAll(databaseUrl);
   const running = new Map<ServiceApp, INestApplicationContext>();
   const env = {

@@ -25,7 +25,7 @@ export class DomainsModule {
       module: DomainsModule,
       imports: [
         TypeOrmModule.forFeature([DomainEntity]),
-        ClientsModule.register([{ name: DOMAINS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }]),
+        ClientsModule.register([{ name: DOMAINS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }]),
         OutboxRelayModule.forSchema('domains'),
       ],
       controllers: [DomainsController],

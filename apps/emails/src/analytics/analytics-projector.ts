@@ -48,7 +48,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      natsUrl: this.config.NATS_URL,
+      nats: this.config,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
       durable: ANALYTICS_CONSUMER,
       filterSubject: 'email.>',

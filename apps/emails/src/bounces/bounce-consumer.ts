@@ -30,7 +30,7 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      natsUrl: this.config.NATS_URL,
+      nats: this.config,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
       durable: BOUNCE_CONSUMER,
       filterSubject: 'email.bounced',

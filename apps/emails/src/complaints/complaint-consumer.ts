@@ -26,7 +26,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      natsUrl: this.config.NATS_URL,
+      nats: this.config,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
       durable: COMPLAINT_CONSUMER,
       filterSubject: 'email.complained',

@@ -19,7 +19,7 @@ export class DeliveryModule {
   static forRoot(config: MailroomConfig): DynamicModule {
     return {
       module: DeliveryModule,
-      imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
+      imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }])],
       providers: [
         { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
         { provide: TRACKING_TOKENS, useFactory: () => trackingTokensFromConfig(config, (message) => new Logger('TrackingTokens').warn(message)) },

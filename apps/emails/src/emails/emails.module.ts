@@ -24,7 +24,7 @@ export class EmailsModule {
   static forRoot(config: MailroomConfig): DynamicModule {
     return {
       module: EmailsModule,
-      imports: [ClientsModule.register([{ name: EMAILS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }])],
+      imports: [ClientsModule.register([{ name: EMAILS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }])],
       controllers: [EmailsController, DomainUsageController],
       providers: [
         EmailsRepository,

@@ -38,7 +38,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
+    this.connection = await connect(natsConnectionOptions(this.config));
     watchKeyChanges(this.connection, this.cache, this.logger);
     this.flushTimer = setInterval(() => this.flushUses(), this.config.LAST_USED_FLUSH_MS);
     this.flushTimer.unref();

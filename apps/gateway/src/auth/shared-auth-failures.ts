@@ -31,7 +31,7 @@ export class SharedAuthFailures implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     if (this.limiter.limit <= 0) return;
     // noEcho: the server does not hand this replica its own failures back, which it counted when they happened.
-    const connection = await connect({ noEcho: true, ...natsConnectionOptions(this.config.NATS_URL) });
+    const connection = await connect({ noEcho: true, ...natsConnectionOptions(this.config) });
     this.connection = connection;
     this.connected = true;
     connection.subscribe(GatewayEvents.authenticationFailed, {

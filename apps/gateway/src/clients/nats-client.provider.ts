@@ -6,5 +6,5 @@ export const NATS_CLIENT = Symbol('NatsClient');
 
 /** One NATS connection for every typed client of the gateway; Nest closes it on shutdown. */
 export function natsClientModule(config: MailroomConfig) {
-  return ClientsModule.register([{ name: NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config.NATS_URL) }]);
+  return ClientsModule.register([{ name: NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }]);
 }

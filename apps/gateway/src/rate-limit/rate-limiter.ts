@@ -26,7 +26,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
+    this.connection = await connect(natsConnectionOptions(this.config));
     this.connection.subscribe(GatewayEvents.rateLimitConsumed, {
       callback: (error, message) => {
         if (error) return;

@@ -21,7 +21,7 @@ export class ApiKeyReadCache implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.config.NATS_URL));
+    this.connection = await connect(natsConnectionOptions(this.config));
     watchKeyChanges(this.connection, this.cache, this.logger);
   }
 

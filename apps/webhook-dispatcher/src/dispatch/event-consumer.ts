@@ -32,7 +32,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Fails the boot when NATS cannot be reached; later interruptions are the read loop's to recover from. */
   async onApplicationBootstrap(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.settings.natsUrl));
+    this.connection = await connect(natsConnectionOptions(this.settings.nats));
     const connection = this.connection;
     const first = await this.subscribe(connection);
     this.reader = new StreamReader(

@@ -1,0 +1,24 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { Parser } from './parsers';
+
+/**
+ * A file the app reads at connect time (a NATS .creds file, a PEM bundle), or
+ * empty for "not set". Checked at boot so a typo in the path names its
+ * variable, rather than surfacing later as an ENOENT from inside a client.
+ */
+export const asOptionalReadableFile: Parser<string> = (raw) => {
+  if (raw.trim() === '') return '';
+  let isFile: boolean;
+  try {
+    isFile = statSync(raw).isFile();
+  } catch {
+    throw new Error(`names a file that does not exist: '${raw}'`);
+  }
+  if (!isFile) throw new Error(`must name a file, got the directory '${raw}'`);
+  try {
+    accessSync(raw, constants.R_OK);
+  } catch {
+    throw new Error(`names a file this process cannot read: '${raw}'`);
+  }
+  return raw;
+};

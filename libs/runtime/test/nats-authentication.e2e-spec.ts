@@ -1,0 +1,67 @@
+import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PrivateNatsAccess, Stack, startAppProcess, startPrivateNats, startStack } from '@mailroom/testing';
+import { migrateAll } from '../../../scripts/migrate-all';
+
+const PASSWORD = 'n4ts-s3cret-pass';
+const TOKEN = 'n4ts-s3cret-token';
+
+/** A NATS server that requires credentials: the apps authenticate with those given in NATS_URL. */
+describe('apps on a NATS server that requires authentication', () => {
+  const accesses: [string, PrivateNatsAccess][] = [
+    ['a user and password', { user: 'mailroom', pass: PASSWORD }],
+    ['a token', { token: TOKEN }],
+  ];
+  describe.each(accesses)('with %s in NATS_URL', (_, natsAccess) => {
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await startStack({ apps: ['keys', 'gateway'], natsAccess });
+    });
+    afterAll(() => stack?.stop());
+
+    it('boots the gateway and keys, which answer an RPC through the server', async () => {
+      const response = await stack.api.get('/v1/api-keys');
+      expect(response.status).toBe(200);
+    });
+  });
+
+  describe('as processes', () => {
+    let nats: PrivateNats;
+    let databaseUrl: string;
+    beforeAll(async () => {
+      nats = await startPrivateNats({ user: 'mailroom', pass: PASSWORD });
+      databaseUrl = await createTestDatabase();
+      await migrateAll(databaseUrl);
+    });
+    afterAll(async () => {
+      await nats?.destroy();
+      await dropTestDatabase(databaseUrl).catch(() => undefined);
+    });
+
+    it('fails to boot without the credentials, naming NATS and the authorization error, and exits 1', async () => {
+      const keys = startAppProcess('keys', { NATS_URL: nats.bareUrl, DATABASE_URL: databaseUrl, HEALTH_PORT: '0' });
+      expect(await keys.exited).toEqual({ code: 1, signal: null });
+      expect(keys.stderr()).toContain(`[keys] failed to start: NATS at ${nats.bareUrl} refused to let this app in ('Authorization Violation'); check the credentials in NATS_URL or NATS_CREDS_FILE`);
+    });
+
+    it('fails to boot with a wrong password, without writing it anywhere', async () => {
+      const wrong = nats.url.replace(PASSWORD, 'wrong-pass-1234');
+      const keys = startAppProcess('keys', { NATS_URL: wrong, DATABASE_URL: databaseUrl, HEALTH_PORT: '0', LOG_LEVEL: 'trace' });
+      expect(await keys.exited).toEqual({ code: 1, signal: null });
+      expect(keys.stderr()).toContain("refused to let this app in ('Authorization Violation')");
+      expect(keys.stderr() + keys.stdout()).not.toContain('wrong-pass-1234');
+    });
+
+    it('never logs the password of a server it authenticated to', async () => {
+      const healthPort = await freePort();
+      const keys = startAppProcess('keys', { NATS_URL: nats.url, DATABASE_URL: databaseUrl, HEALTH_PORT: String(healthPort), LOG_LEVEL: 'trace' });
+      try {
+        await eventually(async () => (await fetch(`http://127.0.0.1:${healthPort}/health/ready`)).status === 200, 15000);
+        expect(keys.stdout()).toContain('"level"');
+        keys.child.kill('SIGTERM');
+        expect(await keys.exited).toEqual({ code: 0, signal: null });
+        expect(keys.stderr() + keys.stdout()).not.toContain(PASSWORD);
+      } finally {
+        keys.child.kill('SIGKILL');
+      }
+    });
+  });
+});
