@@ -8,6 +8,7 @@ import { resolveDatabase } from './local/local-database';
 import { configurationTable } from './config-table';
 import { DkimZoneExportReply, DomainsSubjects } from '@mailroom/contracts';
 import { connect } from 'nats';
+import { natsServerAccess } from '@mailroom/runtime';
 
 const USAGE = `Usage:
   npm run -s cli -- keys create --name NAME [--permissions a,b] [--test]
@@ -48,7 +49,7 @@ async function keysCreate(args: string[]): Promise<void> {
 /** Prints the DKIM zone as a standard zone file, for operators who host the zone on their own DNS. */
 async function domainsZoneExport(): Promise<void> {
   const config = loadProcessConfig('launcher');
-  const connection = await connect({ servers: config.NATS_URL, timeout: 3000 });
+  const connection = await connect({ timeout: 3000, ...natsServerAccess(config) });
   try {
     // Nest's wire format: {pattern, data, id} in, {response, err} out.
     const reply = await connection.request(

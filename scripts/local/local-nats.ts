@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { claimDataDir } from './data-dir-lock';
 import { portOpen } from './embedded-postgres';
+import { natsUrlWithoutCredentials } from '@mailroom/runtime';
 
 export interface LocalNats {
   url: string;
@@ -26,9 +27,9 @@ export async function ensureNats(natsUrl: string, dataDir: string, log: (line: s
   const port = Number(rawPort || 4222);
   if (await portOpen(hostname, port)) return { url: natsUrl, stop: async () => undefined };
   if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname)) {
-    throw new Error(`Nothing answers at NATS_URL=${natsUrl}. Start NATS there, or point NATS_URL at a running server.`);
+    throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)}. Start NATS there, or point NATS_URL at a running server.`);
   }
-  if (!natsServerOnPath()) throw new Error(`Nothing answers at NATS_URL=${natsUrl} and no nats-server binary is on PATH. ${NATS_INSTALL_HINT}`);
+  if (!natsServerOnPath()) throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)} and no nats-server binary is on PATH. ${NATS_INSTALL_HINT}`);
   const storeDir = resolve(join(dataDir, 'nats'));
   await mkdir(storeDir, { recursive: true });
   claimDataDir(dataDir);

@@ -1,6 +1,9 @@
 import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PrivateNatsAccess, Stack, startAppProcess, startPrivateNats, startStack } from '@mailroom/testing';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { migrateAll } from '../../../scripts/migrate-all';
 
+const ROOT = join(__dirname, '../../..');
 const PASSWORD = 'n4ts-s3cret-pass';
 const TOKEN = 'n4ts-s3cret-token';
 
@@ -13,13 +16,25 @@ describe('apps on a NATS server that requires authentication', () => {
   describe.each(accesses)('with %s in NATS_URL', (_, natsAccess) => {
     let stack: Stack;
     beforeAll(async () => {
-      stack = await startStack({ apps: ['keys', 'gateway'], natsAccess });
+      stack = await startStack({ apps: ['keys', 'domains', 'gateway'], natsAccess, env: { DKIM_DNS_BIND: 'off' } });
     });
     afterAll(() => stack?.stop());
 
-    it('boots the gateway and keys, which answer an RPC through the server', async () => {
+    it('boots the apps, and the keys service answers the gateway through the server', async () => {
       const response = await stack.api.get('/v1/api-keys');
       expect(response.status).toBe(200);
+    });
+
+    it('lets the CLI ask the domains service for the DKIM zone', async () => {
+      // Not spawnSync: the domains service runs in this process and must answer meanwhile.
+      const cli = spawn(process.execPath, ['dist/scripts/cli.js', 'domains', 'zone-export'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NATS_URL: stack.nats.url } });
+      const output = { stdout: '', stderr: '' };
+      cli.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+      cli.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+      const status = await new Promise<number | null>((resolve) => cli.once('close', resolve));
+      expect(output.stderr).toBe('');
+      expect(output.stdout).toContain('$ORIGIN dkim.mailroom.localhost.');
+      expect(status).toBe(0);
     });
   });
 
