@@ -1,10 +1,14 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Who the server lets in: one user with a password (--user/--pass) or a token (--auth); anyone when absent. */
-export type PrivateNatsAccess = { user: string; pass: string } | { token: string };
+/**
+ * Who the server lets in: one user with a password (--user/--pass), a token
+ * (--auth), or what a configuration file says (an `authorization` block,
+ * whose users the apps name in their own NATS_URL); anyone when absent.
+ */
+export type PrivateNatsAccess = { user: string; pass: string } | { token: string } | { config: string };
 
 export interface PrivateNats {
   /** The URL the apps are given: with the access's credentials in it, when the server requires some. */
@@ -50,12 +54,12 @@ export function stopNatsServer(child: ChildProcess): Promise<void> {
 /** A nats-server with JetStream of the suite's own, on a random loopback port (about 50 ms to start). */
 export async function startPrivateNats(access?: PrivateNatsAccess): Promise<PrivateNats> {
   const storeDir = await mkdtemp(join(tmpdir(), 'mailroom-nats-'));
-  const args = accessArgs(access);
+  const args = await accessArgs(access, storeDir);
   let current = await launchNatsServer(storeDir, -1, args);
   const port = current.port;
   const bareUrl = `nats://127.0.0.1:${port}`;
   return {
-    url: access ? `nats://${credentialsOf(access)}@127.0.0.1:${port}` : bareUrl,
+    url: access && !('config' in access) ? `nats://${credentialsOf(access)}@127.0.0.1:${port}` : bareUrl,
     bareUrl,
     port,
     stop: () => stopNatsServer(current.child),
@@ -70,11 +74,17 @@ export async function startPrivateNats(access?: PrivateNatsAccess): Promise<Priv
   };
 }
 
-function accessArgs(access: PrivateNatsAccess | undefined): string[] {
+async function accessArgs(access: PrivateNatsAccess | undefined, storeDir: string): Promise<string[]> {
   if (!access) return [];
+  if ('config' in access) {
+    // Beside the store, so destroy() removes it; the command line's -p, -sd and -js override the file.
+    const file = join(storeDir, 'nats-server.conf');
+    await writeFile(file, access.config);
+    return ['-c', file];
+  }
   return 'token' in access ? ['--auth', access.token] : ['--user', access.user, '--pass', access.pass];
 }
 
-function credentialsOf(access: PrivateNatsAccess): string {
+function credentialsOf(access: { user: string; pass: string } | { token: string }): string {
   return 'token' in access ? encodeURIComponent(access.token) : `${encodeURIComponent(access.user)}:${encodeURIComponent(access.pass)}`;
 }

@@ -33,6 +33,8 @@ export interface StackOptions {
   appEnv?: Partial<Record<ServiceApp, Partial<Record<EnvName, string>>>>;
   /** Makes the private nats-server require these credentials; the apps get them in NATS_URL. */
   natsAccess?: PrivateNatsAccess;
+  /** `user:pass` an app puts in its NATS_URL, for a server whose configuration has a user per app. */
+  natsUsers?: Partial<Record<ServiceApp, string>>;
 }
 
 export interface Stack {
@@ -75,7 +77,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     RATE_LIMIT_PER_SECOND: '0',
     ...options.env,
   } as Partial<Record<EnvName, string>>;
-  const configFor = (app: ServiceApp) => configWith(app, Object.assign({}, env, options.appEnv?.[app]));
+  const natsUrlOf = (app: ServiceApp) => {
+    const user = options.natsUsers?.[app];
+    return user ? { NATS_URL: nats.bareUrl.replace('nats://', `nats://${user}@`) } : {};
+  };
+  const configFor = (app: ServiceApp) => configWith(app, Object.assign({}, env, natsUrlOf(app), options.appEnv?.[app]));
 
   let baseUrl = '';
   const startApp = async (app: ServiceApp) => {
