@@ -13,6 +13,7 @@ export * from './database-outage';
 export * from './query-plan';
 export * from './free-port';
 export * from './nats-cluster';
+export * from './nats-operator';
 export * from './migrated-schema';
 export * from './lock-waiters';
 export * from './process-stack';
