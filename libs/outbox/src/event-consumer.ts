@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { AckPolicy, connect, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
-import { LoopTurnQueue, natsConnectionOptions, NatsSettings } from '@mailroom/runtime';
+import { AckPolicy, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
+import { LoopTurnQueue, connectNats, NatsSettings } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
@@ -63,7 +63,7 @@ export interface RunningConsumer {
  */
 export async function consumeEvents(options: EventConsumerOptions): Promise<RunningConsumer> {
   const logger = new Logger(`EventConsumer:${options.durable}`);
-  const connection: NatsConnection = await connect(natsConnectionOptions(options.nats));
+  const connection: NatsConnection = await connectNats(options.nats);
   let running = true;
   const ackWaitMs = options.ackWaitMs ?? 30000;
 

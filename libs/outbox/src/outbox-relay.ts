@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { deleteInBatches, planOnIndexes, PlanMethod, preparedStatements } from '@mailroom/database';
-import { connect, NatsConnection } from 'nats';
+import { NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG, natsConnectionOptions, schedulePurge } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, connectNats, schedulePurge } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { ORIGIN_HEADER } from './origin-header';
 import { StreamPublisher } from './stream-publisher';
@@ -155,7 +155,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async ensurePublisher(): Promise<StreamPublisher> {
     if (!this.publisher || !this.connection || this.connection.isClosed()) {
       this.publisher?.close();
-      this.connection = await connect(natsConnectionOptions(this.config));
+      this.connection = await connectNats(this.config);
       this.publisher = new StreamPublisher(this.connection);
       this.streamSeen = false;
     }

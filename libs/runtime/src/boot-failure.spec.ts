@@ -1,5 +1,5 @@
 import { configWith } from '@mailroom/config';
-import { describeBootFailure } from './boot-failure';
+import { describeBootFailure, markAsNatsFailure } from './boot-failure';
 
 /** Errors shaped as Node raises them from listen() and from the host name lookup before it. */
 function listenError(code: string, address: string, port: number): Error {
@@ -37,6 +37,15 @@ describe(describeBootFailure.name, () => {
     expect(describeBootFailure(unreachable, withPassword)).toBe(
       'cannot use NATS at nats://nats.internal:4222 (CONNECTION_REFUSED); is nats-server running there, with JetStream enabled (-js)?',
     );
+  });
+
+  it('names NATS for a certificate Node refused on a NATS connection, and only there', () => {
+    const tlsConfig = configWith('gateway', { NATS_URL: 'tls://nats.internal:4222' });
+    const unverified = () => Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    expect(describeBootFailure(markAsNatsFailure(unverified()), tlsConfig)).toBe(
+      'cannot use NATS at tls://nats.internal:4222: its TLS certificate was not accepted (unable to verify the first certificate); set NATS_TLS_CA_FILE to the CA bundle that signed it, and name the server as its certificate does',
+    );
+    expect(describeBootFailure(unverified(), tlsConfig)).toBe('unable to verify the first certificate');
   });
 
   it('leaves other errors as they are', () => {

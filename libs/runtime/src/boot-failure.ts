@@ -9,20 +9,34 @@ interface SystemError extends Error {
   hostname?: string;
 }
 
+const natsFailures = new WeakSet<Error>();
+
+/** Marks an error of connecting to NATS that nats.js did not raise itself (TLS errors come from Node as they are). */
+export function markAsNatsFailure(error: Error): Error {
+  natsFailures.add(error);
+  return error;
+}
+
 /** How an app's failure to start is told to the operator: naming the variable to change where one is to blame. */
 export function describeBootFailure(error: Error, config: MailroomConfig): string {
-  if (error.name === 'NatsError') return natsFailure(error, config);
+  if (error.name === 'NatsError' || natsFailures.has(error)) return natsFailure(error, config);
   return listenFailure(error as SystemError, config) ?? error.message;
 }
 
 /** The codes nats.js gives when the server turned the app's credentials down, as opposed to not answering. */
 const NATS_AUTH_CODES = new Set(['AUTHORIZATION_VIOLATION', 'AUTHENTICATION_EXPIRED', 'AUTHENTICATION_TIMEOUT', 'BAD_AUTHENTICATION']);
 
+/** Node's codes for a server certificate that does not verify or does not name the host. */
+const TLS_CERTIFICATE_CODE = /CERT|SIGNATURE|ISSUER|SELF_SIGNED/;
+
 /** nats.js says only CONNECTION_REFUSED or TIMEOUT; the operator needs to know which server it was. */
 function natsFailure(error: Error & { code?: string }, config: MailroomConfig): string {
   const server = natsUrlWithoutCredentials(config.NATS_URL);
   if (error.code && NATS_AUTH_CODES.has(error.code)) {
     return `NATS at ${server} refused to let this app in (${error.message}); check the credentials in NATS_URL or NATS_CREDS_FILE`;
+  }
+  if (error.code && TLS_CERTIFICATE_CODE.test(error.code)) {
+    return `cannot use NATS at ${server}: its TLS certificate was not accepted (${error.message}); set NATS_TLS_CA_FILE to the CA bundle that signed it, and name the server as its certificate does`;
   }
   return `cannot use NATS at ${server} (${error.message}); is nats-server running there, with JetStream enabled (-js)?`;
 }

@@ -1,5 +1,6 @@
 import { ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
+import { markAsNatsFailure } from './boot-failure';
 import { LoopTurnQueue } from './loop-turn-queue';
 import { replacementForOversizedReply } from './oversized-reply';
 
@@ -24,6 +25,18 @@ export class DrainingNatsServer extends ServerNats {
 
   /** Read at each reply: its info (max_payload) is the server's it is connected to now. */
   private connection?: NatsConnection;
+
+  /**
+   * A TLS failure (a certificate the CAs did not sign) reaches here as Node's
+   * own error, which does not say it came from NATS: marked, boot names the server.
+   */
+  override async createNatsClient(): Promise<NatsConnection> {
+    try {
+      return await super.createNatsClient();
+    } catch (error) {
+      throw markAsNatsFailure(error as Error);
+    }
+  }
 
   override bindEvents(client: NatsConnection): void {
     this.connection = client;

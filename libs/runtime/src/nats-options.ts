@@ -1,5 +1,6 @@
 import { CustomStrategy, NatsOptions, Transport } from '@nestjs/microservices';
-import type { ConnectionOptions } from 'nats';
+import { connect, ConnectionOptions, NatsConnection } from 'nats';
+import { markAsNatsFailure } from './boot-failure';
 import { DrainingNatsServer } from './draining-nats-server';
 import { NatsSettings, natsServerAccess } from './nats-authentication';
 
@@ -31,4 +32,16 @@ export function natsClientOptions(nats: NatsSettings): NatsOptions['options'] {
 /** For connections opened with nats.js connect() directly (JetStream publishers and consumers, broadcast subscribers). */
 export function natsConnectionOptions(nats: NatsSettings): ConnectionOptions {
   return { ...CONNECTION_OPTIONS, ...natsServerAccess(nats) };
+}
+
+/**
+ * connect() with those options. Its failure is marked as NATS's, so a boot it
+ * stops names the server: nats.js passes TLS errors on from Node as they are.
+ */
+export async function connectNats(nats: NatsSettings, extra: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+  try {
+    return await connect({ ...extra, ...natsConnectionOptions(nats) });
+  } catch (error) {
+    throw markAsNatsFailure(error as Error);
+  }
 }

@@ -1,6 +1,6 @@
 import type { NatsSettings } from './nats-authentication';
-import { natsConnectionOptions } from './nats-options';
-import { connect, NatsConnection } from 'nats';
+import { connectNats } from './nats-options';
+import { NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import type { ReadinessCheck } from './ops-server';
 
@@ -16,7 +16,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
  * one, a SELECT 1 on its database.
  */
 export async function readinessChecks(nats: NatsSettings, dataSource?: DataSource): Promise<{ check: ReadinessCheck; close(): Promise<void> }> {
-  const connection: NatsConnection = await connect(natsConnectionOptions(nats));
+  const connection: NatsConnection = await connectNats(nats);
   const check: ReadinessCheck = async (): Promise<Record<string, 'ok' | 'down'>> => {
     const nats = await withTimeout(connection.flush()).then(
       () => 'ok' as const,

@@ -14,6 +14,7 @@ export * from './query-plan';
 export * from './free-port';
 export * from './nats-cluster';
 export * from './nats-operator';
+export * from './test-certificates';
 export * from './migrated-schema';
 export * from './lock-waiters';
 export * from './process-stack';

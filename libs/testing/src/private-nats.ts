@@ -6,9 +6,11 @@ import { join } from 'node:path';
 /**
  * Who the server lets in: one user with a password (--user/--pass), a token
  * (--auth), or what a configuration file says (an `authorization` block,
- * whose users the apps name in their own NATS_URL); anyone when absent.
+ * whose users the apps name in their own NATS_URL), or anyone who speaks
+ * TLS as nats-server's TLS flags (--tls, --tlscert, --tlsverify …) ask;
+ * anyone when absent.
  */
-export type PrivateNatsAccess = { user: string; pass: string } | { token: string } | { config: string };
+export type PrivateNatsAccess = { user: string; pass: string } | { token: string } | { config: string } | { tls: string[] };
 
 export interface PrivateNats {
   /** The URL the apps are given: with the access's credentials in it, when the server requires some. */
@@ -59,7 +61,7 @@ export async function startPrivateNats(access?: PrivateNatsAccess): Promise<Priv
   const port = current.port;
   const bareUrl = `nats://127.0.0.1:${port}`;
   return {
-    url: access && !('config' in access) ? `nats://${credentialsOf(access)}@127.0.0.1:${port}` : bareUrl,
+    url: access && ('user' in access || 'token' in access) ? `nats://${credentialsOf(access)}@127.0.0.1:${port}` : bareUrl,
     bareUrl,
     port,
     stop: () => stopNatsServer(current.child),
@@ -76,6 +78,7 @@ export async function startPrivateNats(access?: PrivateNatsAccess): Promise<Priv
 
 async function accessArgs(access: PrivateNatsAccess | undefined, storeDir: string): Promise<string[]> {
   if (!access) return [];
+  if ('tls' in access) return access.tls;
   if ('config' in access) {
     // Beside the store, so destroy() removes it; the command line's -p, -sd and -js override the file.
     const file = join(storeDir, 'nats-server.conf');

@@ -35,6 +35,8 @@ export interface StackOptions {
   natsAccess?: PrivateNatsAccess;
   /** `user:pass` an app puts in its NATS_URL, for a server whose configuration has a user per app. */
   natsUsers?: Partial<Record<ServiceApp, string>>;
+  /** The NATS_URL every app gets, from the server once it runs (a tls:// one, say); `nats.url` by default. */
+  natsUrl?: (nats: PrivateNats) => string;
 }
 
 export interface Stack {
@@ -68,7 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     DATABASE_URL: databaseUrl,
-    NATS_URL: nats.url,
+    NATS_URL: options.natsUrl?.(nats) ?? nats.url,
     HOST: '127.0.0.1',
     PORT: '0',
     HEALTH_PORT: '0',

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { MailroomConfig } from '@mailroom/config';
 import { VerifiedApiKey } from '@mailroom/contracts';
 import type { ApiKeyVerifier } from '@mailroom/auth';
-import { ChangeAwareCache, MAILROOM_CONFIG, natsConnectionOptions, watchKeyChanges } from '@mailroom/runtime';
-import { connect, NatsConnection } from 'nats';
+import { ChangeAwareCache, MAILROOM_CONFIG, connectNats, watchKeyChanges } from '@mailroom/runtime';
+import { NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
 import { UnknownKeyMemo } from './unknown-key-memo';
 
@@ -38,7 +38,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.config));
+    this.connection = await connectNats(this.config);
     watchKeyChanges(this.connection, this.cache, this.logger);
     this.flushTimer = setInterval(() => this.flushUses(), this.config.LAST_USED_FLUSH_MS);
     this.flushTimer.unref();

@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { decodeAuthFailure, encodeAuthFailure, GatewayEvents } from '@mailroom/contracts';
-import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
-import { connect, Events, NatsConnection } from 'nats';
+import { MAILROOM_CONFIG, connectNats } from '@mailroom/runtime';
+import { Events, NatsConnection } from 'nats';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 
 /**
@@ -31,7 +31,7 @@ export class SharedAuthFailures implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     if (this.limiter.limit <= 0) return;
     // noEcho: the server does not hand this replica its own failures back, which it counted when they happened.
-    const connection = await connect({ noEcho: true, ...natsConnectionOptions(this.config) });
+    const connection = await connectNats(this.config, { noEcho: true });
     this.connection = connection;
     this.connected = true;
     connection.subscribe(GatewayEvents.authenticationFailed, {

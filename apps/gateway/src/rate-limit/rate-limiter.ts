@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { decodeConsumptionReport, encodeConsumptionReport, GatewayEvents } from '@mailroom/contracts';
-import { MAILROOM_CONFIG, natsConnectionOptions } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, connectNats } from '@mailroom/runtime';
 import { randomUUID } from 'node:crypto';
-import { connect, NatsConnection } from 'nats';
+import { NatsConnection } from 'nats';
 import { TokenBuckets } from './token-bucket';
 
 /**
@@ -26,7 +26,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.config));
+    this.connection = await connectNats(this.config);
     this.connection.subscribe(GatewayEvents.rateLimitConsumed, {
       callback: (error, message) => {
         if (error) return;

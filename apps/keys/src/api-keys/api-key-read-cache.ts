@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import type { ApiKeyResponse, Mode } from '@mailroom/contracts';
-import { ChangeAwareCache, MAILROOM_CONFIG, natsConnectionOptions, watchKeyChanges } from '@mailroom/runtime';
-import { connect, NatsConnection } from 'nats';
+import { ChangeAwareCache, MAILROOM_CONFIG, connectNats, watchKeyChanges } from '@mailroom/runtime';
+import { NatsConnection } from 'nats';
 
 /**
  * GET /v1/api-keys/{id} answered from memory for KEY_READ_CACHE_TTL_MS.
@@ -21,7 +21,7 @@ export class ApiKeyReadCache implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.config));
+    this.connection = await connectNats(this.config);
     watchKeyChanges(this.connection, this.cache, this.logger);
   }
 

@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { ensureEventStream, HeldMessages, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
-import { connect, ConsumerMessages, JsMsg, NatsConnection } from 'nats';
-import { natsConnectionOptions } from '@mailroom/runtime';
+import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import { connectNats } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveryWorker } from './delivery-worker';
 import { ACK_WAIT_MS, DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, MAX_UNACKED_EVENTS } from './dispatcher-consumer';
@@ -32,7 +32,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Fails the boot when NATS cannot be reached; later interruptions are the read loop's to recover from. */
   async onApplicationBootstrap(): Promise<void> {
-    this.connection = await connect(natsConnectionOptions(this.settings.nats));
+    this.connection = await connectNats(this.settings.nats);
     const connection = this.connection;
     const first = await this.subscribe(connection);
     this.reader = new StreamReader(
