@@ -20,6 +20,7 @@ export * from './loop-turn-queue';
 export * from './periodic-purge';
 export * from './repeated-failure-log';
 export * from './ip-address';
+export * from './ip-client';
 export * from './address-policy';
 export * from './worker-thread';
 export * from './scrape-snapshot';

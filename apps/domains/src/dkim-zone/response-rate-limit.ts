@@ -1,5 +1,5 @@
-import { isIPv4, isIPv6 } from 'node:net';
-import { ipv6Groups } from '@mailroom/runtime';
+import { isIPv6 } from 'node:net';
+import { embeddedIpv4, ipClient, ipv6Prefix } from '@mailroom/runtime';
 
 export type RateVerdict = 'answer' | 'slip' | 'drop';
 
@@ -55,30 +55,12 @@ export class ResponseRateLimit {
   }
 }
 
-/** How a dual-stack socket shows an IPv4 client (`::ffff:192.0.2.7`), written as the IPv4 address. */
-const unmapped = (address: string) => (address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address);
-
-/** The first `bits` (49 to 64) of an IPv6 address, as `xxxx:xxxx:xxxx:xxxx::/bits`. */
-function ipv6Prefix(address: string, bits: number): string {
-  const groups = ipv6Groups(address).slice(0, 4);
-  groups[3] &= (0xffff << (64 - bits)) & 0xffff;
-  return `${groups.map((group) => group.toString(16).padStart(4, '0')).join(':')}::/${bits}`;
-}
-
 /** The network a client address counts under: its /24 (IPv4, including IPv4-mapped IPv6) or its /56 (IPv6). */
 export function clientNetwork(address: string): string {
-  const ipv4 = unmapped(address);
-  if (isIPv4(ipv4)) return `${ipv4.split('.').slice(0, 3).join('.')}.0/24`;
+  const ipv4 = embeddedIpv4(address);
+  if (ipv4) return `${ipv4.split('.').slice(0, 3).join('.')}.0/24`;
   return isIPv6(address) ? ipv6Prefix(address, 56) : address;
 }
 
-/**
- * The client a TCP connection counts as: its IPv4 address, or the /64 of its IPv6 one. A /64 is the smallest
- * network an IPv6 host is given (RFC 7421), and one host may take any address in it, so per address an attacker
- * would have 2^64 allowances.
- */
-export function tcpClient(address: string): string {
-  const ipv4 = unmapped(address);
-  if (isIPv4(ipv4)) return ipv4;
-  return isIPv6(address) ? ipv6Prefix(address, 64) : address;
-}
+/** The client a TCP connection counts as: its IPv4 address, or the /64 of its IPv6 one (ipClient). */
+export const tcpClient = ipClient;

@@ -1,4 +1,4 @@
-import { clientKeyOf } from '../http/client-key';
+import { ipClient } from '@mailroom/runtime';
 
 /**
  * Failed authentications (401) per client, in windows that open with a
@@ -21,14 +21,14 @@ export class AuthFailureLimiter {
   /** How long the address stays blocked, in ms; 0 when it is not. */
   retryAfterMs(address: string, now = Date.now()): number {
     if (this.limit <= 0 || this.windows.size === 0) return 0;
-    const window = this.windows.get(clientKeyOf(address));
+    const window = this.windows.get(ipClient(address));
     if (!window || window.failures < this.limit) return 0;
     return Math.max(0, window.endsAt - now);
   }
 
   recordFailure(address: string, now = Date.now()): void {
     if (this.limit <= 0 || this.maxClients <= 0) return;
-    const client = clientKeyOf(address);
+    const client = ipClient(address);
     let window = this.windows.get(client);
     if (!window || window.endsAt <= now) {
       this.windows.delete(client);

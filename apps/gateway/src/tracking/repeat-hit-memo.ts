@@ -1,4 +1,4 @@
-import { clientKeyOf } from '../http/client-key';
+import { ipClient } from '@mailroom/runtime';
 
 /** How long a counted hit keeps its repeats from the same client uncounted. */
 export const REPEAT_HIT_WINDOW_MS = 60_000;
@@ -25,7 +25,7 @@ export class RepeatHitMemo {
 
   /** True for the first hit of `target` from `address` in the window (and remembers it), false for a repeat. */
   counts(target: string, address: string, now = Date.now()): boolean {
-    const key = `${clientKeyOf(address)} ${target}`;
+    const key = `${ipClient(address)} ${target}`;
     const until = this.countedUntil.get(key);
     if (until !== undefined && until > now) return false;
     this.countedUntil.delete(key);
