@@ -55,12 +55,22 @@ export interface SecretBoxConfig {
   ENCRYPTION_KEY: string | null;
 }
 
-/** The box for this process: ENCRYPTION_KEY, required in production; the public development key elsewhere. */
-export function secretBoxFromConfig(config: SecretBoxConfig, warn: (message: string) => void = () => undefined): SecretBox {
-  if (config.ENCRYPTION_KEY) return new SecretBox(config.ENCRYPTION_KEY);
+/**
+ * ENCRYPTION_KEY, required in production; elsewhere the public development
+ * key, after `warn` has been given `unsetWarning` (what that key exposes).
+ */
+export function encryptionKeyFromConfig(config: SecretBoxConfig, warn: (message: string) => void, unsetWarning: string): string {
+  if (config.ENCRYPTION_KEY) return config.ENCRYPTION_KEY;
   if (config.NODE_ENV === 'production') {
     throw new Error('ENCRYPTION_KEY is required in production (base64 of 32 random bytes: openssl rand -base64 32)');
   }
-  warn('ENCRYPTION_KEY is unset: secrets at rest use the PUBLIC development key. Never run like this with real data.');
-  return new SecretBox(DEVELOPMENT_ENCRYPTION_KEY);
+  warn(unsetWarning);
+  return DEVELOPMENT_ENCRYPTION_KEY;
+}
+
+/** The box for this process: ENCRYPTION_KEY, required in production; the public development key elsewhere. */
+export function secretBoxFromConfig(config: SecretBoxConfig, warn: (message: string) => void = () => undefined): SecretBox {
+  return new SecretBox(
+    encryptionKeyFromConfig(config, warn, 'ENCRYPTION_KEY is unset: secrets at rest use the PUBLIC development key. Never run like this with real data.'),
+  );
 }

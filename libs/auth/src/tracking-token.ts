@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { DEVELOPMENT_ENCRYPTION_KEY } from './secret-box';
+import { encryptionKeyFromConfig, SecretBoxConfig } from './secret-box';
 
 export type TrackingKind = 'open' | 'click';
 
@@ -59,15 +59,9 @@ export class TrackingTokens {
 }
 
 /** Tokens keyed from ENCRYPTION_KEY; the public development key outside production, as for the secret box. */
-export function trackingTokensFromConfig(
-  config: { NODE_ENV: string; ENCRYPTION_KEY: string | null },
-  warn: (message: string) => void = () => undefined,
-): TrackingTokens {
-  if (config.ENCRYPTION_KEY) return new TrackingTokens(config.ENCRYPTION_KEY);
-  if (config.NODE_ENV === 'production') {
-    throw new Error('ENCRYPTION_KEY is required in production (base64 of 32 random bytes: openssl rand -base64 32)');
-  }
-  // The key is in this repository: anyone can sign a click token that redirects through this host to any URL.
-  warn('ENCRYPTION_KEY is unset: tracking links are signed with the PUBLIC development key, so anyone can forge one. Never run like this with real mail.');
-  return new TrackingTokens(DEVELOPMENT_ENCRYPTION_KEY);
+export function trackingTokensFromConfig(config: SecretBoxConfig, warn: (message: string) => void = () => undefined): TrackingTokens {
+  // The development key is in this repository: anyone can sign a click token that redirects through this host to any URL.
+  const unsetWarning =
+    'ENCRYPTION_KEY is unset: tracking links are signed with the PUBLIC development key, so anyone can forge one. Never run like this with real mail.';
+  return new TrackingTokens(encryptionKeyFromConfig(config, warn, unsetWarning));
 }
