@@ -66,6 +66,14 @@ describe('POST /v1/emails', () => {
     expect(events).toEqual([{ type: 'email.queued', mode: 'test', data: expect.objectContaining({ emailId: response.body.id, subject: 'Hello' }) }]);
   });
 
+  it('answers a batch in the list envelope of the interface: every email accepted, hasMore false and totalCount their number', async () => {
+    const response = await test.post('/v1/emails/batch', [emailBody({ subject: 'first' }), emailBody({ subject: 'second' })]);
+    expect(response.status).toBe(202);
+    expect(Object.keys(response.body).sort()).toEqual(['data', 'hasMore', 'object', 'totalCount']);
+    expect(response.body).toMatchObject({ object: 'list', hasMore: false, totalCount: 2 });
+    expect(response.body.data.map((item: { subject: string }) => item.subject)).toEqual(['first', 'second']);
+  });
+
   it('takes an optional field sent as null as not given, for single sends and batches', async () => {
     const nulls = { cc: null, bcc: null, replyTo: null, html: null, headers: null, attachments: null, tags: null, metadata: null, scheduledAt: null, tracking: null };
     const single = await test.post('/v1/emails', { ...emailBody(), ...nulls });
@@ -347,6 +355,16 @@ describe('POST /v1/emails', () => {
       // The very same answer, keys in the same order, not an equal object reordered by storage.
       expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body));
       expect(await countEmails()).toBe(before);
+    });
+
+    it('replays a batch in the list envelope, also when its answer was stored by a release that kept only object and data', async () => {
+      const headers = { 'idempotency-key': 'batch-envelope-1' };
+      const first = await test.post('/v1/emails/batch', [emailBody({ subject: 'stored batch' })], { headers });
+      expect(first.body).toMatchObject({ hasMore: false, totalCount: 1 });
+      await queryDatabase(stack.databaseUrl, `UPDATE emails.idempotency_keys SET response = (response::jsonb - 'hasMore' - 'totalCount')::json WHERE key = 'batch-envelope-1'`);
+      const again = await test.post('/v1/emails/batch', [emailBody({ subject: 'stored batch' })], { headers });
+      expect(again.status).toBe(202);
+      expect(again.body).toEqual(first.body);
     });
 
     it('answers 409 for the same key with a different body', async () => {

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import {
   EmailBatchPayload,
   EmailBatchResponse,
+  EmailListItem,
   EmailResponse,
   EmailSendPayload,
   IdempotencyInput,
@@ -21,6 +22,14 @@ import { SingleSendCommitter } from './single-send.committer';
 /** Sends are accepted for asynchronous delivery: 202 Accepted, also when replayed. */
 export const SEND_STATUS_CODE = 202;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * The list envelope around a batch's items. Also applied to a stored answer, since one
+ * stored (for an Idempotency-Key) by an earlier release carries only object and data.
+ */
+function batchEnvelope(items: EmailListItem[]): EmailBatchResponse {
+  return { object: 'list', data: items, hasMore: false, totalCount: items.length };
+}
 
 /**
  * Accepts emails: checks every rule, then commits the emails, their
@@ -57,17 +66,15 @@ export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
   /** All or nothing: the first invalid email fails the whole batch, naming `emails[i].field`. */
   async batch({ ctx, inputs, idempotency }: EmailBatchPayload): Promise<EmailBatchResponse> {
     const replayed = idempotency && (await this.idempotency.replay<EmailBatchResponse>(ctx.keyId, idempotency));
-    if (replayed) return replayed;
+    if (replayed) return batchEnvelope(replayed.data);
     const now = new Date();
     const parsed = inputs.map((input, index) => parseEmailInput(input, `emails[${index}]`, now));
     await this.policy.assertMaySendFrom(
       ctx,
       parsed.map((email, index) => ({ domain: email.from.domain, field: `emails[${index}].from` })),
     );
-    return this.store(ctx, parsed, now, idempotency, (created) => ({
-      object: 'list',
-      data: created.map((item) => toListItem(item.email)),
-    }));
+    const answer = await this.store(ctx, parsed, now, idempotency, (created) => batchEnvelope(created.map((item) => toListItem(item.email))));
+    return batchEnvelope(answer.data);
   }
 
   onModuleInit(): void {

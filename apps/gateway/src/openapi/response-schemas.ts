@@ -143,7 +143,11 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
       }),
     },
   }),
-  EmailBatchResult: objectOf('list', { data: { type: 'array', items: schemaRef('EmailListItem') } }),
+  EmailBatchResult: objectOf('list', {
+    data: { type: 'array', items: schemaRef('EmailListItem') },
+    hasMore: { const: false, description: 'Every email of the batch is in data.' },
+    totalCount: { type: 'integer', description: 'The number of emails accepted.' },
+  }),
   Suppression: objectOf('suppression', {
     email: str(),
     reason: oneOf('manual', 'unsubscribe', 'complaint', 'bounce'),

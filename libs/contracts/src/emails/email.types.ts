@@ -59,11 +59,11 @@ export interface EmailResponse {
 export type EmailListItem = Pick<EmailResponse, 'id' | 'object' | 'from' | 'to' | 'subject' | 'status' | 'createdAt'>;
 export type EmailList = ListEnvelope<EmailListItem>;
 
-/** Batch answer: one list item per email, in request order. */
-export interface EmailBatchResponse {
-  object: 'list';
-  data: EmailListItem[];
-}
+/**
+ * Batch answer: one list item per email, in request order. It is the interface's
+ * list envelope, since a client reads any `object: "list"` as one: all of it in one page.
+ */
+export type EmailBatchResponse = EmailList;
 
 /** Sent by the gateway with an Idempotency-Key header; scoped to ctx.keyId. */
 export interface IdempotencyInput {
