@@ -231,7 +231,7 @@ describe('webhook delivery', () => {
     const expiresIn = Date.parse(rotated.body.previousSecretExpiresAt) - Date.now();
     expect(expiresIn).toBeGreaterThan(23.9 * 3600_000);
     expect(expiresIn).toBeLessThanOrEqual(24 * 3600_000);
-    expect((await stack.api.get(`/v1/webhooks/${webhook.id}/secret`)).body).toEqual({ secret: rotated.body.secret });
+    expect((await stack.api.get(`/v1/webhooks/${webhook.id}/secret`)).body).toEqual({ object: 'webhook_secret', secret: rotated.body.secret });
     await events.publish('email.suppressed');
     await eventually(() => receiver.requests.length === 1);
     const [request] = receiver.requests;

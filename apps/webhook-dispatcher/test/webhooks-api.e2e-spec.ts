@@ -23,7 +23,15 @@ describe('webhooks management API', () => {
       ['createdAt', 'description', 'domainRestrictions', 'events', 'failureCount', 'id', 'lastDeliveryAt', 'lastDeliveryStatus', 'object', 'status', 'url'].sort(),
     );
     expect(fetched.body).toMatchObject({ description: 'CRM sync', domainRestrictions: [], lastDeliveryAt: null, lastDeliveryStatus: null });
-    expect((await stack.api.get(`/v1/webhooks/${created.body.id}/secret`)).body).toEqual({ secret: created.body.secret });
+    expect((await stack.api.get(`/v1/webhooks/${created.body.id}/secret`)).body).toEqual({ object: 'webhook_secret', secret: created.body.secret });
+  });
+
+  it('names the type of the secret it answers, as every object of the interface does, and so does a rotation', async () => {
+    const created = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const rotated = await stack.api.post(`/v1/webhooks/${created.body.id}/secret/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toEqual({ object: 'webhook_secret', secret: expect.stringMatching(/^whsec_/), previousSecretExpiresAt: expect.any(String) });
+    expect((await stack.api.get(`/v1/webhooks/${created.body.id}/secret`)).body).toEqual({ object: 'webhook_secret', secret: rotated.body.secret });
   });
 
   it.each([

@@ -167,8 +167,8 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
     failureCount: int,
   }),
   WebhookCreated: extend('Webhook', { secret: str({ description: 'whsec_…; also readable at GET /v1/webhooks/{id}/secret.' }) }),
-  WebhookSecret: objectOf('', { secret: str() }),
-  WebhookSecretRotated: objectOf('', {
+  WebhookSecret: objectOf('webhook_secret', { secret: str() }),
+  WebhookSecretRotated: objectOf('webhook_secret', {
     secret: str(),
     previousSecretExpiresAt: str({ format: 'date-time', description: 'Until then deliveries carry a signature with each secret.' }),
   }),

@@ -94,7 +94,7 @@ export class WebhooksService {
 
   async getSecret(ctx: RequestContext, id: string): Promise<WebhookSecretResponse> {
     const entity = await this.find(ctx, id);
-    return { secret: this.settings.secretBox.decrypt(entity.secretSealed, entity.id) };
+    return { object: 'webhook_secret', secret: this.settings.secretBox.decrypt(entity.secretSealed, entity.id) };
   }
 
   /**
@@ -110,7 +110,7 @@ export class WebhooksService {
       entity.previousSecretExpiresAt = expiresAt;
       entity.secretSealed = this.settings.secretBox.encrypt(secret, entity.id);
     });
-    return { secret, previousSecretExpiresAt: expiresAt.toISOString() };
+    return { object: 'webhook_secret', secret, previousSecretExpiresAt: expiresAt.toISOString() };
   }
 
   async find(ctx: RequestContext, id: string): Promise<WebhookEntity> {

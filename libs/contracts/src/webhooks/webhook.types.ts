@@ -32,12 +32,13 @@ export interface WebhookCreatedResponse extends WebhookResponse {
   secret: string;
 }
 
+/** Named like every object of the interface, which carries its type in `object`. */
 export interface WebhookSecretResponse {
+  object: 'webhook_secret';
   secret: string;
 }
 
-export interface WebhookSecretRotatedResponse {
-  secret: string;
+export interface WebhookSecretRotatedResponse extends WebhookSecretResponse {
   /** Until then deliveries are signed with the previous secret as well. */
   previousSecretExpiresAt: string;
 }
