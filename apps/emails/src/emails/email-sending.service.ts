@@ -73,8 +73,11 @@ export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
       ctx,
       parsed.map((email, index) => ({ domain: email.from.domain, field: `emails[${index}].from` })),
     );
-    const answer = await this.store(ctx, parsed, now, idempotency, (created) => batchEnvelope(created.map((item) => toListItem(item.email))));
-    return batchEnvelope(answer.data);
+    const stored = await this.store(ctx, parsed, now, idempotency, (created) =>
+      batchEnvelope(created.map((item) => toListItem(item.email))),
+    );
+    // Lost an Idempotency-Key race? The winner's stored answer may predate the envelope's counts.
+    return batchEnvelope(stored.data);
   }
 
   onModuleInit(): void {
