@@ -1,51 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '@mailroom/auth';
 import { verifyWebhookSignature } from '@mailroom/contracts';
-import { eventually, Stack, startStack } from '@mailroom/testing';
-import { EventPublisher } from './support/event-publisher';
-import { WebhookFixtures } from './support/webhook-fixtures';
+import { eventually } from '@mailroom/testing';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { webhookSuite } from './support/webhook-suite';
 
 describe('webhook delivery', () => {
-  let stack: Stack;
-  let events: EventPublisher;
-  let fixtures: WebhookFixtures;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({
-      apps: ['keys', 'webhook-dispatcher', 'gateway'],
-      env: {
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms',
-        WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: '2',
-        WEBHOOK_POLL_MS: '50',
-      },
-    });
-    events = await EventPublisher.connect(stack.nats.url);
-    fixtures = new WebhookFixtures(stack);
-  });
-
-  beforeEach(async () => {
-    receiver = await new WebhookReceiver().start();
-  });
-
-  afterEach(async () => {
-    await fixtures.cleanup();
-    await receiver.stop();
-  });
-
-  afterAll(async () => {
-    await events?.close();
-    await stack?.stop();
+  const suite = webhookSuite({
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms',
+    WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES: '2',
+    WEBHOOK_POLL_MS: '50',
   });
 
   it('POSTs the event as JSON, signed so the helper verifies it with the secret and not with another', async () => {
-    const webhook = await fixtures.create(receiver.url());
-    const event = await events.publish('email.delivered');
-    await eventually(() => receiver.requests.length === 1);
-    const [request] = receiver.requests;
+    const webhook = await suite.fixtures.create(suite.receiver.url());
+    const event = await suite.events.publish('email.delivered');
+    await eventually(() => suite.receiver.requests.length === 1);
+    const [request] = suite.receiver.requests;
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['service-event-id']).toBe(event.id);
     expect(request.headers['webhook-id']).toBe(event.id);
@@ -57,54 +30,54 @@ describe('webhook delivery', () => {
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], 'whsec_not_the_secret')).toBe(false);
     expect(verifyWebhookSignature(JSON.stringify(JSON.parse(request.rawBody), null, 1), request.headers['service-signature'], webhook.secret)).toBe(false);
     const [delivery] = await eventually(async () => {
-      const list = await fixtures.deliveries(webhook.id);
+      const list = await suite.fixtures.deliveries(webhook.id);
       return list[0]?.status === 'succeeded' && list;
     });
     expect(delivery).toMatchObject({ eventId: event.id, eventType: 'email.delivered', attempts: 1, responseCode: 200, nextAttemptAt: null });
     expect(delivery.attemptLog).toHaveLength(1);
-    const after = (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
+    const after = (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
     expect(after).toMatchObject({ status: 'active', failureCount: 0, lastDeliveryStatus: 'success' });
     expect(after.lastDeliveryAt).not.toBeNull();
   });
 
   it('drops malformed events an internal service published, and still delivers the good ones around them', async () => {
-    await fixtures.create(receiver.url());
-    await events.publishRaw('email.delivered', 'not json');
+    await suite.fixtures.create(suite.receiver.url());
+    await suite.events.publishRaw('email.delivered', 'not json');
     const stamp = new Date().toISOString();
-    await events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_bad_date', type: 'email.delivered', createdAt: 'yesterday', mode: 'live', data: {} }));
-    await events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_no_data', type: 'email.delivered', createdAt: stamp, mode: 'live' }));
-    const good = await events.publish('email.delivered');
-    await eventually(() => receiver.requests.length === 1);
-    expect(receiver.requests[0].headers['service-event-id']).toBe(good.id);
+    await suite.events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_bad_date', type: 'email.delivered', createdAt: 'yesterday', mode: 'live', data: {} }));
+    await suite.events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_no_data', type: 'email.delivered', createdAt: stamp, mode: 'live' }));
+    const good = await suite.events.publish('email.delivered');
+    await eventually(() => suite.receiver.requests.length === 1);
+    expect(suite.receiver.requests[0].headers['service-event-id']).toBe(good.id);
     // Nothing is left waiting to be redelivered.
-    await eventually(async () => (await events.pendingAcks('webhook-dispatcher')) === 0);
-    expect(receiver.requests).toHaveLength(1);
+    await eventually(async () => (await suite.events.pendingAcks('webhook-dispatcher')) === 0);
+    expect(suite.receiver.requests).toHaveLength(1);
   });
 
   it('sends only the subscribed event kinds', async () => {
-    await fixtures.create(receiver.url(), ['email.bounced', 'domain.verified']);
-    const skipped = await events.publish('email.opened');
-    const bounced = await events.publish('email.bounced');
-    const verified = await events.publish('domain.verified', 'live', { id: 'dom_1' });
-    await eventually(() => receiver.requests.length >= 2);
-    const marker = await events.publish('email.bounced');
-    await eventually(() => receiver.requests.length >= 3);
-    expect(receiver.eventIds().sort()).toEqual([bounced.id, verified.id, marker.id].sort());
-    expect(receiver.eventIds()).not.toContain(skipped.id);
+    await suite.fixtures.create(suite.receiver.url(), ['email.bounced', 'domain.verified']);
+    const skipped = await suite.events.publish('email.opened');
+    const bounced = await suite.events.publish('email.bounced');
+    const verified = await suite.events.publish('domain.verified', 'live', { id: 'dom_1' });
+    await eventually(() => suite.receiver.requests.length >= 2);
+    const marker = await suite.events.publish('email.bounced');
+    await eventually(() => suite.receiver.requests.length >= 3);
+    expect(suite.receiver.eventIds().sort()).toEqual([bounced.id, verified.id, marker.id].sort());
+    expect(suite.receiver.eventIds()).not.toContain(skipped.id);
   });
 
   it('keeps test and live apart: a test-key webhook gets only test events, a live one only live events', async () => {
-    const testKey = await stack.issueKey({ mode: 'test' });
-    const testApi = stack.api.withKey(testKey.key);
-    const liveReceiver = receiver;
+    const testKey = await suite.stack.issueKey({ mode: 'test' });
+    const testApi = suite.stack.api.withKey(testKey.key);
+    const liveReceiver = suite.receiver;
     const testReceiver = await new WebhookReceiver().start();
     try {
-      await fixtures.create(liveReceiver.url(), ['email.sent']);
-      await fixtures.create(testReceiver.url(), ['email.sent'], testApi);
-      const live = await events.publish('email.sent', 'live');
-      const test = await events.publish('email.sent', 'test');
+      await suite.fixtures.create(liveReceiver.url(), ['email.sent']);
+      await suite.fixtures.create(testReceiver.url(), ['email.sent'], testApi);
+      const live = await suite.events.publish('email.sent', 'live');
+      const test = await suite.events.publish('email.sent', 'test');
       await eventually(() => liveReceiver.requests.length >= 1 && testReceiver.requests.length >= 1);
-      const marker = await events.publish('email.sent', 'live');
+      const marker = await suite.events.publish('email.sent', 'live');
       await eventually(() => liveReceiver.requests.length >= 2);
       expect(liveReceiver.eventIds()).toEqual(expect.arrayContaining([live.id, marker.id]));
       expect(liveReceiver.eventIds()).not.toContain(test.id);
@@ -116,14 +89,14 @@ describe('webhook delivery', () => {
   });
 
   it('sends domain events to test-key webhooks as well as live ones, since both modes share the domains', async () => {
-    const testApi = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
+    const testApi = suite.stack.api.withKey((await suite.stack.issueKey({ mode: 'test' })).key);
     const testReceiver = await new WebhookReceiver().start();
     try {
-      await fixtures.create(receiver.url(), ['domain.verified']);
-      await fixtures.create(testReceiver.url(), ['domain.verified'], testApi);
-      const verified = await events.publish('domain.verified', 'live', { id: 'dom_shared' });
-      await eventually(() => receiver.requests.length >= 1 && testReceiver.requests.length >= 1);
-      expect(receiver.eventIds()).toEqual([verified.id]);
+      await suite.fixtures.create(suite.receiver.url(), ['domain.verified']);
+      await suite.fixtures.create(testReceiver.url(), ['domain.verified'], testApi);
+      const verified = await suite.events.publish('domain.verified', 'live', { id: 'dom_shared' });
+      await eventually(() => suite.receiver.requests.length >= 1 && testReceiver.requests.length >= 1);
+      expect(suite.receiver.eventIds()).toEqual([verified.id]);
       expect(testReceiver.eventIds()).toEqual([verified.id]);
     } finally {
       await testReceiver.stop();
@@ -131,75 +104,75 @@ describe('webhook delivery', () => {
   });
 
   it('retries a failing endpoint on the configured schedule, then fails the delivery; the webhook is failing', async () => {
-    receiver.reply = () => ({ status: 500 });
-    const webhook = await fixtures.create(receiver.url(), ['email.failed']);
-    const event = await events.publish('email.failed');
+    suite.receiver.reply = () => ({ status: 500 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.failed']);
+    const event = await suite.events.publish('email.failed');
     const [delivery] = await eventually(async () => {
-      const list = await fixtures.deliveries(webhook.id);
+      const list = await suite.fixtures.deliveries(webhook.id);
       return list[0]?.status === 'failed' && list;
     }, 15000);
-    expect(receiver.requests).toHaveLength(3);
-    expect(receiver.eventIds()).toEqual([event.id, event.id, event.id]);
-    const gaps = [1, 2].map((i) => receiver.requests[i].receivedAt - receiver.requests[i - 1].receivedAt);
+    expect(suite.receiver.requests).toHaveLength(3);
+    expect(suite.receiver.eventIds()).toEqual([event.id, event.id, event.id]);
+    const gaps = [1, 2].map((i) => suite.receiver.requests[i].receivedAt - suite.receiver.requests[i - 1].receivedAt);
     expect(gaps[0]).toBeGreaterThanOrEqual(190);
     expect(gaps[1]).toBeGreaterThanOrEqual(390);
     expect(delivery).toMatchObject({ attempts: 3, responseCode: 500, nextAttemptAt: null, error: 'endpoint answered 500' });
     expect(delivery.attemptLog.map((attempt: any) => attempt.responseCode)).toEqual([500, 500, 500]);
-    const after = (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
+    const after = (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
     expect(after).toMatchObject({ status: 'failing', failureCount: 3, lastDeliveryStatus: 'failure' });
   });
 
   it('goes active → failing → disabled after consecutive failed deliveries, stops sending, and PATCH active re-enables it', async () => {
-    receiver.reply = () => ({ status: 502 });
-    const webhook = await fixtures.create(receiver.url(), ['email.complained']);
-    await events.publish('email.complained');
-    await eventually(async () => (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'failing');
-    await events.publish('email.complained');
-    await eventually(async () => (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'disabled', 15000);
-    expect(receiver.requests).toHaveLength(6);
-    expect((await stack.api.get('/v1/webhooks?status=disabled')).body.data.map((item: any) => item.id)).toContain(webhook.id);
+    suite.receiver.reply = () => ({ status: 502 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.complained']);
+    await suite.events.publish('email.complained');
+    await eventually(async () => (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'failing');
+    await suite.events.publish('email.complained');
+    await eventually(async () => (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'disabled', 15000);
+    expect(suite.receiver.requests).toHaveLength(6);
+    expect((await suite.stack.api.get('/v1/webhooks?status=disabled')).body.data.map((item: any) => item.id)).toContain(webhook.id);
 
-    receiver.reply = () => ({ status: 200 });
-    await events.publish('email.complained');
+    suite.receiver.reply = () => ({ status: 200 });
+    await suite.events.publish('email.complained');
     // The dispatcher fans an event out when it consumes it, not when it is published: wait until it has (its
     // ack follows the fan-out's commit), or the PATCH below could re-enable the webhook first and this event be sent.
-    await eventually(async () => (await events.pendingAcks('webhook-dispatcher')) === 0);
-    expect((await stack.api.post(`/v1/webhooks/${webhook.id}/test`)).status).toBe(409);
-    const reenabled = await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' });
+    await eventually(async () => (await suite.events.pendingAcks('webhook-dispatcher')) === 0);
+    expect((await suite.stack.api.post(`/v1/webhooks/${webhook.id}/test`)).status).toBe(409);
+    const reenabled = await suite.stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' });
     expect(reenabled.body).toMatchObject({ status: 'active', failureCount: 0 });
-    const event = await events.publish('email.complained');
-    await eventually(() => receiver.eventIds().includes(event.id));
-    expect(receiver.requests).toHaveLength(7);
+    const event = await suite.events.publish('email.complained');
+    await eventually(() => suite.receiver.eventIds().includes(event.id));
+    expect(suite.receiver.requests).toHaveLength(7);
   });
 
   it('disables the webhook at once on 410 Gone', async () => {
-    receiver.reply = () => ({ status: 410 });
-    const webhook = await fixtures.create(receiver.url(), ['email.clicked']);
-    await events.publish('email.clicked');
-    await eventually(async () => (await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'disabled');
-    const [delivery] = await fixtures.deliveries(webhook.id);
+    suite.receiver.reply = () => ({ status: 410 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.clicked']);
+    await suite.events.publish('email.clicked');
+    await eventually(async () => (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status === 'disabled');
+    const [delivery] = await suite.fixtures.deliveries(webhook.id);
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, responseCode: 410 });
-    expect(receiver.requests).toHaveLength(1);
+    expect(suite.receiver.requests).toHaveLength(1);
   });
 
   it('honours Retry-After on 429 and 503 instead of the shorter scheduled wait', async () => {
-    receiver.reply = (_, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 });
-    const webhook = await fixtures.create(receiver.url(), ['email.queued']);
-    await events.publish('email.queued');
-    await eventually(async () => (await fixtures.deliveries(webhook.id))[0]?.status === 'succeeded', 10000);
-    expect(receiver.requests).toHaveLength(3);
-    expect(receiver.requests[1].receivedAt - receiver.requests[0].receivedAt).toBeGreaterThanOrEqual(990);
-    expect(receiver.requests[2].receivedAt - receiver.requests[1].receivedAt).toBeGreaterThanOrEqual(990);
+    suite.receiver.reply = (_, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.queued']);
+    await suite.events.publish('email.queued');
+    await eventually(async () => (await suite.fixtures.deliveries(webhook.id))[0]?.status === 'succeeded', 10000);
+    expect(suite.receiver.requests).toHaveLength(3);
+    expect(suite.receiver.requests[1].receivedAt - suite.receiver.requests[0].receivedAt).toBeGreaterThanOrEqual(990);
+    expect(suite.receiver.requests[2].receivedAt - suite.receiver.requests[1].receivedAt).toBeGreaterThanOrEqual(990);
   });
 
   it('treats a redirect as a failure and never follows it', async () => {
     const target = await new WebhookReceiver().start();
     try {
-      receiver.reply = () => ({ status: 302, headers: { location: target.url('/elsewhere') } });
-      const webhook = await fixtures.create(receiver.url(), ['email.scheduled']);
-      await events.publish('email.scheduled');
+      suite.receiver.reply = () => ({ status: 302, headers: { location: target.url('/elsewhere') } });
+      const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.scheduled']);
+      await suite.events.publish('email.scheduled');
       const [delivery] = await eventually(async () => {
-        const list = await fixtures.deliveries(webhook.id);
+        const list = await suite.fixtures.deliveries(webhook.id);
         return list[0]?.status === 'failed' && list;
       }, 10000);
       expect(delivery.error).toMatch(/redirect \(302.*not followed/);
@@ -210,31 +183,31 @@ describe('webhook delivery', () => {
   });
 
   it('fails a delivery whose signing secret does not decrypt on the retry schedule, sends nothing, and leaves the webhook healthy', async () => {
-    const webhook = await fixtures.create(receiver.url(), ['email.opened']);
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.opened']);
     // As if ENCRYPTION_KEY had been changed without re-sealing the secrets: a well-formed box under another key.
     const sealedElsewhere = new SecretBox(randomBytes(32).toString('base64')).encrypt(webhook.secret, webhook.id);
-    await fixtures.overwriteStored(webhook.id, 'secret_sealed', sealedElsewhere);
-    await events.publish('email.opened');
-    const delivery = await fixtures.firstDeliveryOnce(webhook.id, 'failed', 15_000);
+    await suite.fixtures.overwriteStored(webhook.id, 'secret_sealed', sealedElsewhere);
+    await suite.events.publish('email.opened');
+    const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'failed', 15_000);
     expect(delivery).toMatchObject({ attempts: 3, responseCode: null, nextAttemptAt: null, error: 'signing secret could not be decrypted' });
     expect(delivery.attemptLog.map((attempt: any) => attempt.error)).toEqual(Array(3).fill('signing secret could not be decrypted'));
-    expect(receiver.requests).toHaveLength(0);
-    expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'active', failureCount: 0, lastDeliveryStatus: null });
+    expect(suite.receiver.requests).toHaveLength(0);
+    expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'active', failureCount: 0, lastDeliveryStatus: null });
   });
 
   it('signs with both secrets for 24 hours after a rotation, and each verifies', async () => {
-    const webhook = await fixtures.create(receiver.url(), ['email.suppressed']);
-    const rotated = await stack.api.post(`/v1/webhooks/${webhook.id}/secret/rotate`);
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.suppressed']);
+    const rotated = await suite.stack.api.post(`/v1/webhooks/${webhook.id}/secret/rotate`);
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(webhook.secret);
     const expiresIn = Date.parse(rotated.body.previousSecretExpiresAt) - Date.now();
     expect(expiresIn).toBeGreaterThan(23.9 * 3600_000);
     expect(expiresIn).toBeLessThanOrEqual(24 * 3600_000);
-    expect((await stack.api.get(`/v1/webhooks/${webhook.id}/secret`)).body).toEqual({ object: 'webhook_secret', secret: rotated.body.secret });
-    await events.publish('email.suppressed');
-    await eventually(() => receiver.requests.length === 1);
-    const [request] = receiver.requests;
+    expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}/secret`)).body).toEqual({ object: 'webhook_secret', secret: rotated.body.secret });
+    await suite.events.publish('email.suppressed');
+    await eventually(() => suite.receiver.requests.length === 1);
+    const [request] = suite.receiver.requests;
     expect(String(request.headers['service-signature']).match(/v1=/g)).toHaveLength(2);
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], rotated.body.secret)).toBe(true);
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], webhook.secret)).toBe(true);
@@ -244,29 +217,29 @@ describe('webhook delivery', () => {
   it('sends a webhook.test event to that endpoint only, and retries a delivery by hand', async () => {
     const other = await new WebhookReceiver().start();
     try {
-      const webhook = await fixtures.create(receiver.url(), ['domain.failed']);
-      await fixtures.create(other.url(), ['*']);
-      const sent = await stack.api.post(`/v1/webhooks/${webhook.id}/test`);
+      const webhook = await suite.fixtures.create(suite.receiver.url(), ['domain.failed']);
+      await suite.fixtures.create(other.url(), ['*']);
+      const sent = await suite.stack.api.post(`/v1/webhooks/${webhook.id}/test`);
       expect(sent.status).toBe(202);
       expect(sent.body).toMatchObject({ object: 'webhook_delivery', eventType: 'webhook.test', status: 'pending' });
-      await eventually(() => receiver.requests.length === 1);
-      expect(receiver.bodies()[0]).toMatchObject({ type: 'webhook.test', id: sent.body.eventId });
-      expect(receiver.requests[0].headers['service-event-type']).toBe('webhook.test');
+      await eventually(() => suite.receiver.requests.length === 1);
+      expect(suite.receiver.bodies()[0]).toMatchObject({ type: 'webhook.test', id: sent.body.eventId });
+      expect(suite.receiver.requests[0].headers['service-event-type']).toBe('webhook.test');
       expect(other.requests).toHaveLength(0);
       // The attempt is recorded, and its lease let go, just after the receiver answered; a retry before then is
       // refused as a delivery being attempted right now (409), which is what a client waits out.
-      await eventually(async () => (await fixtures.deliveries(webhook.id))[0]?.status === 'succeeded');
+      await eventually(async () => (await suite.fixtures.deliveries(webhook.id))[0]?.status === 'succeeded');
 
-      const retried = await stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/${sent.body.id}/retry`);
+      const retried = await suite.stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/${sent.body.id}/retry`);
       expect(retried.status).toBe(202);
-      await eventually(() => receiver.requests.length === 2);
-      expect(receiver.eventIds()).toEqual([sent.body.eventId, sent.body.eventId]);
+      await eventually(() => suite.receiver.requests.length === 2);
+      expect(suite.receiver.eventIds()).toEqual([sent.body.eventId, sent.body.eventId]);
       const [delivery] = await eventually(async () => {
-        const list = await fixtures.deliveries(webhook.id);
+        const list = await suite.fixtures.deliveries(webhook.id);
         return list[0]?.attemptLog.length === 2 && list;
       });
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2 });
-      expect((await stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/whd_01JAAAAAAAAAAAAAAAAAAAAAAA/retry`)).status).toBe(404);
+      expect((await suite.stack.api.post(`/v1/webhooks/${webhook.id}/deliveries/whd_01JAAAAAAAAAAAAAAAAAAAAAAA/retry`)).status).toBe(404);
     } finally {
       await other.stop();
     }
@@ -276,10 +249,10 @@ describe('webhook delivery', () => {
     const slow = await new WebhookReceiver().start();
     try {
       slow.reply = () => 'hold';
-      await fixtures.create(slow.url(), ['email.delivery_delayed']);
-      await fixtures.create(receiver.url(), ['email.delivery_delayed']);
-      for (let i = 0; i < 15; i += 1) await events.publish('email.delivery_delayed');
-      await eventually(() => receiver.requests.length === 15, 5000);
+      await suite.fixtures.create(slow.url(), ['email.delivery_delayed']);
+      await suite.fixtures.create(suite.receiver.url(), ['email.delivery_delayed']);
+      for (let i = 0; i < 15; i += 1) await suite.events.publish('email.delivery_delayed');
+      await eventually(() => suite.receiver.requests.length === 15, 5000);
       // The per-endpoint limit (10 by default) caps what the slow one holds.
       expect(slow.requests.length).toBeLessThanOrEqual(10);
     } finally {

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { assertLiteralAllowed, guardedLookup, RefusedAddressError } from '../ssrf/guarded-lookup';
 import type { HttpResult } from './attempt-outcome';
@@ -51,18 +52,23 @@ export class WebhookSender {
         headers: Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) }),
         ...(this.options.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
       });
-      let cause: HttpResult['failure'] = 'network';
-      const abort = () => {
-        cause = 'aborted';
-        request.destroy(new Error('dispatcher shutting down'));
+      // Ends the attempt itself rather than waiting for the request to report its end: once Node has handed the
+      // socket over (an upgrade, say), destroying the request reports nothing, and the attempt would never end.
+      const giveUp = (failure: 'timeout' | 'aborted', message: string) => {
+        request.destroy(new Error(message));
+        finish({ statusCode: null, error: message, failure });
       };
+      const abort = () => giveUp('aborted', 'dispatcher shutting down');
       this.inFlight.add(abort);
-      const timer = setTimeout(() => {
-        cause = 'timeout';
-        request.destroy(new Error(`no complete answer within ${this.options.timeoutMs} ms`));
-      }, this.options.timeoutMs);
-      request.on('error', (error) => finish({ statusCode: null, error: error.message, failure: error instanceof RefusedAddressError ? 'refused' : cause }));
+      const timer = setTimeout(() => giveUp('timeout', `no complete answer within ${this.options.timeoutMs} ms`), this.options.timeoutMs);
+      request.on('error', (error) => finish({ statusCode: null, error: error.message, failure: error instanceof RefusedAddressError ? 'refused' : 'network' }));
       request.on('response', (response: IncomingMessage) => this.readCapped(response, finish));
+      // 101 Switching Protocols is no answer to a webhook: a failure with its status. Without a listener Node
+      // destroys the socket and tells the request nothing, so the attempt (its slot and lease) never ended.
+      request.on('upgrade', (response: IncomingMessage, socket: Socket) => {
+        socket.destroy();
+        finish({ statusCode: response.statusCode ?? null, error: null });
+      });
       request.end(body);
     });
   }

@@ -7,8 +7,11 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-/** How the receiver answers a request: a status (and headers), or `hold` to keep it open until release(). */
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hold';
+/**
+ * How the receiver answers a request: a status (and headers), `hold` to keep it open until release(), or `raw`
+ * bytes written on the socket as they are (a receiver that is no well-behaved HTTP server), which stays open.
+ */
+export type Reply = { status: number; headers?: Record<string, string>; body?: string } | { raw: string } | 'hold';
 
 /**
  * A real HTTP server on loopback that records every request with its raw body,
@@ -30,6 +33,11 @@ export class WebhookReceiver {
         const reply = this.reply(received, index);
         if (reply === 'hold') {
           this.held.push(response);
+          return;
+        }
+        if ('raw' in reply) {
+          // Never answered through `response`; stop() closes the connection with the others.
+          request.socket.write(reply.raw);
           return;
         }
         response.writeHead(reply.status, reply.headers);

@@ -1,0 +1,38 @@
+import { Stack, StackOptions, startStack } from '@mailroom/testing';
+import { EventPublisher } from './event-publisher';
+import { WebhookFixtures } from './webhook-fixtures';
+import { WebhookReceiver } from './webhook-receiver';
+
+/** What a delivery suite works with; filled in by the hooks webhookSuite() registers. */
+export interface WebhookSuite {
+  stack: Stack;
+  events: EventPublisher;
+  fixtures: WebhookFixtures;
+  /** A fresh receiver for each test. */
+  receiver: WebhookReceiver;
+}
+
+/**
+ * Boots keys, the dispatcher and the gateway once for the describe block it is called in, with this
+ * environment, and gives each test a fresh receiver; each test's webhooks are deleted after it.
+ */
+export function webhookSuite(env: StackOptions['env']): WebhookSuite {
+  const suite = {} as WebhookSuite;
+  beforeAll(async () => {
+    suite.stack = await startStack({ apps: ['keys', 'webhook-dispatcher', 'gateway'], env });
+    suite.events = await EventPublisher.connect(suite.stack.nats.url);
+    suite.fixtures = new WebhookFixtures(suite.stack);
+  });
+  beforeEach(async () => {
+    suite.receiver = await new WebhookReceiver().start();
+  });
+  afterEach(async () => {
+    await suite.fixtures.cleanup();
+    await suite.receiver.stop();
+  });
+  afterAll(async () => {
+    await suite.events?.close();
+    await suite.stack?.stop();
+  });
+  return suite;
+}
