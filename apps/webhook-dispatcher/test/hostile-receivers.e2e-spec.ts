@@ -1,3 +1,4 @@
+import { eventually } from '@mailroom/testing';
 import { webhookSuite } from './support/webhook-suite';
 
 /** Endpoints that misbehave at the HTTP level: every attempt must still end, within the timeout, and be recorded. */
@@ -28,5 +29,15 @@ describe('webhook delivery to misbehaving receivers', () => {
     expect(suite.receiver.requests).toHaveLength(2);
     expect(delivery.attemptLog.map((attempt: any) => [attempt.responseCode, attempt.error])).toEqual(Array(2).fill([null, 'no complete answer within 1000 ms']));
     expect(delivery.attemptLog.every((attempt: any) => attempt.durationMs >= 1000 && attempt.durationMs < 5000)).toBe(true);
+  });
+
+  it('closes a kept-alive connection once it has been idle a few seconds, even when the receiver never does', async () => {
+    suite.receiver.keepIdleConnections();
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.opened']);
+    await suite.events.publish('email.opened');
+    await suite.fixtures.firstDeliveryOnce(webhook.id, 'succeeded');
+    expect(await suite.receiver.openConnections()).toBe(1);
+    // Every idle connection is a file descriptor held in the dispatcher: one per endpoint and slot, for ever.
+    await eventually(async () => (await suite.receiver.openConnections()) === 0, 20_000);
   });
 });

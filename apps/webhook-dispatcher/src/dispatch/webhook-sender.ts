@@ -12,14 +12,23 @@ export interface SenderOptions {
 }
 
 /**
+ * A kept-alive connection left idle this long is closed (the agent destroys a free socket on its timeout).
+ * Without it, an endpoint that never closes idle connections kept one descriptor per slot open for ever. It is
+ * below the common server keep-alive timeouts (Node's 5 s), so the dispatcher, not the server, closes first, and
+ * never reuses a socket the server is closing at that moment.
+ */
+const IDLE_SOCKET_MS = 4_000;
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256, timeout: IDLE_SOCKET_MS };
+
+/**
  * POSTs one signed body. Keep-alive agents reuse connections to busy
  * endpoints; every new connection resolves its host through the SSRF guard.
  * The whole exchange (connect, headers, body) must fit in the timeout, and
  * at most maxResponseBytes of the answer are read.
  */
 export class WebhookSender {
-  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
+  private readonly httpAgent = new HttpAgent(AGENT_OPTIONS);
+  private readonly httpsAgent = new HttpsAgent(AGENT_OPTIONS);
   private readonly inFlight = new Set<() => void>();
 
   constructor(private readonly options: SenderOptions) {}

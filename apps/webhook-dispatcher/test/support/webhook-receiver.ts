@@ -48,6 +48,17 @@ export class WebhookReceiver {
     return this;
   }
 
+  /** Never closes an idle keep-alive connection itself (and sends no `Keep-Alive: timeout` hint), as some servers do not. */
+  keepIdleConnections(): this {
+    this.server!.keepAliveTimeout = 0;
+    return this;
+  }
+
+  /** TCP connections open to the receiver right now. */
+  openConnections(): Promise<number> {
+    return new Promise((resolve, reject) => this.server!.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  }
+
   get port(): number {
     return (this.server!.address() as AddressInfo).port;
   }
