@@ -5,8 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import * as contracts from '@mailroom/contracts';
@@ -18,27 +16,10 @@ import { CURSOR_ID_PREFIXES } from '../src/openapi/cursor-patterns';
 import { CONFLICTS } from '../src/openapi/error-responses';
 import { registeredRoutes } from '../src/openapi/registered-routes';
 import { RESPONSES_BY_OPERATION } from '../src/openapi/response-schemas';
+import { documentSchemaCompiler, Json, Operation, operationsOf, SAMPLE_ID } from './support/openapi-schemas';
 
-type Json = Record<string, any>;
-interface Operation {
-  key: string;
-  method: string;
-  path: string;
-  op: Json;
-}
-
-const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 /** POST routes that act on a resource and take no body. */
 const BODILESS = new Set(['verify', 'cancel', 'rotate', 'retry', 'test']);
-const SAMPLE_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
-
-function operationsOf(doc: Json): Operation[] {
-  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-    Object.entries(item as Json)
-      .filter(([method]) => HTTP_METHODS.includes(method))
-      .map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op: op as Json })),
-  );
-}
 
 /** The DTO classes exported by @mailroom/contracts, by class name. */
 const dtoClasses = new Map<string, new () => object>(
@@ -195,14 +176,10 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
 
   it('states the send limits as JSON Schema keywords, for single and batch sends alike, with the numbers the API checks', async () => {
     const { EMAIL_LIMITS } = contracts;
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    // The document's own references (#/components/schemas/…) resolve inside this schema.
-    ajv.addSchema({ $id: 'mailroom', components: { schemas: doc.components.schemas } });
+    const compile = documentSchemaCompiler(doc);
     const bodySchemaOf = (key: string) => operations.find((operation) => operation.key === key)!.op.requestBody.content['application/json'].schema;
-    const toAbsolute = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"mailroom#/components/'));
-    const single = ajv.compile(toAbsolute(bodySchemaOf('POST /v1/emails')));
-    const batch = ajv.compile(toAbsolute(bodySchemaOf('POST /v1/emails/batch')));
+    const single = compile(bodySchemaOf('POST /v1/emails'));
+    const batch = compile(bodySchemaOf('POST /v1/emails/batch'));
     const accepts = (body: Json) => [single(body), batch({ emails: [body] }), batch([body])];
     const emailWith = (field: string, value: unknown): Json => Object.assign({}, email, { [field]: value });
 
