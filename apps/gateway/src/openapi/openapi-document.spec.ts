@@ -88,7 +88,9 @@ describe('OpenAPI document pieces', () => {
     expect(successResponse('get', '/v1/domains').schema).toMatchObject({ properties: { data: { items: { $ref: '#/components/schemas/DomainListItem' } } } });
     expect(successResponse('post', '/v1/api-keys').schema).toEqual({ $ref: '#/components/schemas/ApiKeyCreated' });
     expect(successResponse('get', '/v1/webhooks/{id}').schema).toEqual({ $ref: '#/components/schemas/Webhook' });
-    expect(successResponse('delete', '/v1/domains/{id}').schema).toEqual({ $ref: '#/components/schemas/Deleted' });
+    expect(successResponse('delete', '/v1/domains/{id}').schema).toEqual({
+      allOf: [{ $ref: '#/components/schemas/Deleted' }, { type: 'object', properties: { object: { const: 'domain' } } }],
+    });
     expect(successResponse('get', '/v1/unknown/thing').schema).toEqual({ type: 'object' });
   });
 

@@ -208,6 +208,8 @@ export const listOf = (item: string): JsonSchema => ({
 });
 
 export interface ResourceResponses {
+  /** The type its objects name in `object`, which the answer to DELETE /{id} names too. */
+  object: string;
   /** GET/PATCH /{id}. */
   item: string;
   /** The items of GET / (a list envelope). */
@@ -216,13 +218,16 @@ export interface ResourceResponses {
   created?: string;
 }
 
-/** CRUD shapes by collection path: `GET /` lists, `POST /` creates, `GET|PATCH /{id}` is one item, `DELETE /{id}` is Deleted. */
+/** `Deleted`, naming the type of what was deleted as the interface's DELETE /v1/domains/{id} does (`object: "domain"`). */
+const deletedOf = (object: string): JsonSchema => ({ allOf: [schemaRef('Deleted'), { type: 'object', properties: { object: { const: object } } }] });
+
+/** CRUD shapes by collection path: `GET /` lists, `POST /` creates, `GET|PATCH /{id}` is one item, `DELETE /{id}` is Deleted of its type. */
 export const RESPONSES_BY_PREFIX: Record<string, ResourceResponses> = {
-  '/v1/api-keys': { item: 'ApiKey', listItem: 'ApiKey', created: 'ApiKeyCreated' },
-  '/v1/domains': { item: 'Domain', listItem: 'DomainListItem' },
-  '/v1/emails': { item: 'Email', listItem: 'EmailListItem' },
-  '/v1/suppressions': { item: 'Suppression', listItem: 'Suppression' },
-  '/v1/webhooks': { item: 'Webhook', listItem: 'WebhookListItem', created: 'WebhookCreated' },
+  '/v1/api-keys': { object: 'api_key', item: 'ApiKey', listItem: 'ApiKey', created: 'ApiKeyCreated' },
+  '/v1/domains': { object: 'domain', item: 'Domain', listItem: 'DomainListItem' },
+  '/v1/emails': { object: 'email', item: 'Email', listItem: 'EmailListItem' },
+  '/v1/suppressions': { object: 'suppression', item: 'Suppression', listItem: 'Suppression' },
+  '/v1/webhooks': { object: 'webhook', item: 'Webhook', listItem: 'WebhookListItem', created: 'WebhookCreated' },
 };
 
 export interface OperationResponse {
@@ -279,7 +284,7 @@ export function successResponse(method: string, path: string): OperationResponse
     const rest = path.slice(prefix.length);
     if (rest === '' && method === 'get') return { description: 'A page, newest first.', schema: listOf(shapes.listItem) };
     if (rest === '' && method === 'post') return { description: 'Created.', schema: schemaRef(shapes.created ?? shapes.item) };
-    if (/^\/\{[^}/]+\}$/.test(rest) && method === 'delete') return { description: 'Deleted.', schema: schemaRef('Deleted') };
+    if (/^\/\{[^}/]+\}$/.test(rest) && method === 'delete') return { description: 'Deleted.', schema: deletedOf(shapes.object) };
     if (/^\/\{[^}/]+\}$/.test(rest) && ['get', 'patch', 'put'].includes(method)) return { schema: schemaRef(shapes.item) };
   }
   return { description: 'Success.', schema: { type: 'object' } };
