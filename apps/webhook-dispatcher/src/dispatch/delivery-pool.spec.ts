@@ -46,13 +46,11 @@ describe(DeliveryPool.name, () => {
 
   it('claims up to a prefetch per endpoint, counting queued and sending but not recording', () => {
     const pool = makePool(4, 2);
-    expect(pool.claimPerEndpoint).toBe(2 * PREFETCH_FACTOR);
     const items = [delivery('wh_a'), delivery('wh_a'), delivery('wh_a')];
     items.forEach((item) => pool.add(item));
     pool.takeSendable();
     pool.markSent(items[0].id);
-    expect(pool.heldByEndpoint()).toEqual({ wh_a: 2 });
-    expect(pool.claimCapacity()).toBe(4 * PREFETCH_FACTOR - 2);
+    expect(pool.claimLimits()).toEqual({ limit: 4 * PREFETCH_FACTOR - 2, perEndpoint: 2 * PREFETCH_FACTOR, held: { wh_a: 2 }, slow: { ids: [], room: 2 } });
     expect(pool.runningLow('wh_a')).toBe(true);
   });
 
@@ -62,9 +60,9 @@ describe(DeliveryPool.name, () => {
     items.forEach((item) => pool.add(item));
     pool.takeSendable();
     items.forEach((item) => pool.markSent(item.id));
-    expect(pool.claimCapacity()).toBe(0);
+    expect(pool.claimLimits().limit).toBe(0);
     pool.remove(items[0].id);
-    expect(pool.claimCapacity()).toBe(2 * PREFETCH_FACTOR);
+    expect(pool.claimLimits().limit).toBe(2 * PREFETCH_FACTOR);
   });
 
   it('gives back only the queued deliveries on shutdown, and keeps leasing the rest', () => {
@@ -74,5 +72,70 @@ describe(DeliveryPool.name, () => {
     pool.takeSendable();
     expect(pool.drainQueued()).toEqual([items[1].id]);
     expect(pool.ids()).toEqual([items[0].id]);
+  });
+
+  describe('slow endpoints', () => {
+    /** Two endpoints that took every slot of a pool of 4 (2 per endpoint), each with one delivery still queued, and then stalled. */
+    const stalledPool = () => {
+      const pool = makePool(4, 2);
+      const stalled = ['wh_x', 'wh_x', 'wh_x', 'wh_y', 'wh_y', 'wh_y'].map(delivery);
+      stalled.forEach((item) => pool.add(item));
+      expect(pool.takeSendable()).toHaveLength(4);
+      const handedBack = [...pool.turnSlow('wh_x'), ...pool.turnSlow('wh_y')];
+      return { pool, stalled, handedBack };
+    };
+
+    it('hands back the queued deliveries of an endpoint that turned slow, and keeps leasing its open ones', () => {
+      const { pool, stalled, handedBack } = stalledPool();
+      expect(handedBack).toEqual([stalled[2].id, stalled[5].id]);
+      expect(pool.ids()).toEqual([stalled[0], stalled[1], stalled[3], stalled[4]].map((item) => item.id));
+    });
+
+    it('counts the open requests of slow endpoints only up to their half of the slots, so the others get the rest', () => {
+      const { pool } = stalledPool();
+      const healthy = ['wh_ok', 'wh_ok', 'wh_ok'].map(delivery);
+      healthy.forEach((item) => pool.add(item));
+      expect(pool.takeSendable().map((item) => item.id)).toEqual([healthy[0].id, healthy[1].id]);
+      expect(pool.claimLimits()).toMatchObject({ limit: 4 * PREFETCH_FACTOR - 3 - 2, slow: { ids: ['wh_x', 'wh_y'], room: 0 } });
+    });
+
+    it('never has more than maxOpen requests open when endpoints stall one after another', () => {
+      const { pool } = stalledPool();
+      const next = ['wh_z', 'wh_z', 'wh_z'].map(delivery);
+      next.forEach((item) => pool.add(item));
+      expect(pool.takeSendable()).toHaveLength(2);
+      expect(pool.turnSlow('wh_z')).toEqual([next[2].id]);
+      pool.add(delivery('wh_ok'));
+      expect(pool.maxOpen).toBe(6);
+      expect(pool.takeSendable()).toEqual([]);
+    });
+
+    it('sends a slow endpoint one request at a time, and all slow ones within half the slots', () => {
+      const pool = makePool(4, 2);
+      ['wh_x', 'wh_y', 'wh_z'].forEach((webhookId) => pool.turnSlow(webhookId));
+      const queued = ['wh_x', 'wh_x', 'wh_y', 'wh_z', 'wh_ok'].map(delivery);
+      queued.forEach((item) => pool.add(item));
+      expect(pool.claimLimits().slow).toEqual({ ids: ['wh_x', 'wh_y', 'wh_z'], room: 0 });
+      expect(pool.takeSendable().map((item) => item.webhookId)).toEqual(['wh_x', 'wh_y', 'wh_ok']);
+      pool.markSent(queued[0].id);
+      expect(pool.takeSendable().map((item) => item.webhookId)).toEqual(['wh_x']);
+    });
+
+    it('gives an endpoint its full limit again once it answers quickly', () => {
+      const pool = makePool(4, 2);
+      pool.turnSlow('wh_x');
+      pool.turnFast('wh_x');
+      ['wh_x', 'wh_x'].map(delivery).forEach((item) => pool.add(item));
+      expect(pool.takeSendable()).toHaveLength(2);
+      expect(pool.claimLimits().slow).toEqual({ ids: [], room: 2 });
+    });
+
+    it('keeps one slot for slow endpoints when the concurrency is 1', () => {
+      const pool = makePool(1, 1);
+      pool.turnSlow('wh_x');
+      pool.add(delivery('wh_x'));
+      expect(pool.slowShare).toBe(1);
+      expect(pool.takeSendable()).toHaveLength(1);
+    });
   });
 });

@@ -1,4 +1,5 @@
-import type { ClaimedDelivery } from './dispatch.repository';
+import type { ClaimedDelivery, SlowEndpointsClaim } from './dispatch.repository';
+import { SlowEndpoints } from './slow-endpoints';
 
 export interface PoolLimits {
   /** Requests open at once, across all endpoints (WEBHOOK_CONCURRENCY). */
@@ -11,35 +12,73 @@ export interface PoolLimits {
  * Claimed deliveries an endpoint may hold per request slot: one batch waits
  * while the other is sent, so a busy endpoint's next request starts the
  * moment a slot frees instead of after a claim round trip, and claims come
- * once per batch rather than once per delivery. A slow endpoint still holds
- * only its own small share.
+ * once per batch rather than once per delivery. A slow endpoint holds one
+ * delivery at a time (DeliveryPool.turnSlow).
  */
 export const PREFETCH_FACTOR = 2;
 
 type State = 'queued' | 'sending' | 'recording';
+
+/** What the next claim may take (DispatchRepository.claimDue); nothing when `limit` is 0. */
+export interface ClaimLimits {
+  limit: number;
+  /** Deliveries one endpoint that is not slow may hold, queued and sending. */
+  perEndpoint: number;
+  /** webhook id → deliveries queued or sending to it. */
+  held: Record<string, number>;
+  slow: SlowEndpointsClaim;
+}
 
 /**
  * The deliveries one dispatcher has claimed, from claim until their result is
  * written: queued (waiting for a slot), sending (HTTP request open), recording
  * (result being written; no slot, but still leased). Decides which queued
  * deliveries may be sent now, oldest claim first, within both limits.
+ *
+ * Slow endpoints (SlowEndpoints) get one request at a time, and all of them
+ * together at most `slowShare` requests and held deliveries. Their requests
+ * count against the concurrency only up to that share: requests already open
+ * when an endpoint turned slow run until they end (the timeout at most), and
+ * the other endpoints keep the rest of the slots meanwhile, up to `maxOpen`.
  */
 export class DeliveryPool {
   private readonly entries = new Map<string, { delivery: ClaimedDelivery; state: State }>();
+  /** Half the slots (at least one): however many endpoints stall, the others always have the rest. */
+  readonly slowShare: number;
+  /**
+   * Requests open at most, in all (about 1.5 × concurrency): what stalled requests beyond the slow share free
+   * for the others, once. Without it, endpoints stalling one after another within a timeout would each free
+   * another half, and open sockets would grow with them.
+   */
+  readonly maxOpen: number;
 
-  constructor(private readonly limits: PoolLimits) {}
-
-  /** How many more a claim may take: none while results pile up unwritten (the database is the bottleneck then). */
-  claimCapacity(): number {
-    let recording = 0;
-    for (const entry of this.entries.values()) if (entry.state === 'recording') recording += 1;
-    if (recording >= this.limits.concurrency) return 0;
-    return Math.max(0, this.limits.concurrency * PREFETCH_FACTOR - (this.entries.size - recording));
+  constructor(
+    private readonly limits: PoolLimits,
+    private readonly slow = new SlowEndpoints(),
+  ) {
+    this.slowShare = Math.max(1, Math.floor(limits.concurrency / 2));
+    this.maxOpen = 2 * limits.concurrency - this.slowShare;
   }
 
-  /** The per-endpoint cap a claim applies to `heldByEndpoint()`. */
-  get claimPerEndpoint(): number {
-    return this.limits.perEndpoint * PREFETCH_FACTOR;
+  /**
+   * How many more a claim may take: none while results pile up unwritten (the
+   * database is the bottleneck then). Slow endpoints' deliveries count only up
+   * to their share, which they never claim beyond.
+   */
+  claimLimits(): ClaimLimits {
+    const held = this.heldByEndpoint();
+    const slowIds = this.slow.current(held);
+    let heldBySlow = 0;
+    for (const webhookId of slowIds) heldBySlow += held[webhookId] ?? 0;
+    const heldByOthers = Object.values(held).reduce((sum, count) => sum + count, 0) - heldBySlow;
+    const recording = this.entries.size - heldBySlow - heldByOthers;
+    const room = this.limits.concurrency * PREFETCH_FACTOR - heldByOthers - Math.min(heldBySlow, this.slowShare);
+    return {
+      limit: recording >= this.limits.concurrency ? 0 : Math.max(0, room),
+      perEndpoint: this.limits.perEndpoint * PREFETCH_FACTOR,
+      held,
+      slow: { ids: slowIds, room: Math.max(0, this.slowShare - heldBySlow) },
+    };
   }
 
   /** webhook id → deliveries queued or sending to it. */
@@ -56,6 +95,25 @@ export class DeliveryPool {
     return (this.heldByEndpoint()[webhookId] ?? 0) <= this.limits.perEndpoint;
   }
 
+  /**
+   * The endpoint answers slowly or not at all: from now on it gets one request
+   * at a time, and its queued deliveries are taken out, to be handed back
+   * unsent (answered here) rather than wait behind its open requests.
+   */
+  turnSlow(webhookId: string): string[] {
+    this.slow.mark(webhookId);
+    const handedBack = [...this.entries]
+      .filter(([, entry]) => entry.state === 'queued' && entry.delivery.webhookId === webhookId)
+      .map(([id]) => id);
+    for (const id of handedBack) this.entries.delete(id);
+    return handedBack;
+  }
+
+  /** The endpoint answered quickly: its full per-endpoint limit again. */
+  turnFast(webhookId: string): void {
+    this.slow.clear(webhookId);
+  }
+
   add(delivery: ClaimedDelivery): void {
     this.entries.set(delivery.id, { delivery, state: 'queued' });
   }
@@ -63,20 +121,26 @@ export class DeliveryPool {
   /** Marks and returns the queued deliveries that may be sent now. */
   takeSendable(): ClaimedDelivery[] {
     const sending: Record<string, number> = {};
-    let total = 0;
+    let sendingSlow = 0;
+    let sendingOthers = 0;
     for (const { delivery, state } of this.entries.values()) {
       if (state !== 'sending') continue;
       sending[delivery.webhookId] = (sending[delivery.webhookId] ?? 0) + 1;
-      total += 1;
+      if (this.slow.has(delivery.webhookId)) sendingSlow += 1;
+      else sendingOthers += 1;
     }
     const taken: ClaimedDelivery[] = [];
     for (const entry of this.entries.values()) {
-      if (total >= this.limits.concurrency) break;
+      if (sendingOthers + Math.min(sendingSlow, this.slowShare) >= this.limits.concurrency) break;
+      if (sendingOthers + sendingSlow >= this.maxOpen) break;
       const webhookId = entry.delivery.webhookId;
-      if (entry.state !== 'queued' || (sending[webhookId] ?? 0) >= this.limits.perEndpoint) continue;
+      const endpointSlow = this.slow.has(webhookId);
+      if (entry.state !== 'queued' || (sending[webhookId] ?? 0) >= (endpointSlow ? 1 : this.limits.perEndpoint)) continue;
+      if (endpointSlow && sendingSlow >= this.slowShare) continue;
       entry.state = 'sending';
       sending[webhookId] = (sending[webhookId] ?? 0) + 1;
-      total += 1;
+      if (endpointSlow) sendingSlow += 1;
+      else sendingOthers += 1;
       taken.push(entry.delivery);
     }
     return taken;

@@ -1,11 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { RepeatedFailureLog } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { DeliveryAttempter } from './delivery-attempter';
 import { DeliveryPool } from './delivery-pool';
+import { SLOW_AFTER_TIMEOUT_SHARE } from './slow-endpoints';
 
 /**
  * The delivery loop of one dispatcher: up to WEBHOOK_CONCURRENCY requests in
@@ -17,6 +19,9 @@ import { DeliveryPool } from './delivery-pool';
  * WEBHOOK_POLL_MS, at once when this replica fanned out new events, and when
  * an endpoint runs low. Leases are renewed until results are written; a
  * crashed replica's leases expire and any replica takes the deliveries over.
+ * A request still open after a quarter of WEBHOOK_TIMEOUT_MS makes its
+ * endpoint slow (DeliveryPool.turnSlow): its queued deliveries are handed
+ * back, and it shares half the slots with the other slow ones.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -24,6 +29,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly claimFailures = new RepeatedFailureLog(this.logger, 'claiming due deliveries');
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly pool: DeliveryPool;
+  private readonly slowAfterMs: number;
   /** Attempts under way (sending or recording); shutdown waits for them. */
   private readonly working = new Set<Promise<void>>();
   private running = false;
@@ -40,6 +46,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly settings: WebhookSettings,
   ) {
     this.pool = new DeliveryPool({ concurrency: settings.concurrency, perEndpoint: settings.concurrencyPerEndpoint });
+    this.slowAfterMs = settings.timeoutMs * SLOW_AFTER_TIMEOUT_SHARE;
   }
 
   onApplicationBootstrap(): void {
@@ -88,13 +95,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.pollAgain = false;
     let again = false;
     try {
-      const capacity = this.pool.claimCapacity();
-      if (capacity > 0) {
-        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, capacity, this.pool.claimPerEndpoint, this.pool.heldByEndpoint());
+      const limits = this.pool.claimLimits();
+      if (limits.limit > 0) {
+        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, limits.limit, limits.perEndpoint, limits.held, limits.slow);
         this.claimFailures.succeeded();
         for (const delivery of claimed) this.pool.add(delivery);
         this.pump();
-        again = claimed.length === capacity;
+        again = claimed.length === limits.limit;
       }
     } catch (error) {
       if (this.running) this.claimFailures.failed(error);
@@ -115,8 +122,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.pump();
       if (this.pool.runningLow(delivery.webhookId)) this.wake();
     };
+    const pace = this.watchPace(delivery.webhookId);
     const work = this.attempter
       .attempt(delivery, this.owner, () => {
+        pace.answered();
         this.pool.markSent(delivery.id);
         slotFreed();
       })
@@ -127,11 +136,45 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         this.logger.error({ deliveryId: delivery.id, err: error.message }, 'webhook delivery failed unexpectedly');
       })
       .finally(() => {
+        pace.cancel();
         this.working.delete(work);
         this.pool.remove(delivery.id);
         slotFreed();
       });
     this.working.add(work);
+  }
+
+  /** Turns the endpoint slow once the request has been open slowAfterMs, or fast again when it ends sooner. */
+  private watchPace(webhookId: string): { answered(): void; cancel(): void } {
+    const startedAt = performance.now();
+    const timer = setTimeout(() => this.turnSlow(webhookId), this.slowAfterMs);
+    return {
+      answered: () => {
+        clearTimeout(timer);
+        // Also here, not only from the timer: a busy event loop can run the answer's callback before the timer's.
+        if (performance.now() - startedAt < this.slowAfterMs) this.pool.turnFast(webhookId);
+        else this.turnSlow(webhookId);
+      },
+      cancel: () => clearTimeout(timer),
+    };
+  }
+
+  /**
+   * The endpoint's queued deliveries go back unsent and due as they were (sent
+   * later, one at a time, or by another replica; never lost, and not sent
+   * twice since they were not sent at all), and the slots its open requests
+   * take beyond the slow share are free for the other endpoints.
+   */
+  private turnSlow(webhookId: string): void {
+    if (!this.running) return;
+    const handedBack = this.pool.turnSlow(webhookId);
+    if (handedBack.length) {
+      this.repository.releaseLeases(this.owner, handedBack).catch((error: Error) => {
+        this.logger.warn({ webhookId, err: error.message }, 'handing back a slow endpoint\'s deliveries failed; their leases will expire');
+      });
+    }
+    this.pump();
+    this.wake();
   }
 
   private renewLeases(): void {

@@ -58,6 +58,14 @@ export interface ClaimedDelivery {
   previousSecretExpiresAt: Date | null;
 }
 
+/** The endpoints a dispatcher found slow (each may hold one delivery), and how many more all of them together may hold. */
+export interface SlowEndpointsClaim {
+  ids: string[];
+  room: number;
+}
+
+const NO_SLOW_ENDPOINTS: SlowEndpointsClaim = { ids: [], room: 0 };
+
 export interface AttemptRecord {
   owner: string;
   delivery: ClaimedDelivery;
@@ -133,28 +141,41 @@ export class DispatchRepository {
   }
 
   /**
-   * Claims due deliveries under a lease. `inFlight` maps webhook id → requests
-   * this process already has open to it: an endpoint is never given more than
-   * `perEndpoint` at once, so a slow one holds only its own slots. Candidates
+   * Claims due deliveries under a lease. `held` maps webhook id → deliveries
+   * this process already holds for it: an endpoint is never given more than
+   * `perEndpoint`, or one if it is slow, and all slow endpoints together no
+   * more than `slow.room` (DeliveryPool), so a slow one holds only its own
+   * slots and cannot fill the claim with its backlog. Candidates
    * are read without locks and only the chosen rows are locked (FOR UPDATE
    * SKIP LOCKED, re-checked on the latest row version), so replicas never take
    * the same row, and a claim of a few rows does not lock (and write) the
    * whole candidate window.
    */
-  async claimDue(owner: string, leaseMs: number, limit: number, perEndpoint: number, inFlight: Record<string, number>): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    perEndpoint: number,
+    held: Record<string, number>,
+    slow: SlowEndpointsClaim = NO_SLOW_ENDPOINTS,
+  ): Promise<ClaimedDelivery[]> {
     const rows = returningRows<Record<string, any>>(
       await this.leaseQuery(
       `WITH candidates AS (
          SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhooks.deliveries d
           WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-            AND COALESCE(($5::jsonb ->> d.webhook_id)::int, 0) < $4
+            AND COALESCE(($5::jsonb ->> d.webhook_id)::int, 0) < CASE WHEN d.webhook_id = ANY($6::text[]) THEN LEAST($7, 1) ELSE $4 END
           ORDER BY d.next_attempt_at
           LIMIT $3 * 4),
        ranked AS (
-         SELECT id, webhook_id, next_attempt_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at) AS rank FROM candidates),
+         SELECT id, webhook_id, next_attempt_at, webhook_id = ANY($6::text[]) AS slow,
+                row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at) AS rank FROM candidates),
+       allowed AS (
+         SELECT id, next_attempt_at, slow, row_number() OVER (PARTITION BY slow ORDER BY next_attempt_at) AS nth FROM ranked
+          WHERE rank <= CASE WHEN slow THEN 1 ELSE $4 END - COALESCE(($5::jsonb ->> webhook_id)::int, 0)),
        chosen AS (
-         SELECT id FROM ranked WHERE rank <= $4 - COALESCE(($5::jsonb ->> webhook_id)::int, 0) ORDER BY next_attempt_at LIMIT $3),
+         SELECT id FROM allowed WHERE NOT slow OR nth <= $7 ORDER BY next_attempt_at LIMIT $3),
        locked AS (
          SELECT d.id FROM webhooks.deliveries d
           WHERE d.id IN (SELECT id FROM chosen)
@@ -166,7 +187,7 @@ export class DispatchRepository {
         WHERE d.id = locked.id AND w.id = d.webhook_id
        RETURNING d.id, d.webhook_id, d.event_id, d.payload, d.attempts, d.attempt_limit, w.url, w.status AS webhook_status,
                  w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at`,
-      [owner, leaseMs, limit, perEndpoint, JSON.stringify(inFlight)],
+      [owner, leaseMs, limit, perEndpoint, JSON.stringify(held), slow.ids, slow.room],
       { walkDueIndex: true },
       ),
     );
@@ -217,7 +238,7 @@ export class DispatchRepository {
     await this.dataSource.query(`UPDATE webhooks.deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2`, [id, owner]);
   }
 
-  /** Gives claims back unsent (shutdown: deliveries still queued), so any replica sends them at once. */
+  /** Gives claims back unsent (deliveries still queued at shutdown, or of an endpoint that turned slow), so any replica sends them at once. */
   async releaseLeases(owner: string, ids: string[]): Promise<void> {
     if (!ids.length) return;
     await this.dataSource.query(`UPDATE webhooks.deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ANY($1::text[]) AND lease_owner = $2`, [ids, owner]);

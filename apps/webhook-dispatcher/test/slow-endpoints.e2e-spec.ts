@@ -1,0 +1,64 @@
+import { eventually } from '@mailroom/testing';
+import { WebhookReceiver } from './support/webhook-receiver';
+import { webhookSuite } from './support/webhook-suite';
+
+const TIMEOUT_MS = 4000;
+const SLOW_EVENTS_EACH = 3;
+
+/**
+ * Endpoints that never answer (a black-hole URL) must not delay the webhooks of
+ * everyone else on the same dispatcher, however many of them take every slot.
+ */
+describe('webhook delivery next to endpoints that never answer', () => {
+  const suite = webhookSuite({
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_CONCURRENCY: '4',
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: '2',
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    WEBHOOK_RETRY_SCHEDULE: '0s,100ms',
+    WEBHOOK_POLL_MS: '50',
+  });
+
+  it('sends a healthy endpoint its events well within one timeout while stalled endpoints hold every slot, and still tries each stalled delivery on schedule', async () => {
+    const stalled = [await new WebhookReceiver().start(), await new WebhookReceiver().start()];
+    try {
+      for (const receiver of stalled) receiver.reply = () => 'hold';
+      const stalledHooks = [await suite.fixtures.create(stalled[0].url(), ['email.bounced']), await suite.fixtures.create(stalled[1].url(), ['email.complained'])];
+      const healthy = await suite.fixtures.create(suite.receiver.url(), ['email.delivered']);
+      const stalledEvents: string[][] = [[], []];
+      for (let i = 0; i < SLOW_EVENTS_EACH; i += 1) {
+        stalledEvents[0].push((await suite.events.publish('email.bounced')).id);
+        stalledEvents[1].push((await suite.events.publish('email.complained')).id);
+      }
+      // Two requests open to each stalled endpoint: all four slots are taken, and each has one more delivery waiting.
+      await eventually(() => stalled.every((receiver) => receiver.requests.length === 2), 10_000);
+
+      const publishedAt = Date.now();
+      const healthyEvents: string[] = [];
+      for (let i = 0; i < 6; i += 1) healthyEvents.push((await suite.events.publish('email.delivered')).id);
+      await eventually(() => suite.receiver.requests.length === healthyEvents.length, 20_000);
+      const lastArrival = Math.max(...suite.receiver.requests.map((request) => request.receivedAt));
+      expect(lastArrival - publishedAt).toBeLessThan(TIMEOUT_MS / 2);
+      expect(suite.receiver.eventIds().sort()).toEqual([...healthyEvents].sort());
+      // The receiver has them before the dispatcher has written the results.
+      await eventually(async () => (await suite.fixtures.deliveries(healthy.id)).every((delivery) => delivery.status === 'succeeded'), 20_000);
+
+      // Nothing lost and nothing sent twice: every stalled delivery is tried twice (the schedule's two attempts), each
+      // recorded as a timeout, and each event reaches its endpoint exactly as often as an attempt is recorded.
+      for (const [index, hook] of stalledHooks.entries()) {
+        const deliveries = await eventually(async () => {
+          const list = await suite.fixtures.deliveries(hook.id);
+          return list.length === SLOW_EVENTS_EACH && list.every((delivery) => delivery.status === 'failed') && list;
+        }, 60_000);
+        expect(deliveries.map((delivery: any) => delivery.eventId).sort()).toEqual([...stalledEvents[index]].sort());
+        for (const delivery of deliveries) {
+          expect(delivery.attemptLog.map((attempt: any) => [attempt.responseCode, attempt.error])).toEqual(Array(2).fill([null, `no complete answer within ${TIMEOUT_MS} ms`]));
+        }
+        expect(stalled[index].eventIds().sort()).toEqual([...stalledEvents[index], ...stalledEvents[index]].sort());
+      }
+    } finally {
+      for (const receiver of stalled) await receiver.stop();
+    }
+  });
+});
