@@ -43,6 +43,13 @@ describe('webhook delivery next to endpoints that never answer', () => {
       expect(suite.receiver.eventIds().sort()).toEqual([...healthyEvents].sort());
       // The receiver has them before the dispatcher has written the results.
       await eventually(async () => (await suite.fixtures.deliveries(healthy.id)).every((delivery) => delivery.status === 'succeeded'), 20_000);
+      // Each stalled endpoint's third delivery is handed back unsent rather than held behind its open requests, and
+      // not claimed again while they hang: seen before any of them has timed out (each endpoint still has two).
+      await eventually(async () => {
+        const unleased = await Promise.all(stalledHooks.map((hook) => suite.fixtures.unleasedUnsent(hook.id)));
+        return unleased.every((count) => count === 1);
+      }, TIMEOUT_MS / 2);
+      expect(stalled.map((receiver) => receiver.requests.length)).toEqual([2, 2]);
 
       // Nothing lost and nothing sent twice: every stalled delivery is tried twice (the schedule's two attempts), each
       // recorded as a timeout, and each event reaches its endpoint exactly as often as an attempt is recorded.

@@ -31,10 +31,20 @@ export class WebhookFixtures {
 
   /** Writes a stored column behind the API's back, as a bad migration, an old version or a changed key would leave it. */
   async overwriteStored(id: string, column: 'url' | 'secret_sealed', value: string): Promise<void> {
+    await this.query(`UPDATE webhooks.webhooks SET ${column} = $2 WHERE id = $1`, [id, value]);
+  }
+
+  /** The webhook's deliveries not yet attempted that no dispatcher holds a lease on (the API does not show leases). */
+  async unleasedUnsent(id: string): Promise<number> {
+    const [row] = await this.query(`SELECT count(*)::int AS count FROM webhooks.deliveries WHERE webhook_id = $1 AND attempts = 0 AND lease_owner IS NULL`, [id]);
+    return row.count;
+  }
+
+  private async query(sql: string, parameters: unknown[]): Promise<any[]> {
     const database = new Client({ connectionString: this.stack.databaseUrl });
     await database.connect();
     try {
-      await database.query(`UPDATE webhooks.webhooks SET ${column} = $2 WHERE id = $1`, [id, value]);
+      return (await database.query(sql, parameters)).rows;
     } finally {
       await database.end();
     }
