@@ -1,4 +1,4 @@
-import { createServer, Server } from 'node:net';
+import { RawSmtp, startRawSmtp } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 /**
@@ -9,53 +9,19 @@ import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, veri
  */
 describe('an SMTP reply holding a NUL character', () => {
   let harness: DeliveryHarness;
-  let raw: Server | undefined;
-  let messages = 0;
-  const sockets = new Set<import('node:net').Socket>();
+  let raw: RawSmtp | undefined;
 
   beforeAll(async () => {
     harness = await startDeliveryHarness({ DELIVERY_LEASE_MS: '2000' });
     routeMailTo(harness.dns, 'example.test');
     await verifiedDomain(harness, 'acme.test');
-    // A minimal MX on the test SMTP server's port whose DATA reply carries a NUL byte (smtp-server would not send one).
+    // An MX on the test SMTP server's port whose reply to the message carries a NUL byte (smtp-server would not send one).
     const port = harness.smtp.port;
     await harness.smtp.stop();
-    raw = createServer((socket) => {
-      sockets.add(socket);
-      socket.write('220 mx.example.test ESMTP\r\n');
-      let inData = false;
-      let buffer = '';
-      socket.on('data', (chunk) => {
-        buffer += chunk.toString('latin1');
-        for (;;) {
-          if (inData) {
-            const end = buffer.indexOf('\r\n.\r\n');
-            if (end < 0) return;
-            buffer = buffer.slice(end + 5);
-            inData = false;
-            messages += 1;
-            socket.write('250 2.0.0 queued as \u0000ABC\r\n');
-            continue;
-          }
-          const eol = buffer.indexOf('\r\n');
-          if (eol < 0) return;
-          const line = buffer.slice(0, eol);
-          buffer = buffer.slice(eol + 2);
-          if (/^(EHLO|HELO)/i.test(line)) socket.write('250-mx.example.test\r\n250 PIPELINING\r\n');
-          else if (/^DATA/i.test(line)) {
-            socket.write('354 go on\r\n');
-            inData = true;
-          } else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
-          else socket.write('250 2.1.0 ok\r\n');
-        }
-      });
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => raw!.listen(port, '127.0.0.1', () => resolve()));
+    raw = await startRawSmtp(port, (step, socket) => step === 'message' && (socket.write('250 2.0.0 queued as \u0000ABC\r\n'), true));
   }, 120000);
   afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => raw?.close(resolve));
+    await raw?.close();
     await harness?.stop();
   });
 
@@ -68,6 +34,6 @@ describe('an SMTP reply holding a NUL character', () => {
     // Recorded once, so nothing claims it again.
     const { rows } = await db.query('SELECT attempts, lease_owner FROM emails.emails WHERE id = $1', [sent.body.id]);
     expect(rows[0]).toEqual({ attempts: 1, lease_owner: null });
-    expect(messages).toBe(1);
+    expect(raw!.messages).toHaveLength(1);
   }, 60000);
 });

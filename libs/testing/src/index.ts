@@ -18,3 +18,4 @@ export * from './test-certificates';
 export * from './migrated-schema';
 export * from './lock-waiters';
 export * from './process-stack';
+export * from './raw-smtp';
