@@ -8,8 +8,18 @@ import { ClaimedEmail, DeliveryRepository, DueRecipient } from './delivery.repos
 import { deliveryEvent, EmailDelivery } from './email-delivery.service';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
 
-/** How long shutdown waits for deliveries in flight before leaving them to lease expiry. */
+/** How long shutdown waits for deliveries in flight before cutting their SMTP exchanges off. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/** How long it then waits for the cut-off attempts to be recorded before leaving them to lease expiry. */
+const RECORD_AFTER_CUT_OFF_MS = 5_000;
+
+/** Whether `work` settled within `ms`. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return settled;
+}
 
 /**
  * The worker pool of one emails process: up to DELIVERY_CONCURRENCY emails in
@@ -52,9 +62,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     // be cut off at exit and wait for their lease to run out (and could go out twice).
     await this.currentPoll;
     const drained = Promise.allSettled([...this.inFlight.values()]);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))]);
-    clearTimeout(timer);
+    if (!(await settlesWithin(drained, DRAIN_TIMEOUT_MS))) {
+      // A server still holding an exchange (stalling, or trickling a reply) would keep the email under this
+      // process's lease until it runs out. Cut off, the attempt is recorded as a timeout and the email handed back.
+      this.transport.abort();
+      await settlesWithin(drained, RECORD_AFTER_CUT_OFF_MS);
+    }
     clearInterval(this.renewTimer);
     this.transport.close();
   }

@@ -9,7 +9,7 @@ import { RelayTransport } from './relay-transport';
 /** The transport DELIVERY_MODE selects; loadConfig has made sure relay mode has its SMTP_RELAY_URL. */
 export function createDeliveryTransport(config: MailroomConfig): DeliveryTransport {
   const heloName = config.SMTP_HELO_NAME || hostname();
-  const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
+  const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, messageTimeoutMs: config.SMTP_MESSAGE_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
   if (config.DELIVERY_MODE === 'relay') {
     return new RelayTransport(
       Object.assign({}, common, {

@@ -5,6 +5,8 @@ export interface DeliveryTransport {
   /** What a 2xx means for a recipient: the MX accepted it ('delivered'), or the relay took it on ('sent'). */
   readonly acceptedStatus: 'delivered' | 'sent';
   deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes>;
+  /** Cuts off every exchange in flight (at shutdown, once the drain has waited long enough): each ends as a timeout. */
+  abort(): void;
   close(): void;
 }
 

@@ -9,6 +9,8 @@ export interface MxSettings {
   port: number;
   heloName: string;
   timeoutMs: number;
+  /** The whole exchange of one message (see sendRaw). */
+  messageTimeoutMs: number;
   maxConnections: number;
 }
 
@@ -28,6 +30,7 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 export class MxTransport implements DeliveryTransport {
   readonly acceptedStatus = 'delivered' as const;
   private readonly pool = new TransporterPool();
+  private readonly shutdown = new AbortController();
 
   constructor(
     private readonly resolver: MailRouter,
@@ -63,6 +66,14 @@ export class MxTransport implements DeliveryTransport {
     return outcomes;
   }
 
+  abort(): void {
+    this.shutdown.abort();
+  }
+
+  private limits() {
+    return { messageTimeoutMs: this.settings.messageTimeoutMs, shutdown: this.shutdown.signal };
+  }
+
   close(): void {
     this.pool.close();
   }
@@ -71,14 +82,15 @@ export class MxTransport implements DeliveryTransport {
     let last: RecipientOutcomes | undefined;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        last = await sendRaw(this.poolFor(host.name, address, 'starttls'), { from, to }, raw);
+        last = await sendRaw(this.poolFor(host.name, address, 'starttls'), { from, to }, raw, this.limits());
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
-        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendRaw(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw);
-        // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one.
-        if (!every(last, (outcome) => outcome.hostUnavailable)) return last;
+        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendRaw(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw, this.limits());
+        // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one,
+        // and only while the process is not shutting down.
+        if (!every(last, (outcome) => outcome.hostUnavailable) || this.shutdown.signal.aborted) return last;
       }
     }
     return last ?? new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));

@@ -10,6 +10,8 @@ export interface RelaySettings {
   verifyTls: boolean;
   heloName: string;
   timeoutMs: number;
+  /** The whole exchange of one message (see sendRaw). */
+  messageTimeoutMs: number;
   maxConnections: number;
 }
 
@@ -39,12 +41,21 @@ export function relayOptions(settings: RelaySettings): SMTPPoolOptions {
 export class RelayTransport implements DeliveryTransport {
   readonly acceptedStatus = 'sent' as const;
   private readonly pool = new TransporterPool();
+  private readonly shutdown = new AbortController();
 
   constructor(private readonly settings: RelaySettings) {}
 
   deliver(envelopeFrom: string, recipients: string[], raw: Buffer) {
     const smtpPool = this.pool.get('relay', () => relayOptions(this.settings));
-    return sendRaw(smtpPool, { from: envelopeFrom, to: recipients }, raw);
+    return sendRaw(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.limits());
+  }
+
+  abort(): void {
+    this.shutdown.abort();
+  }
+
+  private limits() {
+    return { messageTimeoutMs: this.settings.messageTimeoutMs, shutdown: this.shutdown.signal };
   }
 
   close(): void {

@@ -7,6 +7,13 @@ export interface Envelope {
   to: string[];
 }
 
+/** What bounds one exchange: its own deadline, and the transport's shutdown. */
+export interface ExchangeLimits {
+  messageTimeoutMs: number;
+  /** Aborted when the emails process shuts down: exchanges still running then are cut off. */
+  shutdown: AbortSignal;
+}
+
 /** The outcome of one SMTP transaction for each envelope recipient, keyed by lower-case address. */
 export type RecipientOutcomes = Map<string, SmtpOutcome>;
 
@@ -34,24 +41,42 @@ const bare = (address: string | { address: string }) => (typeof address === 'str
  * reply; the others share the reply to DATA, or the error that ended the
  * session (connection refused, timeout, TLS failure: no reply code), marked
  * sharedWithOthers when there are several of them.
+ *
+ * The whole exchange, from waiting for a pooled connection to the reply to
+ * the final dot, must end within `messageTimeoutMs`. The socket's inactivity
+ * timeout alone never fires against a server that trickles a reply a byte at
+ * a time, and the lease, renewed while the attempt runs, would hold the email
+ * for ever; past the deadline the pool closes the connection. A shutdown
+ * cuts it off the same way, so the attempt is recorded and the email handed
+ * back rather than left under its lease.
  */
-export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): Promise<RecipientOutcomes> {
+export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer, limits: ExchangeLimits): Promise<RecipientOutcomes> {
   const outcomes: RecipientOutcomes = new Map();
   const rejectedOutcomes = (errors: RejectedError[] = []) => {
     for (const error of errors) if (error.recipient) outcomes.set(error.recipient.toLowerCase(), outcomeFromError(error));
   };
+  const deadline = AbortSignal.timeout(limits.messageTimeoutMs);
+  let messageStarted = false;
   let messageSent = false;
-  const mail = rawMail(envelope, raw, () => (messageSent = true));
+  const mail = rawMail(envelope, raw, AbortSignal.any([deadline, limits.shutdown]), {
+    onFirstRead: () => (messageStarted = true),
+    onAllRead: () => (messageSent = true),
+  });
   try {
     const info = await new Promise<SendInfo>((resolve, reject) => pool.send(mail.mail, (error, sent) => (error ? reject(error) : resolve(sent as SendInfo))));
     rejectedOutcomes(info.rejectedErrors);
     const accepted = outcomeFromReply(info.response ?? '250 OK');
     for (const address of info.accepted ?? []) outcomes.set(bare(address), accepted);
   } catch (error) {
-    const failure = error as SmtpErrorLike & { rejectedErrors?: RejectedError[] };
+    const cutOffBecause = limits.shutdown.aborted
+      ? 'the emails process shut down during the exchange'
+      : deadline.aborted
+        ? `the exchange did not end within SMTP_MESSAGE_TIMEOUT_MS (${limits.messageTimeoutMs} ms)`
+        : undefined;
+    const failure = (cutOffBecause ? cutOff(cutOffBecause, messageStarted) : error) as SmtpErrorLike & { rejectedErrors?: RejectedError[] };
     rejectedOutcomes(failure.rejectedErrors ?? refusalsBeforeData(failure, mail.lastEnvelope()));
     const sharing = envelope.to.filter((address) => !outcomes.has(address.toLowerCase()));
-    const reply = messageSent ? lostAfterTheMessage(error as SmtpErrorLike) : outcomeFromError(error as SmtpErrorLike);
+    const reply = messageSent ? lostAfterTheMessage(failure) : outcomeFromError(failure);
     const shared: SmtpOutcome = sharing.length > 1 ? { sharedWithOthers: true, ...reply } : reply;
     for (const address of sharing) outcomes.set(address.toLowerCase(), shared);
   }
@@ -59,6 +84,17 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer): 
     if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no reply for this recipient' });
   }
   return outcomes;
+}
+
+/**
+ * The exchange was cut off: it outlasted SMTP_MESSAGE_TIMEOUT_MS, or the process shut down. No reply code: a timeout,
+ * which the next MX host may take over when the message had not started (the
+ * host never took the transaction), and which waits for the retry schedule
+ * once it had all gone out. Once DATA was accepted (the message started),
+ * the RCPT TO refusals stand for their recipients, as after any failure at DATA.
+ */
+function cutOff(why: string, messageStarted: boolean): SmtpErrorLike {
+  return { code: 'ETIMEDOUT', message: why, command: messageStarted ? 'DATA' : 'CONN' };
 }
 
 /**
@@ -96,23 +132,31 @@ function lostAfterTheMessage(error: SmtpErrorLike): SmtpOutcome {
  * a message a reused session dropped before its first byte) is untouched. The
  * message-id is only for nodemailer's logs, which Mailroom leaves off.
  */
-function rawMail(envelope: Envelope, raw: Buffer, onAllRead: () => void): { mail: Parameters<SMTPPool['send']>[0]; lastEnvelope: () => SentEnvelope | undefined } {
+function rawMail(
+  envelope: Envelope,
+  raw: Buffer,
+  signal: AbortSignal,
+  progress: { onFirstRead: () => void; onAllRead: () => void },
+): { mail: Parameters<SMTPPool['send']>[0]; lastEnvelope: () => SentEnvelope | undefined } {
   // The connection records the replies to RCPT TO on the envelope object it was handed (the pool asks
   // for a fresh one each time it sends or requeues the message); the last one is this attempt's.
   let last: SentEnvelope | undefined;
   const mail = {
-    data: {},
+    // The pool fails the message when the signal aborts: dropped from its queue, or its connection closed.
+    data: { signal },
     message: {
       getEnvelope: () => (last = { from: envelope.from, to: [...envelope.to] }),
       messageId: () => '',
       getHeader: () => '',
+      // The pool creates the stream before the connection sends DATA; it is read only once the server said 354.
       createReadStream: () =>
         new Readable({
           read() {
+            progress.onFirstRead();
             this.push(raw);
             this.push(null);
           },
-        }).once('end', onAllRead),
+        }).once('end', progress.onAllRead),
     },
   };
   return { mail: mail as unknown as Parameters<SMTPPool['send']>[0], lastEnvelope: () => last };

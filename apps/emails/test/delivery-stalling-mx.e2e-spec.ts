@@ -1,0 +1,63 @@
+import { eventually, RawSmtp, startRawSmtp, trickle } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, eventsOf, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+
+const MESSAGE_TIMEOUT_MS = 5000;
+
+/**
+ * A server that trickles its reply, a byte at a time, is never silent for
+ * SMTP_TIMEOUT_MS (3 s here), so the socket's inactivity timeout never fires;
+ * the attempt must still end, within SMTP_MESSAGE_TIMEOUT_MS, instead of
+ * holding the email (its lease renewed) for ever.
+ */
+describe('an MX host that trickles its replies', () => {
+  let harness: DeliveryHarness;
+  let stalling: RawSmtp;
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness({ SMTP_MESSAGE_TIMEOUT_MS: String(MESSAGE_TIMEOUT_MS) });
+    await verifiedDomain(harness, 'acme.test');
+  }, 120000);
+  afterEach(() => stalling?.close());
+  afterAll(() => harness?.stop());
+
+  /** `domain`'s preferred MX is the stalling host on 127.0.0.2, its backup the test SMTP server on 127.0.0.1. */
+  const routeThroughStallingHost = (domain: string) => {
+    harness.dns.set(domain, 'MX', [
+      { exchange: `stalling.${domain}`, priority: 10 },
+      { exchange: `backup.${domain}`, priority: 20 },
+    ]);
+    harness.dns.set(`stalling.${domain}`, 'A', '127.0.0.2');
+    harness.dns.set(`backup.${domain}`, 'A', '127.0.0.1');
+  };
+  const send = async (to: string) => {
+    const response = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to, subject: 'Slow', text: 'x' });
+    expect(response.status).toBe(202);
+    return response.body.id as string;
+  };
+
+  it('gives up on a reply to the message that never ends, and waits for a retry: the message may have been delivered', async () => {
+    stalling = await startRawSmtp(harness.smtp.port, (step, socket) => step === 'message' && (trickle(socket, '250-still thinking\r\n', 300), true), '127.0.0.2');
+    routeThroughStallingHost('dot.test');
+    const sentAt = Date.now();
+    const id = await send('reader@dot.test');
+
+    const delayed = await eventually(async () => (await eventsOf(harness.db, id)).find((event) => event.type === 'email.delivery_delayed'), 60000);
+    expect(Date.now() - sentAt).toBeLessThan(MESSAGE_TIMEOUT_MS + 20000);
+    expect(delayed.data.smtp).toMatchObject({ code: null, reply: expect.stringMatching(/SMTP_MESSAGE_TIMEOUT_MS.*it may have been delivered/) });
+    // Not handed to the backup host (now or in a retry, which asks the preferred host first): the stalling host has the whole message.
+    expect(stalling.messages.length).toBeGreaterThanOrEqual(1);
+    expect(harness.smtp.messagesFor('reader@dot.test')).toHaveLength(0);
+  }, 90000);
+
+  it('gives up on a host that trickles its EHLO reply and delivers through the next MX host in the same attempt', async () => {
+    stalling = await startRawSmtp(harness.smtp.port, (step, socket) => step === 'EHLO' && (trickle(socket, '250-mx.example.test\r\n', 300), true), '127.0.0.2');
+    routeThroughStallingHost('ehlo.test');
+    const id = await send('reader@ehlo.test');
+
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered'], 60000);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+    expect(stalling.connectionCount).toBeGreaterThanOrEqual(1);
+    expect(stalling.messages).toHaveLength(0);
+    expect(harness.smtp.messagesFor('reader@ehlo.test')).toHaveLength(1);
+  }, 90000);
+});
