@@ -9,7 +9,7 @@ const MESSAGE_TIMEOUT_MS = 5000;
  * the attempt must still end, within SMTP_MESSAGE_TIMEOUT_MS, instead of
  * holding the email (its lease renewed) for ever.
  */
-describe('an MX host that trickles its replies', () => {
+describe('an MX host that trickles its replies or ends the session', () => {
   let harness: DeliveryHarness;
   let stalling: RawSmtp;
 
@@ -47,6 +47,17 @@ describe('an MX host that trickles its replies', () => {
     // Not handed to the backup host (now or in a retry, which asks the preferred host first): the stalling host has the whole message.
     expect(stalling.messages.length).toBeGreaterThanOrEqual(1);
     expect(harness.smtp.messagesFor('reader@dot.test')).toHaveLength(0);
+  }, 90000);
+
+  it('tries the next MX host when the preferred one ends the session with a 421 to MAIL FROM, before the message', async () => {
+    stalling = await startRawSmtp(harness.smtp.port, (step, socket) => step === 'MAIL' && (socket.end('421 4.7.0 Too many messages on this connection\r\n'), true), '127.0.0.2');
+    routeThroughStallingHost('closing.test');
+    const id = await send('reader@closing.test');
+
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered'], 60000);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+    expect(stalling.connectionCount).toBeGreaterThanOrEqual(1);
+    expect(harness.smtp.messagesFor('reader@closing.test')).toHaveLength(1);
   }, 90000);
 
   it('gives up on a host that trickles its EHLO reply and delivers through the next MX host in the same attempt', async () => {

@@ -86,6 +86,9 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
     const reply = (error.response ?? `${error.responseCode}`).trim();
     if (SESSION_COMMANDS.test(error.command ?? '')) return { kind: 'temporary', code: error.responseCode, reply, hostUnavailable: true };
+    // A 421 closes the session (RFC 5321 §3.8): before DATA it ends the host's session, not a transaction it took
+    // (a host that allows N messages per connection, say), so the next MX host may take the mail.
+    if (error.responseCode === 421 && !/^DATA/.test(error.command ?? '')) return { kind: 'temporary', code: 421, reply, hostUnavailable: true };
     const kind = classifyReplyCode(error.responseCode);
     // A relay refusing bounces@<domain> (not allowed to send as it, say) must not suppress every recipient.
     if (kind === 'permanent' && /^MAIL FROM/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, senderRefused: true };
