@@ -43,6 +43,25 @@ describe('delivery: SMTP replies per recipient', () => {
     expect(harness.smtp.messagesFor('fine1@example.test')).toHaveLength(1);
   });
 
+  it('sends to the recipients a server refused as too many at once, in further transactions of the same attempt', async () => {
+    harness.smtp.limitRecipients(2);
+    const to = ['many1@example.test', 'many2@example.test', 'many3@example.test', 'many4@example.test', 'many5@example.test'];
+    const id = await send(to);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered', 'failed']);
+    for (const address of to) expect(recipient(email, address)).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+    expect(harness.smtp.messages.map((message) => message.rcptTo)).toEqual([to.slice(0, 2), to.slice(2, 4), to.slice(4)]);
+  });
+
+  it('leaves to the retry schedule a recipient refused as too many once a further transaction takes no one', async () => {
+    harness.smtp.rejectRecipient('crowded@example.test', 452, '4.5.3 Too many recipients');
+    const id = await send(['roomy@example.test', 'crowded@example.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered', 'failed']);
+    expect(recipient(email, 'roomy@example.test')).toMatchObject({ status: 'delivered', attempts: 1 });
+    // Sent again at once, alone, and refused again: that transaction took no one, so it waits for the schedule.
+    expect(recipient(email, 'crowded@example.test')).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 452 });
+    expect(harness.smtp.messagesFor('roomy@example.test')).toHaveLength(1);
+  });
+
   it('does not bounce a recipient refused with a 4xx at RCPT when the message then gets a 5xx at DATA', async () => {
     harness.smtp.rejectRecipient('later2@example.test', 452, '4.5.3 Too many recipients');
     harness.smtp.failNext(554, '5.7.1 Message rejected as spam');

@@ -65,6 +65,8 @@ export interface TestSmtp {
   failSender(code: number, message: string, times?: number): void;
   /** Answers RCPT TO for this address with this reply until clear(). */
   rejectRecipient(address: string, code: number, message: string): void;
+  /** Takes at most this many recipients a transaction until clear(), answering the next ones 452 4.5.3, as Gmail does past 100. */
+  limitRecipients(perTransaction: number): void;
   /** Holds back the reply to the next DATA until the test releases it. */
   holdNextData(): HeldData;
   /** Messages whose envelope (RCPT TO) includes the address; a bcc recipient appears only there. */
@@ -107,6 +109,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
   const host = options.host ?? '127.0.0.1';
   const rejectedRecipients = new Map<string, ScriptedReply>();
   const holds: Array<{ arrived: (message: ReceivedMessage) => void; reply: Promise<ScriptedReply> }> = [];
+  let recipientLimit = Infinity;
   let connectionCount = 0;
   let server: SMTPServer | undefined;
   let port = options.port ?? 0;
@@ -153,9 +156,11 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
         const refusal = senderFailures.shift();
         callback(refusal ? smtpError(refusal) : undefined);
       },
-      onRcptTo: (address, _session, callback) => {
+      onRcptTo: (address, session, callback) => {
         const reply = rejectedRecipients.get(address.address.toLowerCase());
-        callback(reply ? smtpError(reply) : undefined);
+        if (reply) return callback(smtpError(reply));
+        const full = session.envelope.rcptTo.length >= recipientLimit;
+        callback(full ? smtpError({ code: 452, message: '4.5.3 Too many recipients' }) : undefined);
       },
       onData: (stream, session, callback) => {
         readAll(stream).then(async (raw) => {
@@ -221,6 +226,9 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
     rejectRecipient(address, code, message) {
       rejectedRecipients.set(address.toLowerCase(), { code, message });
     },
+    limitRecipients(perTransaction) {
+      recipientLimit = perTransaction;
+    },
     holdNextData() {
       let arrived!: (message: ReceivedMessage) => void;
       let release!: (reply: ScriptedReply) => void;
@@ -240,6 +248,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
       authFailures.length = 0;
       senderFailures.length = 0;
       rejectedRecipients.clear();
+      recipientLimit = Infinity;
       holds.length = 0;
       connectionCount = 0;
     },

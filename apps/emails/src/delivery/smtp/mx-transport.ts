@@ -2,7 +2,8 @@ import { inSendingOrder } from '../mx/mx-order';
 import { MailRoute, MailRouter } from '../mx/mx-resolver';
 import { SmtpOutcome } from '../smtp-outcome';
 import { DeliveryTransport } from './delivery-transport';
-import { RecipientOutcomes, sendRaw } from './smtp-send';
+import { sendInTransactions } from './send-in-transactions';
+import { RecipientOutcomes } from './smtp-send';
 import { TransporterPool } from './transporter-pool';
 
 export interface MxSettings {
@@ -82,12 +83,12 @@ export class MxTransport implements DeliveryTransport {
     let last: RecipientOutcomes | undefined;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        last = await sendRaw(this.poolFor(host.name, address, 'starttls'), { from, to }, raw, this.limits());
+        last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to }, raw, this.limits());
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
-        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendRaw(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw, this.limits());
+        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw, this.limits());
         // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one,
         // and only while the process is not shutting down.
         if (!every(last, (outcome) => outcome.hostUnavailable) || this.shutdown.signal.aborted) return last;

@@ -1,6 +1,6 @@
 import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
 import { DeliveryTransport } from './delivery-transport';
-import { sendRaw } from './smtp-send';
+import { sendInTransactions } from './send-in-transactions';
 import { TransporterPool } from './transporter-pool';
 
 export interface RelaySettings {
@@ -47,7 +47,7 @@ export class RelayTransport implements DeliveryTransport {
 
   deliver(envelopeFrom: string, recipients: string[], raw: Buffer) {
     const smtpPool = this.pool.get('relay', () => relayOptions(this.settings));
-    return sendRaw(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.limits());
+    return sendInTransactions(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.limits());
   }
 
   abort(): void {
