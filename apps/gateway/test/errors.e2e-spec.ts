@@ -158,6 +158,17 @@ describe('error answers', () => {
       expect(response.body.error.message).toBe('expand: is not a known field');
     });
 
+    it.each([
+      ['GET', '/v1/api-keys?100=1', '100: is not a known field'],
+      ['GET', `/v1/api-keys/${UNKNOWN_KEY_ID}?100=1`, '100: is not a known field'],
+      ['GET', '/v1/api-keys?=x', '"": is not a known field'],
+      ['GET', `/v1/api-keys/${UNKNOWN_KEY_ID}?=x`, '"": is not a known field'],
+    ])('names a parameter whose name is digits or empty as it was sent: %s %s', async (method, path, message) => {
+      const response = await stack.api.request(method, path);
+      expectError(response, 422, 'validation_error');
+      expect(response.body.error.message).toBe(message);
+    });
+
     it('lets the tracking routes take any parameter a mail client or link scanner adds', async () => {
       const response = await stack.api.get('/t/o/not-a-token.gif?utm_source=newsletter', { key: null });
       expect(response.status).toBe(200);
@@ -237,6 +248,16 @@ describe('error answers', () => {
       const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"x","constructor":"y"}', headers: { 'content-type': 'application/json' } });
       expect(response.status).toBe(422);
       expect(response.body.error.message).toBe('constructor: is not a known field');
+    });
+
+    it.each([
+      ['POST', '/v1/api-keys', '{"name":"x","7":1}', '7: is not a known field'],
+      ['POST', '/v1/api-keys', '{"name":"x","":1}', '"": is not a known field'],
+      ['DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`, '{"":1}', '"": is not a known field'],
+    ])('names a body field whose name is digits or empty as it was sent: %s %s %s', async (method, path, rawBody, message) => {
+      const response = await stack.api.request(method, path, { rawBody, headers: { 'content-type': 'application/json' } });
+      expectError(response, 422, 'validation_error');
+      expect(response.body.error.message).toBe(message);
     });
 
     it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('answers a %s body with 415 unsupported_media_type', async (type) => {

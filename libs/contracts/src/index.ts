@@ -7,6 +7,7 @@ export * from './health/subjects';
 export * from './auth/permissions';
 export * from './validation/validators';
 export * from './validation/validate-dto';
+export * from './validation/field-path';
 export * from './validation/is-omittable';
 export * from './validation/is-plain-object';
 export * from './validation/parse-json-bytes';

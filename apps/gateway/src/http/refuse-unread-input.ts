@@ -1,3 +1,4 @@
+import { fieldPath } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import type { RouteInputs } from './route-inputs';
 
@@ -26,10 +27,10 @@ export function refuseUnreadInput(request: ParsedRequest, inputs: RouteInputs): 
   if (!route) return;
   if (!route.queryHandled && isPlainObject(request.query)) {
     const [name] = Object.keys(request.query);
-    if (name !== undefined) throw DomainError.validation(name, 'is not a known field');
+    if (name !== undefined) throw DomainError.validation(fieldPath('', name), 'is not a known field');
   }
   if (route.readsBody || request.body === undefined) return;
   if (!isPlainObject(request.body)) throw DomainError.validation('body', 'this operation takes no body; send none, or {}');
   const [field] = Object.keys(request.body);
-  if (field !== undefined) throw DomainError.validation(field, 'is not a known field');
+  if (field !== undefined) throw DomainError.validation(fieldPath('', field), 'is not a known field');
 }

@@ -1,11 +1,6 @@
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import { fieldPath } from './field-path';
 import { isPlainObject } from './is-plain-object';
-
-/** `parent.field`, or `parent[0]` for an array index: the paths validation messages start with. */
-export function fieldPath(parent: string, property: string): string {
-  if (/^\d+$/.test(property)) return `${parent}[${property}]`;
-  return parent ? `${parent}.${property}` : property;
-}
 
 /**
  * The fields a DTO class declares as nested, read once per class: decorators
@@ -41,7 +36,7 @@ export function findNonObjectNested(instance: object, parent = ''): string | nul
     if (value === undefined || value === null) continue;
     const path = fieldPath(parent, propertyName);
     if (each && !Array.isArray(value)) return `${path}: must be an array`;
-    const items = each ? (value as unknown[]).map((item, index) => [fieldPath(path, String(index)), item] as const) : [[path, value] as const];
+    const items = each ? (value as unknown[]).map((item, index) => [fieldPath(path, index), item] as const) : [[path, value] as const];
     for (const [itemPath, item] of items) {
       if (!isPlainObject(item)) return `${itemPath}: must be an object`;
       const inner = findNonObjectNested(item, itemPath);

@@ -1,3 +1,5 @@
+import { fieldPath } from './field-path';
+
 /** NUL, or a UTF-16 surrogate without its other half. */
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -26,14 +28,14 @@ export function findUnstorableCharacter(value: unknown, path = ''): string | nul
   }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
-      const found = findUnstorableCharacter(item, `${path}[${index}]`);
+      const found = findUnstorableCharacter(item, fieldPath(path, index));
       if (found !== null) return found;
     }
     return null;
   }
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      const itemPath = path ? `${path}.${key}` : key;
+      const itemPath = fieldPath(path, key);
       const keyProblem = problemOf(key);
       if (keyProblem !== null) return `${itemPath}: ${keyProblem}`;
       const found = findUnstorableCharacter(item, itemPath);

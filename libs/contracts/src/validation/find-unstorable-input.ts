@@ -1,3 +1,4 @@
+import { fieldPath } from './field-path';
 import { findDeepNesting, MAX_NESTING_DEPTH } from './find-deep-nesting';
 import { findUnstorableCharacter } from './find-unstorable-character';
 
@@ -10,6 +11,6 @@ import { findUnstorableCharacter } from './find-unstorable-character';
  */
 export function findUnstorableInput(value: object): string | null {
   const tooDeep = findDeepNesting(value);
-  if (tooDeep !== null) return `${tooDeep}: must not nest objects or arrays more than ${MAX_NESTING_DEPTH} levels deep`;
+  if (tooDeep !== null) return `${fieldPath('', tooDeep)}: must not nest objects or arrays more than ${MAX_NESTING_DEPTH} levels deep`;
   return findUnstorableCharacter(value);
 }

@@ -76,6 +76,12 @@ describe(validateDto.name, () => {
     expect(problemOf([])).toBe('body: must be a JSON object');
   });
 
+  it('names a field whose name is digits or empty as sent: only an array item is written [i]', () => {
+    expect(problemOf({ 7: 'x' })).toBe('7: is not a known field');
+    expect(problemOf({ '': 'x' })).toBe('"": is not a known field');
+    expect(problemOf({ items: [{ label: 'a', 0: 'x' }] })).toBe('items[0].0: is not a known field');
+  });
+
   it('says a value of the wrong type has the wrong type, rather than quoting a pattern or size rule it also fails', () => {
     expect(problemOf({ word: 123 })).toBe('word: must be a string');
     expect(problemOf({ word: ['abc'] })).toBe('word: must be a string');

@@ -2,7 +2,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { findUnstorableInput } from './find-unstorable-input';
-import { fieldPath, findNonObjectNested } from './find-non-object-nested';
+import { fieldPath } from './field-path';
+import { findNonObjectNested } from './find-non-object-nested';
 import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
 
 /**
@@ -35,7 +36,8 @@ function mainComplaint(constraints: Record<string, string>): string {
 /** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
   for (const error of errors) {
-    const path = fieldPath(parent, error.property);
+    // class-validator reports an array's items with the array as their target, each under its index.
+    const path = fieldPath(parent, Array.isArray(error.target) ? Number(error.property) : error.property);
     if (error.constraints) {
       if (error.constraints.whitelistValidation) return `${path}: is not a known field`;
       // A field left out or null fails every rule at once; the first rule's complaint would mislead.
