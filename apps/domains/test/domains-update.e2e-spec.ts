@@ -69,6 +69,16 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
     expect((await api().get(`/v1/domains/${domain.id}`)).body).toMatchObject({ openTracking: true, clickTracking: true, trackingDomain: TRACKING_HOST });
   });
 
+  it('answers 413 payload_too_large, not a 500, for a body within BODY_LIMIT_BYTES that the message bus cannot carry, and changes nothing', async () => {
+    const domain = await addDomain('oversized');
+    // 1.1 MB: under the 10 MB body limit, over NATS's default max_payload of 1 MB.
+    const response = await api().patch(`/v1/domains/${domain.id}`, { trackingDomain: 'x'.repeat(1_100_000) });
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('payload_too_large');
+    expect(response.body.error.message).toMatch(/NATS max_payload/);
+    expect((await api().get(`/v1/domains/${domain.id}`)).body).toMatchObject({ trackingDomain: TRACKING_HOST });
+  });
+
   it('answers 404 for an unknown id', async () => {
     const response = await api().patch('/v1/domains/dom_01ARZ3NDEKTSV4RRFFQ69G5FAV', { openTracking: false });
     expect(response.status).toBe(404);

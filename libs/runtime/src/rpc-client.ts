@@ -28,13 +28,16 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export class RpcClient<M extends RpcMap<M>> {
   /**
    * @param tooLarge builds the error for a request larger than the server's
-   * max_payload; without it, nats.js's own error surfaces (as a 500).
+   * max_payload, which nats.js would refuse to publish (a 500): a body the
+   * gateway takes (up to BODY_LIMIT_BYTES, 10 MB) can be larger than the
+   * 1 MB a NATS server carries by default. A client may say what to send
+   * instead; by default the caller is told to send a smaller body.
    */
   constructor(
     private readonly client: ClientProxy,
     private readonly timeoutMs: number,
     private readonly serviceName: string,
-    private readonly tooLarge?: (bytes: number, maxPayload: number) => Error,
+    private readonly tooLarge: (bytes: number, maxPayload: number) => Error = requestTooLarge,
   ) {}
 
   /**
@@ -87,12 +90,12 @@ export class RpcClient<M extends RpcMap<M>> {
   }
 
   private assertFits(connection: NatsConnection, bodyBytes: number, stopTimer: (labels: { outcome: string }) => void): void {
-    const maxPayload = this.tooLarge && connection.info?.max_payload;
+    const maxPayload = connection.info?.max_payload;
     if (!maxPayload) return;
     const bytes = bodyBytes + NATS_HEADER_ROOM_BYTES;
     if (bytes <= maxPayload) return;
     stopTimer({ outcome: 'error' });
-    throw this.tooLarge!(bytes, maxPayload);
+    throw this.tooLarge(bytes, maxPayload);
   }
 
   emit(subject: string, payload: unknown): void {
@@ -106,6 +109,13 @@ const CONNECTION_LOSS_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_DRAINING
 function isConnectionLoss(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && CONNECTION_LOSS_CODES.has(code);
+}
+
+function requestTooLarge(bytes: number, maxPayload: number): DomainError {
+  return new DomainError(
+    ErrorCode.PayloadTooLarge,
+    `The request comes to about ${bytes} bytes, more than the ${maxPayload} bytes this installation's message bus carries (NATS max_payload); send a smaller body.`,
+  );
 }
 
 function busUnavailable(): DomainError {
