@@ -77,6 +77,8 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom([], [null], [[]], [''], {}, { a: 1 }, { constructor: 'x' }, { toString: 'x', valueOf: 1 }, { length: 1 }, [{}, 1, 'a']),
   nested,
   fc.jsonValue({ maxDepth: 3 }),
+  // Past the NATS server's max_payload (1 MB), which the whole request must fit.
+  fc.constant('x'.repeat(1_100_000)),
 );
 
 /** What a query string or path segment may carry: raw text, exactly as sent on the wire (not encoded again). */
