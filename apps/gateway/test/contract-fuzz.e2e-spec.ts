@@ -12,7 +12,7 @@ import { address, arbitraryOf, hostname, JsonSchema, ValueHints } from './suppor
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-/** Stands for the real id of a path's resource until the request is sent (a fuzzed DELETE may have replaced it). */
+/** Stands for the real id of a path's resource until the request is built, just before it is sent (a fuzzed DELETE may have replaced it). */
 const REAL = '\u0000real';
 const APPS = ['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as const;
 
@@ -130,7 +130,7 @@ describe('the API, fuzzed from its OpenAPI document', () => {
     );
   }
 
-  /** A path parameter: mostly the real id of the resource (REAL, resolved for the key's mode when sent), else an id of any kind that names nothing, or raw hostile text. */
+  /** A path parameter: mostly the real id of the resource (REAL, resolved for the key's mode when the request is built), else an id of any kind that names nothing, or raw hostile text. */
   function pathValue(): fc.Arbitrary<string> {
     const unknown = fc.constantFrom('key_', 'dom_', 'email_', 'wh_', 'whd_').map((prefix) => `${prefix}${SAMPLE_ULID}`);
     return fc.oneof({ weight: 6, arbitrary: fc.constant(REAL) }, { weight: 1, arbitrary: unknown }, { weight: 2, arbitrary: hostileUrlText });
@@ -250,7 +250,7 @@ describe('the API, fuzzed from its OpenAPI document', () => {
         { seed: SEED, numRuns: RUNS },
       );
     }
-    console.log(`contract fuzz answers: ${JSON.stringify(statuses, null, 1)}`);
+    console.log(`contract fuzz answers by status:\n${Object.entries(statuses).map(([key, tally]) => `${key} ${JSON.stringify(tally)}`).join('\n')}`);
     expect([...failures].map(([where, example]) => `${where}\n    e.g. ${example}`)).toEqual([]);
   }, 600000);
 
