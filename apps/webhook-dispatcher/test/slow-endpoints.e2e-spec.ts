@@ -1,4 +1,5 @@
-import { eventually } from '@mailroom/testing';
+import { eventually, metricTotal } from '@mailroom/testing';
+import { handedBackDeliveries, slowEndpointsGauge } from '../src/dispatch/slow-endpoint-metrics';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { webhookSuite } from './support/webhook-suite';
 
@@ -23,6 +24,7 @@ describe('webhook delivery next to endpoints that never answer', () => {
   it('sends a healthy endpoint its events well within one timeout while stalled endpoints hold every slot, and still tries each stalled delivery on schedule', async () => {
     const stalled = [await new WebhookReceiver().start(), await new WebhookReceiver().start()];
     try {
+      const handedBackBefore = await metricTotal(handedBackDeliveries);
       for (const receiver of stalled) receiver.reply = () => 'hold';
       const stalledHooks = [await suite.fixtures.create(stalled[0].url(), ['email.bounced']), await suite.fixtures.create(stalled[1].url(), ['email.complained'])];
       const healthy = await suite.fixtures.create(suite.receiver.url(), ['email.delivered']);
@@ -50,6 +52,9 @@ describe('webhook delivery next to endpoints that never answer', () => {
         return unleased.every((count) => count === 1);
       }, TIMEOUT_MS / 2);
       expect(stalled.map((receiver) => receiver.requests.length)).toEqual([2, 2]);
+      // Operators see it: two endpoints held to one request at a time, and at least their two queued deliveries released.
+      expect(await metricTotal(slowEndpointsGauge)).toBe(2);
+      expect(await metricTotal(handedBackDeliveries)).toBeGreaterThanOrEqual(handedBackBefore + 2);
 
       // Nothing lost and nothing sent twice: every stalled delivery is tried twice (the schedule's two attempts), each
       // recorded as a timeout, and each event reaches its endpoint exactly as often as an attempt is recorded.

@@ -109,6 +109,10 @@ export class DeliveryPool {
     return handedBack;
   }
 
+  isSlow(webhookId: string): boolean {
+    return this.slow.has(webhookId);
+  }
+
   /** The endpoint answered quickly: its full per-endpoint limit again. */
   turnFast(webhookId: string): void {
     this.slow.clear(webhookId);

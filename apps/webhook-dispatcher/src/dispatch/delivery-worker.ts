@@ -7,6 +7,7 @@ import { WebhookSettings } from '../webhook-settings';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { DeliveryAttempter } from './delivery-attempter';
 import { DeliveryPool } from './delivery-pool';
+import { handedBackDeliveries } from './slow-endpoint-metrics';
 import { SLOW_AFTER_TIMEOUT_SHARE } from './slow-endpoints';
 
 /**
@@ -167,7 +168,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    */
   private turnSlow(webhookId: string): void {
     if (!this.running) return;
+    if (!this.pool.isSlow(webhookId)) this.logger.log({ webhookId, slowAfterMs: this.slowAfterMs }, 'webhook endpoint answers slowly: one request at a time until it answers quickly');
     const handedBack = this.pool.turnSlow(webhookId);
+    handedBackDeliveries.inc(handedBack.length);
     if (handedBack.length) {
       this.repository.releaseLeases(this.owner, handedBack).catch((error: Error) => {
         this.logger.warn({ webhookId, err: error.message }, 'handing back a slow endpoint\'s deliveries failed; their leases will expire');

@@ -1,3 +1,5 @@
+import { slowEndpointsGauge } from './slow-endpoint-metrics';
+
 /**
  * A request open this share of WEBHOOK_TIMEOUT_MS makes its endpoint slow. Relative to the timeout, so a setting
  * made for endpoints known to think for a while does not throttle them; at the default 15 s it is 3.75 s, long
@@ -30,12 +32,14 @@ export class SlowEndpoints {
   mark(webhookId: string): boolean {
     const turned = !this.confirmedAt.has(webhookId);
     this.confirmedAt.set(webhookId, this.now());
+    slowEndpointsGauge.set(this.confirmedAt.size);
     return turned;
   }
 
   /** An answer came back quickly: the endpoint gets its full share of requests again. */
   clear(webhookId: string): void {
     this.confirmedAt.delete(webhookId);
+    slowEndpointsGauge.set(this.confirmedAt.size);
   }
 
   /** The slow endpoints, forgetting first the marks gone stale of those `held` says hold nothing. */
@@ -44,6 +48,7 @@ export class SlowEndpoints {
     for (const [webhookId, at] of this.confirmedAt) {
       if (at < staleBefore && !held[webhookId]) this.confirmedAt.delete(webhookId);
     }
+    slowEndpointsGauge.set(this.confirmedAt.size);
     return [...this.confirmedAt.keys()];
   }
 }
