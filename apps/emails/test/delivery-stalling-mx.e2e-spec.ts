@@ -60,6 +60,30 @@ describe('an MX host that trickles its replies or ends the session', () => {
     expect(harness.smtp.messagesFor('reader@closing.test')).toHaveLength(1);
   }, 90000);
 
+  it('asks a host again in plaintext, at once, when it agrees to STARTTLS and then never answers the TLS handshake', async () => {
+    stalling = await startRawSmtp(
+      harness.smtp.port,
+      (step, socket) => {
+        if (step === 'EHLO') return socket.write('250-mx.example.test\r\n250 STARTTLS\r\n'), true;
+        if (step !== 'STARTTLS') return false;
+        // Swallows the handshake, as a broken middlebox does: the client hears nothing more on this connection.
+        socket.removeAllListeners('data');
+        socket.write('220 2.0.0 Ready to start TLS\r\n');
+        return true;
+      },
+      // Not 127.0.0.2, where the first test's email comes back on its retries.
+      '127.0.0.3',
+    );
+    harness.dns.set('handshake.test', 'MX', [{ exchange: 'mx.handshake.test', priority: 10 }]);
+    harness.dns.set('mx.handshake.test', 'A', '127.0.0.3');
+    const id = await send('reader@handshake.test');
+
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered'], 60000);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+    expect(stalling.connectionCount).toBe(2);
+    expect(stalling.messages).toHaveLength(1);
+  }, 90000);
+
   it('gives up on a host that trickles its EHLO reply and delivers through the next MX host in the same attempt', async () => {
     stalling = await startRawSmtp(harness.smtp.port, (step, socket) => step === 'EHLO' && (trickle(socket, '250-mx.example.test\r\n', 300), true), '127.0.0.2');
     routeThroughStallingHost('ehlo.test');

@@ -41,6 +41,8 @@ describe('smtp outcome', () => {
     const handshake = { code: 'ESOCKET', command: 'CONN', originalCode: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', library: 'SSL routines', message: 'tlsv1 alert protocol version' };
     expect(outcomeFromError(handshake)).toMatchObject({ kind: 'temporary', code: null, hostUnavailable: true, tlsFailed: true });
     expect(outcomeFromError({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' })).toMatchObject({ tlsFailed: true });
+    expect(outcomeFromError({ code: 'ETIMEDOUT', command: 'CONN', message: 'TLS handshake timed out', timeoutType: 'UPGRADE_TIMEOUT' })).toMatchObject({ tlsFailed: true });
+    expect(outcomeFromError({ code: 'ETIMEDOUT', command: 'CONN', message: 'Timeout', timeoutType: 'SOCKET_TIMEOUT' }).tlsFailed).toBeUndefined();
     expect(outcomeFromError({ code: 'ESOCKET', command: 'CONN', message: 'connect ECONNREFUSED 127.0.0.1:25' }).tlsFailed).toBeUndefined();
   });
 

@@ -74,10 +74,16 @@ export interface SmtpErrorLike {
   originalCode?: string;
   /** For a TLS failure: OpenSSL's library, 'SSL routines'. */
   library?: string;
+  /** For ETIMEDOUT: which of nodemailer's timers fired (UPGRADE_TIMEOUT: the STARTTLS handshake's). */
+  timeoutType?: string;
 }
 
-/** nodemailer reports a failed STARTTLS as ETLS, or, when OpenSSL ends the handshake, as a socket error from OpenSSL. */
+/**
+ * nodemailer reports a failed STARTTLS as ETLS, or, when OpenSSL ends the handshake, as a socket error from OpenSSL,
+ * or, when the handshake never ends (a middlebox that swallows it, say), as its UPGRADE_TIMEOUT.
+ */
 function isTlsFailure(error: SmtpErrorLike): boolean {
+  if (error.code === 'ETIMEDOUT' && error.timeoutType === 'UPGRADE_TIMEOUT') return true;
   return error.code === 'ETLS' || /^ERR_SSL_/.test(error.originalCode ?? '') || error.library === 'SSL routines';
 }
 
