@@ -25,6 +25,13 @@ describe('smtp outcome', () => {
     expect(outcomeFromError({ code: 'EMESSAGE', responseCode: 451, response: '451 4.2.2 Mailbox full' })).toMatchObject({ kind: 'temporary', code: 451 });
   });
 
+  it("reads a server's recipient limit at RCPT TO as temporary, the 552 5.5.3 some servers give included, and any other 552 as permanent", () => {
+    const rcpt = (responseCode: number, response: string) => outcomeFromError({ code: 'EENVELOPE', command: 'RCPT TO', responseCode, response });
+    expect(rcpt(552, '552 5.5.3 Too many recipients')).toMatchObject({ kind: 'temporary', code: 552, recipientRefused: true });
+    expect(rcpt(452, '452 4.5.3 Too many recipients')).toMatchObject({ kind: 'temporary', code: 452, recipientRefused: true });
+    expect(rcpt(552, '552 5.2.2 Mailbox full')).toMatchObject({ kind: 'permanent', code: 552, recipientRefused: true });
+  });
+
   it('treats a refused connection, a timeout and a TLS failure as temporary', () => {
     expect(outcomeFromError({ code: 'ESOCKET', message: 'connect ECONNREFUSED 127.0.0.1:25' })).toEqual({
       kind: 'temporary',

@@ -1,3 +1,5 @@
+import { repliesTooManyRecipients } from './too-many-recipients';
+
 /**
  * What one SMTP attempt means for one recipient (RFC 5321 §4.2.1): 2xx is
  * accepted, 4xx is temporary (retry), 5xx is permanent (bounce). A failure
@@ -98,7 +100,11 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
     const kind = classifyReplyCode(error.responseCode);
     // A relay refusing bounces@<domain> (not allowed to send as it, say) must not suppress every recipient.
     if (kind === 'permanent' && /^MAIL FROM/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, senderRefused: true };
-    if (/^RCPT TO/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, recipientRefused: true };
+    if (/^RCPT TO/.test(error.command ?? '')) {
+      // The transaction was full, not the address bad: sent again in another transaction, never bounced.
+      const recipientKind = repliesTooManyRecipients(error.responseCode, reply) ? 'temporary' : kind;
+      return { kind: recipientKind, code: error.responseCode, reply, recipientRefused: true };
+    }
     return { kind, code: error.responseCode, reply };
   }
   const what = error.code ? `${error.code}: ` : '';

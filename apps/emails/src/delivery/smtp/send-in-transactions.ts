@@ -1,16 +1,11 @@
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import { enhancedStatusOf } from '../mailbox-refusal';
 import { SmtpOutcome } from '../smtp-outcome';
+import { repliesTooManyRecipients } from '../too-many-recipients';
 import { Envelope, ExchangeLimits, RecipientOutcomes, sendRaw } from './smtp-send';
 
-/**
- * A server's answer that it takes no more recipients in this transaction (RFC 5321 §4.5.3.1.10: 452, enhanced
- * code 4.5.3 when it gives one), not that this mailbox is short of room (452 4.2.2) or any other 452.
- */
+/** The server answered this recipient's RCPT TO that the transaction takes no more recipients. */
 export function saysTooManyRecipients(outcome: SmtpOutcome | undefined): boolean {
-  if (!outcome?.recipientRefused || outcome.code !== 452) return false;
-  const enhanced = enhancedStatusOf(outcome.reply);
-  return enhanced === null || enhanced === '4.5.3';
+  return outcome?.recipientRefused === true && repliesTooManyRecipients(outcome.code, outcome.reply);
 }
 
 /**
