@@ -237,7 +237,7 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
 
   it('gives custom validators meaningful schemas', () => {
     const { ApiKeyCreateDto: create } = doc.components.schemas;
-    expect(create.properties.domainRestrictions.items).toMatchObject({ type: 'string', format: 'hostname' });
+    expect(create.properties.domainRestrictions.items).toMatchObject({ type: 'string', maxLength: 253, description: expect.stringContaining('any case and IDN') });
     expect(create.properties.ipRestrictions.items.anyOf).toEqual(expect.arrayContaining([{ format: 'ipv4' }, { format: 'ipv6' }]));
     expect(create.properties.expiresAt).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
     expect(create.properties.permissions.items.enum).toEqual(expect.arrayContaining(['*', 'domains:*']));

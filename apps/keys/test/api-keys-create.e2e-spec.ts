@@ -71,6 +71,12 @@ describe('POST /v1/api-keys', () => {
       expect(created.body.expiresAt).toBe(expiresAt);
     });
 
+    it('stores restricted domains written in any case and in Unicode as domains are stored: lower-case punycode, once each', async () => {
+      const created = await stack.api.post('/v1/api-keys', { name: 'spelled', domainRestrictions: ['Example.COM', 'example.com', 'Bücher.Test'] });
+      expect(created.status).toBe(201);
+      expect(created.body.domainRestrictions).toEqual(['example.com', 'xn--bcher-kva.test']);
+    });
+
     it('accepts an IPv4-mapped range with its IPv6 prefix, which admits the IPv4 clients it names', async () => {
       const created = await stack.api.post('/v1/api-keys', { name: 'mapped', ipRestrictions: ['::ffff:127.0.0.0/104'] });
       expect(created.status).toBe(201);

@@ -12,10 +12,8 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
   // libs/contracts/src/validation/validators.ts
   isHostname: {
     type: 'string',
-    format: 'hostname',
     maxLength: 253,
-    pattern: '^[a-z0-9.-]+$',
-    description: 'A lower-case DNS hostname with a TLD, no trailing dot and no IP literal, e.g. example.com.',
+    description: 'A DNS hostname with a TLD, no trailing dot and no IP literal, e.g. example.com; any case and IDN are accepted and stored as lower-case punycode.',
   },
   isIpOrCidr: {
     type: 'string',

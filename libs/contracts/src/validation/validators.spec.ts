@@ -48,12 +48,13 @@ describe(stringRule.name, () => {
   it('quotes the rule a string breaks, fixed or worked out from the value', () => {
     expect(problemOf({ expiresAt: '2020-01-01T00:00:00Z' })).toBe('expiresAt: must be an ISO 8601 timestamp in the future');
     expect(problemOf({ at: 'tomorrow' })).toBe('at: must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z');
-    expect(problemOf({ host: 'Example.com' })).toBe('host: must be a lower-case hostname such as example.com');
+    expect(problemOf({ host: 'example..com' })).toBe('host: must be a hostname such as example.com');
+    expect(problemOf({ host: 'Example.COM' })).toBeNull();
     expect(problemOf({ shout: 'quiet' })).toBe('shout: must be upper-case, not quiet');
   });
 
   it('speaks of each value for an array, and of the type when an element is not a string', () => {
-    expect(problemOf({ hosts: ['example.com', 'not a host'] })).toBe('hosts: each value must be a lower-case hostname such as example.com');
+    expect(problemOf({ hosts: ['example.com', 'not a host'] })).toBe('hosts: each value must be a hostname such as example.com');
     expect(problemOf({ hosts: ['example.com', 7] })).toBe('hosts: each value must be a string');
     expect(problemOf({ ranges: ['10.0.0.0/33'] })).toBe('ranges: each value must be an IPv4/IPv6 address or CIDR range');
     expect(problemOf({ ranges: [null] })).toBe('ranges: each value must be a string');

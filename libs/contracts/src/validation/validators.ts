@@ -59,17 +59,17 @@ function hasZoneId(value: string): boolean {
 }
 
 /**
- * A DNS hostname as a sending domain: lower-case letters, digits, hyphens, a TLD, no trailing dot, no IP literal.
- * Its punycode form must exist: `xn--zz.com` looks like a hostname but decodes to nothing, and was stored as ''.
+ * A DNS hostname as a sending domain: letters, digits, hyphens, a TLD, no trailing dot, no IP literal; in any case,
+ * since DNS names are (what is stored is lower-case). Its punycode form must exist: `xn--zz.com` looks like a
+ * hostname but decodes to nothing, and was stored as ''.
  */
 export function isHostname(value: unknown): boolean {
   return (
     typeof value === 'string' &&
     value.length <= 253 &&
-    value === value.toLowerCase() &&
     !isIP(value) &&
     isFQDN(value, { require_tld: true, allow_trailing_dot: false, allow_underscores: false, allow_numeric_tld: false }) &&
-    domainToASCII(value) !== ''
+    domainToASCII(value.toLowerCase()) !== ''
   );
 }
 
@@ -123,7 +123,7 @@ export const IsIpOrCidr = (options?: ValidationOptions) =>
   );
 
 export const IsHostname = (options?: ValidationOptions) =>
-  stringRule('isHostname', isHostname, 'must be a lower-case hostname such as example.com', options);
+  stringRule('isHostname', isHostname, 'must be a hostname such as example.com', options);
 
 export const IsFutureTimestamp = (options?: ValidationOptions) =>
   stringRule('isFutureTimestamp', isFutureTimestamp, 'must be an ISO 8601 timestamp in the future', options);
