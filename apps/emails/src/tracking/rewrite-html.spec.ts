@@ -31,6 +31,41 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(targets).toEqual(['https://real.example/y']);
   });
 
+  const clickTargets = (out: string) => [...out.matchAll(/\/t\/c\/([\w.-]+)/g)].map((match) => tokens.verify(match[1])?.url);
+
+  it('rewrites links however their href is written: unquoted, quoted around the other quote, padded with whitespace', () => {
+    const html =
+      '<a href=https://unquoted.example/x>U</a> <a href="https://dq.example/?n=O\'Brien">D</a> <a href=\'https://sq.example/?q="x"\'>S</a>' +
+      ' <a href="\n  https://padded.example/y\t">P</a> <A HREF=https://upper.example/>C</A>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    expect(clickTargets(out)).toEqual([
+      'https://unquoted.example/x',
+      "https://dq.example/?n=O'Brien",
+      'https://sq.example/?q="x"',
+      'https://padded.example/y',
+      'https://upper.example/',
+    ]);
+    expect(out.replace(/https:\/\/t\.example\.com\/t\/c\/[\w.-]+/g, 'TRACKED')).toBe(
+      '<a href="TRACKED">U</a> <a href="TRACKED">D</a> <a href=\'TRACKED\'>S</a> <a href="TRACKED">P</a> <A HREF="TRACKED">C</A>',
+    );
+  });
+
+  it('rewrites the links of image maps and of Outlook\'s VML buttons, which Outlook readers click instead of the <a>', () => {
+    const html =
+      '<!--[if mso]><v:roundrect xmlns:v="urn:schemas-microsoft-com:vml" href="https://button.example/go" arcsize="10%"><w:anchorlock/>' +
+      '<center>Go</center></v:roundrect><![endif]--><map name="m"><area shape="rect" coords="0,0,1,1" href="https://map.example/a"></map>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    expect(clickTargets(out)).toEqual(['https://button.example/go', 'https://map.example/a']);
+    expect(out.replace(/https:\/\/t\.example\.com\/t\/c\/[\w.-]+/g, 'TRACKED')).toBe(html.replace(/https:\/\/(button|map)\.example\/\w+/g, 'TRACKED'));
+  });
+
+  it('reads a tag\'s attributes as HTML does: a > inside a quoted value does not end the tag, an href inside another value is no href', () => {
+    const html = '<a title="1 > 0" href="https://gt.example/">G</a><a title=" href=https://fake.example/" href="https://real.example/">R</a>';
+    const out = rewriteHtmlForTracking(html, { ...base, opens: false });
+    expect(clickTargets(out)).toEqual(['https://gt.example/', 'https://real.example/']);
+    expect(out).toContain('title=" href=https://fake.example/"');
+  });
+
   it('keeps an unsubscribe link written with character references as it is', () => {
     const html = '<a href="https://x.example/&#117;nsubscribe?u=1">u</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false })).toBe(html);

@@ -1,4 +1,5 @@
 import { TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
+import { LINK_TAG, LinkHref, linkHref } from './link-href';
 
 export interface TrackingOptions {
   emailId: string;
@@ -11,13 +12,13 @@ export interface TrackingOptions {
   unsubscribeUrl?: string;
 }
 
-// `\s` before href, not `\b`: `\b` also matches inside `data-href=`, which rewrote that attribute and left the real link untracked.
-const ANCHOR_HREF = /(<a\b[^>]*?\shref\s*=\s*)(["'])(https?:\/\/[^"']+)\2([^>]*>)/gi;
-
 /** Links that must keep working without us: unsubscribe links (RFC 8058 senders rely on them) and opted-out ones. */
-function keepAsIs(tag: string, url: string, unsubscribeUrl?: string): boolean {
-  return /data-mailroom-untracked/i.test(tag) || /unsubscribe/i.test(url) || (!!unsubscribeUrl && url === unsubscribeUrl);
+function keepAsIs(href: LinkHref, url: string, unsubscribeUrl?: string): boolean {
+  return href.attributeNames.includes('data-mailroom-untracked') || /unsubscribe/i.test(url) || (!!unsubscribeUrl && url === unsubscribeUrl);
 }
+
+/** A browser strips leading and trailing C0 controls and spaces from a link (WHATWG URL parsing). */
+const stripUrlPadding = (url: string) => url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 
 const NAMED_REFERENCES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
 const CHARACTER_REFERENCE = /&(?:#(\d+)|#x([0-9a-f]+)|(amp|quot|apos|lt|gt));?/gi;
@@ -46,11 +47,16 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
   const base = options.trackingBaseUrl.replace(/\/+$/, '');
   let out = html;
   if (options.clicks) {
-    out = out.replace(ANCHOR_HREF, (whole, head: string, quote: string, url: string, tail: string) => {
-      if (keepAsIs(whole, decodeEntities(url), options.unsubscribeUrl)) return whole;
-      const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url: decodeEntities(url) });
-      if (token.length > TRACKING_TOKEN_MAX_LENGTH) return whole;
-      return `${head}${quote}${base}/t/c/${token}${quote}${tail}`;
+    out = out.replace(LINK_TAG, (tag) => {
+      const href = linkHref(tag);
+      const url = href && stripUrlPadding(decodeEntities(href.value));
+      if (!href || !url || !/^https?:\/\//i.test(url) || keepAsIs(href, url, options.unsubscribeUrl)) return tag;
+      const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url });
+      if (token.length > TRACKING_TOKEN_MAX_LENGTH) return tag;
+      // An unquoted value gets quotes: nothing in the tracked URL needs them, but nothing is lost by them either.
+      const quote = href.quote || '"';
+      // The name keeps its case as written (`HREF`), so only the value changes.
+      return `${tag.slice(0, href.start + 'href'.length)}=${quote}${base}/t/c/${token}${quote}${tag.slice(href.end)}`;
     });
   }
   if (options.opens) {
