@@ -97,6 +97,11 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(rewriteHtmlForTracking('<p>hi</p>', { ...base, clicks: false })).toMatch(/^<p>hi<\/p><img /);
   });
 
+  it('puts the pixel in as written when the tracking URL holds what String.replace reads as a pattern ($&, $\')', () => {
+    const out = rewriteHtmlForTracking('<html><body>hi</body></html>', { ...base, clicks: false, trackingBaseUrl: "https://t.example.com/$'$&" });
+    expect(out).toMatch(/^<html><body>hi<img src="https:\/\/t\.example\.com\/\$'\$&\/t\/o\/[^"]+\.gif"[^>]*><\/body><\/html>$/);
+  });
+
   it('changes nothing when both switches are off', () => {
     const html = '<a href="https://a.example">A</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false, clicks: false })).toBe(html);

@@ -62,7 +62,8 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
   if (options.opens) {
     const token = options.tokens.sign({ emailId: options.emailId, kind: 'open' });
     const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
-    out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, `${pixel}</body>`) : `${out}${pixel}`;
+    // A replacer function, not a string: the tracking URL's path may hold `$&` or `$'`, which a replacement string expands.
+    out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, (closing) => `${pixel}${closing}`) : `${out}${pixel}`;
   }
   return out;
 }
