@@ -47,6 +47,25 @@ describe('tracking in a message actually received', () => {
     expect(email.firstOpenedAt).toEqual(expect.any(String));
   });
 
+  it('tracks the Outlook VML button and an unquoted link of a received message, and changes nothing else', async () => {
+    const html =
+      '<html><body><!--[if mso]><v:roundrect xmlns:v="urn:schemas-microsoft-com:vml" href="https://acme.test/button" arcsize="8%">' +
+      '<center>Go</center></v:roundrect><![endif]--><!--[if !mso]><!--><a href=https://acme.test/button>Go</a><!--<![endif]--></body></html>';
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'outlook@example.test', subject: 'Button', html, tracking: { opens: false } });
+    expect(sent.status).toBe(202);
+    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+    const raw = decodeQuotedPrintable(harness.smtp.messagesFor('outlook@example.test')[0].raw.toString());
+    const received = /<html>[\s\S]*<\/html>/.exec(raw)![0];
+
+    const links = [...received.matchAll(/href="https:\/\/track\.mailroom\.test(\/t\/c\/[^"]+)"/g)].map((match) => match[1]);
+    expect(links).toHaveLength(2);
+    expect(received.replace(/href="https:\/\/track\.mailroom\.test\/t\/c\/[^"]+"/g, 'href=TRACKED')).toBe(html.replace(/href="?https:\/\/acme\.test\/button"?/g, 'href=TRACKED'));
+    for (const link of links) {
+      const click = await fetch(`${harness.stack.baseUrl}${link}`, { redirect: 'manual' });
+      expect(click.headers.get('location')).toBe('https://acme.test/button');
+    }
+  });
+
   it('leaves the html alone when the email turns tracking off', async () => {
     const html = '<p><a href="https://acme.test/plain">Plain</a></p>';
     const sent = await harness.stack.api.post('/v1/emails', {
