@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { firstIdAt } from '@mailroom/database';
 import type { EmailListFilters, RequestContext } from '@mailroom/contracts';
 import { YEAR_10000_MS } from './created-at-bounds';
@@ -58,9 +58,10 @@ export class EmailCountsRepository {
 
   /**
    * Exact at any moment: the buckets, plus the deltas not yet folded into
-   * them, plus the sub-hour edges counted in emails, all in one snapshot.
+   * them, plus the sub-hour edges counted in emails, all in one snapshot
+   * (one statement; `manager` puts it in the caller's, beside the page it counts).
    */
-  async count(ctx: RequestContext, filters: EmailListFilters): Promise<number> {
+  async count(ctx: RequestContext, filters: EmailListFilters, manager: EntityManager = this.dataSource.manager): Promise<number> {
     const from = filters.fromDate ? Date.parse(filters.fromDate) : -Infinity;
     const to = filters.toDate ? Date.parse(filters.toDate) : Infinity;
     const plan = planCount(from, to);
@@ -99,7 +100,7 @@ export class EmailCountsRepository {
           AND created_at >= ${param(timestamp(start))}::timestamptz AND created_at < ${param(timestamp(end))}::timestamptz`);
     }
     if (!parts.length) return 0;
-    const [row] = await this.dataSource.query(
+    const [row] = await manager.query(
       `SELECT coalesce(sum(n), 0)::bigint AS count FROM (${parts.map((part) => `(${part})`).join(' UNION ALL ')}) AS counted(n)`,
       params,
     );

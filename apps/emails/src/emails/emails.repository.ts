@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { entityRows, firstIdAt, insertAll, insertAllUnless, KeysetPage, keysetPage, preparedStatements, TableRows } from '@mailroom/database';
+import { entityRows, firstIdAt, inOneSnapshot, insertAll, insertAllUnless, KeysetPage, keysetPage, preparedStatements, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
@@ -78,25 +78,29 @@ export class EmailsRepository {
    * Newest first. Every filter has an index: (mode, id) and (mode, status, id)
    * b-trees, GIN on to_addresses and tags; the date range becomes an id range
    * because ids start with their creation time. totalCount comes from the
-   * count tables whenever they can answer the filter.
+   * count tables whenever they can answer the filter. The page and its count
+   * are read in one snapshot: read side by side, a status change committed
+   * between them answered a page of 0 emails beside a totalCount of 20.
    */
   list(ctx: RequestContext, filters: EmailListFilters, params: ListParams): Promise<KeysetPage<EmailEntity>> {
-    const query = this.visible(this.dataSource.createQueryBuilder(EmailEntity, 'e'), ctx).select(LIST_COLUMNS);
-    if (filters.status) query.andWhere('e.status = :status', { status: filters.status });
-    if (filters.to) query.andWhere('e.to_addresses @> CAST(:to AS text[])', { to: [filters.to] });
-    if (filters.tags?.length) query.andWhere('e.tags @> CAST(:tags AS text[])', { tags: filters.tags });
-    if (filters.fromDate) {
-      query
-        .andWhere('e.id >= :fromId', { fromId: firstIdAt('email_', Math.floor(Date.parse(filters.fromDate))) })
-        .andWhere('e.created_at >= :fromDate', { fromDate: filters.fromDate });
-    }
-    if (filters.toDate) {
-      query
-        .andWhere('e.id < :toId', { toId: firstIdAt('email_', Math.floor(Date.parse(filters.toDate)) + 1) })
-        .andWhere('e.created_at < :toDate', { toDate: filters.toDate });
-    }
-    const count = EmailCountsRepository.canCount(filters) ? () => this.counts.count(ctx, filters) : undefined;
-    return keysetPage(query, 'e.id', params, count);
+    return inOneSnapshot(this.dataSource, (manager) => {
+      const query = this.visible(manager.createQueryBuilder(EmailEntity, 'e'), ctx).select(LIST_COLUMNS);
+      if (filters.status) query.andWhere('e.status = :status', { status: filters.status });
+      if (filters.to) query.andWhere('e.to_addresses @> CAST(:to AS text[])', { to: [filters.to] });
+      if (filters.tags?.length) query.andWhere('e.tags @> CAST(:tags AS text[])', { tags: filters.tags });
+      if (filters.fromDate) {
+        query
+          .andWhere('e.id >= :fromId', { fromId: firstIdAt('email_', Math.floor(Date.parse(filters.fromDate))) })
+          .andWhere('e.created_at >= :fromDate', { fromDate: filters.fromDate });
+      }
+      if (filters.toDate) {
+        query
+          .andWhere('e.id < :toId', { toId: firstIdAt('email_', Math.floor(Date.parse(filters.toDate)) + 1) })
+          .andWhere('e.created_at < :toDate', { toDate: filters.toDate });
+      }
+      const count = EmailCountsRepository.canCount(filters) ? () => this.counts.count(ctx, filters, manager) : undefined;
+      return keysetPage(query, 'e.id', params, count);
+    });
   }
 
   /** Emails from the domain still on their way: queued (including being delivered) or scheduled, in any mode. */
