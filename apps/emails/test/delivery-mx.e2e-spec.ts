@@ -176,6 +176,24 @@ describe('delivery in mx mode', () => {
     expect((await eventsOf(harness.db, id)).map((event) => event.type)).toEqual(['email.scheduled', 'email.queued', 'email.failed']);
   });
 
+  it('sends nothing from a domain that failed verification after the email was accepted: it waits for the retry schedule, then fails, suppressing nobody', async () => {
+    await verifiedDomain(harness, 'lapsed.test');
+    const id = await send({ from: 'hi@lapsed.test', to: 'waiting@example.test', scheduledAt: new Date(Date.now() + 3600_000).toISOString() });
+    // Its SPF record is gone, so the next verify fails the domain while the email waits for its time.
+    harness.dns.clear('lapsed.test');
+    const domain = (await harness.stack.api.get('/v1/domains?limit=100')).body.data.find((item: { name: string }) => item.name === 'lapsed.test');
+    expect((await harness.stack.api.post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('failed');
+    await harness.db.query(`UPDATE emails.emails SET next_attempt_at = now() WHERE id = $1`, [id]);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['failed']);
+    // The schedule has three waits: four attempts in all, none of them sent.
+    expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 4, nextAttemptAt: null, smtpCode: null, smtpReply: expect.stringContaining('lapsed.test is not verified') });
+    expect(harness.smtp.messagesFor('waiting@example.test')).toHaveLength(0);
+    const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address = 'waiting@example.test'`);
+    expect(rows).toEqual([]);
+    const types = (await eventsOf(harness.db, id)).map((event) => event.type);
+    expect(types).toEqual(['email.scheduled', 'email.queued', 'email.delivery_delayed', 'email.delivery_delayed', 'email.delivery_delayed', 'email.failed']);
+  });
+
   it('fails a recipient once the retry schedule is used up', async () => {
     harness.smtp.rejectRecipient('busy@example.test', 450, '4.2.1 Try later');
     const id = await send({ to: 'busy@example.test' });

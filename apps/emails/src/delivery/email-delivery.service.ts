@@ -119,6 +119,12 @@ export class EmailDelivery {
     // in-use check and a send can cross). No retry can bring it back, so fail now rather than for days;
     // the recipient did nothing wrong, so the address is not suppressed.
     if (!identity || !privateKey) return everyone({ kind: 'permanent', code: null, reply: `5.7.0 ${email.fromDomain} is no longer a sending domain of this Mailroom` }, true);
+    // Verification lapsed after the email was accepted (a re-check found a record gone): live mail goes only from
+    // a verified domain, and a scheduled email must not get round that. Its owner may put the record back and
+    // verify again, so the email waits on the retry schedule rather than failing now.
+    if (identity.status !== 'verified') {
+      return everyone({ kind: 'temporary', code: null, reply: `4.7.0 ${email.fromDomain} is not verified (status ${identity.status}); the email waits for it to be verified again` });
+    }
 
     let raw;
     try {
