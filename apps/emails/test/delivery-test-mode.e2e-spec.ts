@@ -62,6 +62,26 @@ describe('delivery in test mode', () => {
     expect(await types(suppressed)).toEqual(['email.queued', 'email.suppressed']);
   });
 
+  it('suppresses at its time a recipient of a scheduled email put on the list while it waited, and sends to the others', async () => {
+    const inAnHour = new Date(Date.now() + 3600_000).toISOString();
+    const response = await harness.stack.api.post(
+      '/v1/emails',
+      { from: 'app@unverified.example', to: ['later-kept@example.com', 'later-listed@example.com', 'bounced+later@example.com'], subject: 'Later', text: 'hi', scheduledAt: inAnHour },
+      { key: testKey },
+    );
+    expect(response.status).toBe(202);
+    const id = response.body.id as string;
+    expect((await harness.stack.api.post('/v1/suppressions', { email: 'later-listed@example.com' }, { key: testKey })).status).toBe(201);
+    await harness.db.query(`UPDATE emails.emails SET next_attempt_at = now() WHERE id = $1`, [id]);
+    // Delivered, bounced and suppressed recipients: one delivered makes the email delivered (README "Email status").
+    const email = await emailReaching(harness.stack, testKey, id, ['delivered']);
+    const statuses = Object.fromEntries(email.recipients.map((recipient: { address: string; status: string }) => [recipient.address, recipient.status]));
+    expect(statuses).toEqual({ 'later-kept@example.com': 'delivered', 'later-listed@example.com': 'suppressed', 'bounced+later@example.com': 'bounced' });
+    const events = (await eventsOf(harness.db, id)).map((event) => `${event.type} ${event.data.recipient ?? ''}`.trim());
+    expect(events.slice(0, 2)).toEqual(['email.scheduled', 'email.queued']);
+    expect(events.slice(2).sort()).toEqual(['email.bounced bounced+later@example.com', 'email.delivered later-kept@example.com', 'email.suppressed later-listed@example.com']);
+  });
+
   it('delays delayed@ once, then delivers it', async () => {
     const id = await send('delayed@example.com');
     const email = await emailReaching(harness.stack, testKey, id, ['delivered']);
