@@ -1,5 +1,6 @@
-import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { ListParams } from '@mailroom/contracts';
+import { inOneSnapshot } from './one-snapshot';
 
 export interface KeysetPage<E> {
   rows: E[];
@@ -39,4 +40,19 @@ async function countRows<E extends ObjectLiteral>(query: SelectQueryBuilder<E>):
   // A plain count(*) over the filter's index; TypeORM's getCount() adds COUNT(DISTINCT id), which is slower.
   const counted = await query.clone().select('COUNT(*)', 'count').orderBy().getRawOne<{ count: string }>();
   return Number(counted?.count ?? 0);
+}
+
+/**
+ * keysetPage with the page and its totalCount read in one snapshot (inOneSnapshot), as every list answers:
+ * read side by side on the pool, a change committed between the two answered a page that disagreed with its
+ * count (0 items beside a totalCount of 20). `build` and `count` run on the snapshot's manager.
+ */
+export function keysetPageInOneSnapshot<E extends ObjectLiteral>(
+  dataSource: DataSource,
+  build: (manager: EntityManager) => SelectQueryBuilder<E>,
+  idColumn: string,
+  params: ListParams,
+  count?: (manager: EntityManager) => Promise<number>,
+): Promise<KeysetPage<E>> {
+  return inOneSnapshot(dataSource, (manager) => keysetPage(build(manager), idColumn, params, count && (() => count(manager))));
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { DomainStatus, ListParams } from '@mailroom/contracts';
-import { KeysetPage, keysetPage } from '@mailroom/database';
+import { KeysetPage, keysetPageInOneSnapshot } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { domainRowChange } from './domain-row-change';
@@ -44,10 +44,13 @@ export class DomainsRepository {
 
   /** restrictedTo: the caller's domainRestrictions; empty means every domain. */
   list(params: ListParams, status: DomainStatus | undefined, restrictedTo: string[]): Promise<KeysetPage<DomainEntity>> {
-    const query = this.repository.createQueryBuilder('d').where('TRUE');
-    if (status) query.andWhere('d.status = :status', { status });
-    if (restrictedTo.length) query.andWhere('d.name = ANY(:names)', { names: restrictedTo });
-    return keysetPage(query, 'd.id', params);
+    const build = (manager: EntityManager) => {
+      const query = manager.createQueryBuilder(DomainEntity, 'd').where('TRUE');
+      if (status) query.andWhere('d.status = :status', { status });
+      if (restrictedTo.length) query.andWhere('d.name = ANY(:names)', { names: restrictedTo });
+      return query;
+    };
+    return keysetPageInOneSnapshot(this.repository.manager.connection, build, 'd.id', params);
   }
 
   /** False when there was nothing to delete: another request deleted it first. */

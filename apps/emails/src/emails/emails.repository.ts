@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { entityRows, firstIdAt, inOneSnapshot, insertAll, insertAllUnless, KeysetPage, keysetPage, preparedStatements, TableRows } from '@mailroom/database';
+import { entityRows, firstIdAt, insertAll, insertAllUnless, KeysetPage, keysetPageInOneSnapshot, preparedStatements, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
@@ -83,7 +83,7 @@ export class EmailsRepository {
    * between them answered a page of 0 emails beside a totalCount of 20.
    */
   list(ctx: RequestContext, filters: EmailListFilters, params: ListParams): Promise<KeysetPage<EmailEntity>> {
-    return inOneSnapshot(this.dataSource, (manager) => {
+    const build = (manager: EntityManager) => {
       const query = this.visible(manager.createQueryBuilder(EmailEntity, 'e'), ctx).select(LIST_COLUMNS);
       if (filters.status) query.andWhere('e.status = :status', { status: filters.status });
       if (filters.to) query.andWhere('e.to_addresses @> CAST(:to AS text[])', { to: [filters.to] });
@@ -98,9 +98,10 @@ export class EmailsRepository {
           .andWhere('e.id < :toId', { toId: firstIdAt('email_', Math.floor(Date.parse(filters.toDate)) + 1) })
           .andWhere('e.created_at < :toDate', { toDate: filters.toDate });
       }
-      const count = EmailCountsRepository.canCount(filters) ? () => this.counts.count(ctx, filters, manager) : undefined;
-      return keysetPage(query, 'e.id', params, count);
-    });
+      return query;
+    };
+    const count = EmailCountsRepository.canCount(filters) ? (manager: EntityManager) => this.counts.count(ctx, filters, manager) : undefined;
+    return keysetPageInOneSnapshot(this.dataSource, build, 'e.id', params, count);
   }
 
   /** Emails from the domain still on their way: queued (including being delivered) or scheduled, in any mode. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { normalizeEmailAddress, type ListParams, type Mode } from '@mailroom/contracts';
+import { inOneSnapshot } from '@mailroom/database';
 import { DomainError } from '@mailroom/errors';
 import { SuppressionEntity, SuppressionReason } from '../database/entities/suppression.entity';
 
@@ -34,29 +35,33 @@ export class SuppressionsRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async list(mode: Mode, params: ListParams): Promise<SuppressionPage> {
-    const totalCount = await this.repository.countBy({ mode });
-    const query = this.repository.createQueryBuilder('s').where('s.mode = :mode', { mode });
-    const cursorAddress = params.endingBefore ?? params.startingAfter;
-    if (cursorAddress) {
-      const cursor = await this.repository.findOneBy({ mode, address: normalizeEmailAddress(cursorAddress) });
-      const field = params.endingBefore ? 'ending_before' : 'starting_after';
-      if (!cursor) throw DomainError.validation(field, 'must be an address from a previous page that is still on the list');
-      const comparison = params.endingBefore ? '>' : '<';
-      // Compared in SQL: created_at has microseconds, a JS Date only milliseconds.
-      query.andWhere(
-        `(s.created_at, s.address) ${comparison} (SELECT c.created_at, c.address FROM emails.suppressions c WHERE c.mode = :mode AND c.address = :cursor)`,
-        { cursor: cursor.address },
-      );
-    }
-    const direction = params.endingBefore ? 'ASC' : 'DESC';
-    const rows = await query
-      .orderBy('s.created_at', direction)
-      .addOrderBy('s.address', direction)
-      .take(params.limit + 1)
-      .getMany();
-    const hasMore = rows.length > params.limit;
-    const page = rows.slice(0, params.limit);
-    return { rows: params.endingBefore ? page.reverse() : page, hasMore, totalCount };
+  /** The page, its cursor and its totalCount in one snapshot, so they agree while bounces and complaints add addresses. */
+  list(mode: Mode, params: ListParams): Promise<SuppressionPage> {
+    return inOneSnapshot(this.repository.manager.connection, async (manager) => {
+      const suppressions = manager.getRepository(SuppressionEntity);
+      const totalCount = await suppressions.countBy({ mode });
+      const query = suppressions.createQueryBuilder('s').where('s.mode = :mode', { mode });
+      const cursorAddress = params.endingBefore ?? params.startingAfter;
+      if (cursorAddress) {
+        const cursor = await suppressions.findOneBy({ mode, address: normalizeEmailAddress(cursorAddress) });
+        const field = params.endingBefore ? 'ending_before' : 'starting_after';
+        if (!cursor) throw DomainError.validation(field, 'must be an address from a previous page that is still on the list');
+        const comparison = params.endingBefore ? '>' : '<';
+        // Compared in SQL: created_at has microseconds, a JS Date only milliseconds.
+        query.andWhere(
+          `(s.created_at, s.address) ${comparison} (SELECT c.created_at, c.address FROM emails.suppressions c WHERE c.mode = :mode AND c.address = :cursor)`,
+          { cursor: cursor.address },
+        );
+      }
+      const direction = params.endingBefore ? 'ASC' : 'DESC';
+      const rows = await query
+        .orderBy('s.created_at', direction)
+        .addOrderBy('s.address', direction)
+        .take(params.limit + 1)
+        .getMany();
+      const hasMore = rows.length > params.limit;
+      const page = rows.slice(0, params.limit);
+      return { rows: params.endingBefore ? page.reverse() : page, hasMore, totalCount };
+    });
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Pool, QueryResult } from 'pg';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { ListParams, Mode } from '@mailroom/contracts';
-import { KeysetPage, keysetPage, preparedStatements } from '@mailroom/database';
+import { KeysetPage, keysetPageInOneSnapshot, preparedStatements } from '@mailroom/database';
 import { ApiKeyEntity } from '../database/entities/api-key.entity';
 
 /** Every column, aliased to the entity's property names. */
@@ -47,8 +47,8 @@ export class ApiKeysRepository {
   }
 
   list(mode: Mode, params: ListParams): Promise<KeysetPage<ApiKeyEntity>> {
-    const query = this.repository.createQueryBuilder('k').where('k.mode = :mode AND k.deleted_at IS NULL', { mode });
-    return keysetPage(query, 'k.id', params);
+    const build = (manager: EntityManager) => manager.createQueryBuilder(ApiKeyEntity, 'k').where('k.mode = :mode AND k.deleted_at IS NULL', { mode });
+    return keysetPageInOneSnapshot(this.repository.manager.connection, build, 'k.id', params);
   }
 
   /**

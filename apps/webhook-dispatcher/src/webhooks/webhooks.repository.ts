@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { ListParams, Mode, WebhookStatus } from '@mailroom/contracts';
-import { KeysetPage, keysetPage } from '@mailroom/database';
+import { KeysetPage, keysetPageInOneSnapshot } from '@mailroom/database';
 import { WebhookEntity } from '../database/entities/webhook.entity';
 import { returningRows } from '../database/returning-rows';
 
@@ -20,10 +20,13 @@ export class WebhooksRepository {
 
   /** restrictedTo: the caller's domainRestrictions; only webhooks restricted within them are listed (see canReach). Empty: all. */
   list(mode: Mode, params: ListParams, status: WebhookStatus | undefined, restrictedTo: string[]): Promise<KeysetPage<WebhookEntity>> {
-    const query = this.repository.createQueryBuilder('w').where('w.mode = :mode', { mode });
-    if (status) query.andWhere('w.status = :status', { status });
-    if (restrictedTo.length) query.andWhere(`w.domain_restrictions <> '{}' AND w.domain_restrictions <@ CAST(:restrictedTo AS text[])`, { restrictedTo });
-    return keysetPage(query, 'w.id', params);
+    const build = (manager: EntityManager) => {
+      const query = manager.createQueryBuilder(WebhookEntity, 'w').where('w.mode = :mode', { mode });
+      if (status) query.andWhere('w.status = :status', { status });
+      if (restrictedTo.length) query.andWhere(`w.domain_restrictions <> '{}' AND w.domain_restrictions <@ CAST(:restrictedTo AS text[])`, { restrictedTo });
+      return query;
+    };
+    return keysetPageInOneSnapshot(this.repository.manager.connection, build, 'w.id', params);
   }
 
   /**
