@@ -10,7 +10,7 @@ import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { DkimZoneExportReply, DomainsSubjects, SenderIdentityReply } from '@mailroom/contracts';
 import { DKIM_ZONE, DomainsHarness, publish, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
-import { queryFor, udpExchange } from './udp-exchange';
+import { optionHeader, queryFor, udpExchange, udpRaw, withOptRecord } from './udp-exchange';
 
 describe('domains: the DKIM zone the service answers itself', () => {
   let harness: DomainsHarness;
@@ -133,6 +133,44 @@ describe('domains: the DKIM zone the service answers itself', () => {
     // Parsing those would have held the domains app for about two seconds each; the zone answers at once.
     const soa = await resolverFor(harness.dkimDns).resolveSoa(DKIM_ZONE);
     expect(soa.nsname).toBe(`ns.${DKIM_ZONE}`);
+  });
+
+  it('answers FORMERR at once to an OPT record whose options claim more bytes than the message holds, and keeps answering', async () => {
+    const [host, port] = harness.dkimDns.split(':');
+    // A plain header (one question, one additional record), then an OPT record claiming 65,535 bytes of options
+    // and an unknown option of as many: dns2 reads such an option bit by bit, about 15 s of the domains app's event loop
+    // for this one 60 kB datagram.
+    const hostile = withOptRecord(queryFor(`x.${DKIM_ZONE}`, DNS.Packet.TYPE.TXT).toBuffer(), 0xffff, Buffer.concat([optionHeader(65001, 0xffff), Buffer.alloc(60_000, 0x41)]));
+    const socket = createSocket('udp4');
+    try {
+      const replies: Buffer[] = [];
+      socket.on('message', (reply) => replies.push(reply));
+      socket.send(hostile, Number(port), host);
+      const soa = await resolverFor(harness.dkimDns).resolveSoa(DKIM_ZONE);
+      expect(soa.nsname).toBe(`ns.${DKIM_ZONE}`);
+      await eventually(() => replies.length === 1, 5000);
+      expect(replies[0].readUInt16BE(0)).toBe(hostile.readUInt16BE(0));
+      expect(replies[0][3] & 0x0f).toBe(1); // FORMERR
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('answers a query whose OPT record carries options (a DNS cookie), and FORMERR when its one additional record is no OPT record', async () => {
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('cookie') })).body;
+    const query = queryFor(domain.dnsRecords[1].value, DNS.Packet.TYPE.TXT).toBuffer();
+    // RFC 7873 §4.1: a client cookie is option 10 with 8 bytes; a server that does not speak cookies ignores it.
+    const cookie = Buffer.concat([optionHeader(10, 8), Buffer.alloc(8, 0x5a)]);
+    const answer = DNS.Packet.parse(await udpRaw(harness.dkimDns, withOptRecord(query, cookie.length, cookie)));
+    expect(answer.header.rcode).toBe(0);
+    expect((answer.answers[0].data as string[]).join('')).toMatch(/^v=DKIM1; k=rsa; p=/);
+    expect(answer.additionals.filter((record) => record.type === DNS.Packet.TYPE.EDNS)).toHaveLength(1);
+
+    // The same bytes with the type of a TXT record where OPT's (41) belongs.
+    const notOpt = withOptRecord(query, cookie.length, cookie);
+    notOpt.writeUInt16BE(DNS.Packet.TYPE.TXT, query.length + 1);
+    const refused = await udpRaw(harness.dkimDns, notOpt);
+    expect(refused[3] & 0x0f).toBe(1); // FORMERR
   });
 
   it('refuses zone transfers (AXFR, IXFR): the zone is answered name by name, and the zone file is the way to copy it', async () => {

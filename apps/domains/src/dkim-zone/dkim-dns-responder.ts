@@ -89,7 +89,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     if (screen.verdict === 'refuse') return headerOnlyAnswer(message, screen.rcode);
     let request: Request;
     try {
-      request = Packet.parse(message);
+      request = Packet.parse(screen.query);
     } catch {
       return headerOnlyAnswer(message, RCODE.FORMERR);
     }

@@ -10,10 +10,41 @@ const message = (flags: number, counts: [number, number, number, number]) => {
   return Buffer.concat([header, Buffer.from([0x01, 0x61, 0x00, 0x00, 0x10, 0x00, 0x01])]);
 };
 
+/** An OPT record's fixed part (RFC 6891 §6.1.2): root name, the type (41 unless given), UDP size 1232, TTL 0, RDLENGTH. */
+const opt = (rdlength: number, type = 41) => {
+  const fixed = Buffer.alloc(11);
+  fixed.writeUInt16BE(type, 1);
+  fixed.writeUInt16BE(1232, 3);
+  fixed.writeUInt16BE(rdlength, 9);
+  return fixed;
+};
+const option = (code: number, length: number) => Buffer.from([code >> 8, code & 0xff, length >> 8, length & 0xff]);
+
 describe(screenQuery.name, () => {
   it('lets a plain query through, with or without an EDNS OPT record', () => {
-    expect(screenQuery(message(0x01, [1, 0, 0, 0]))).toEqual({ verdict: 'parse' });
-    expect(screenQuery(message(0x01, [1, 0, 0, 1]))).toEqual({ verdict: 'parse' });
+    expect(screenQuery(message(0x01, [1, 0, 0, 0]))).toEqual({ verdict: 'parse', query: message(0x01, [1, 0, 0, 0]) });
+    const edns = Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0)]);
+    expect(screenQuery(edns)).toEqual({ verdict: 'parse', query: edns });
+  });
+
+  it("hands the parser the OPT record without its options, which no answer depends on, and nothing after the query", () => {
+    const cookie = Buffer.concat([option(10, 8), Buffer.alloc(8, 0x5a)]);
+    const padding = Buffer.concat([option(12, 3), Buffer.alloc(3)]);
+    const query = Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(cookie.length + padding.length), cookie, padding]);
+    expect(screenQuery(query)).toEqual({ verdict: 'parse', query: Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0)]) });
+    expect(screenQuery(Buffer.concat([message(0x01, [1, 0, 0, 0]), Buffer.alloc(100)]))).toEqual({ verdict: 'parse', query: message(0x01, [1, 0, 0, 0]) });
+  });
+
+  it.each([
+    ['options that claim more bytes than the message holds', Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0xffff), option(65001, 0xffff), Buffer.alloc(1000)])],
+    ['an option longer than the OPT record', Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(6), option(10, 8), Buffer.alloc(8)])],
+    ['bytes in the OPT record that are no whole option', Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(2), Buffer.alloc(2)])],
+    ['an additional record that is no OPT record', Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0, 16)])],
+    ['an OPT record cut short', Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0).subarray(0, 5)])],
+    ['a question cut short', message(0x01, [1, 0, 0, 0]).subarray(0, 16)],
+    ['a compression pointer in the question, which can only point into the header', Buffer.concat([message(0x01, [1, 0, 0, 0]).subarray(0, 12), Buffer.from([0xc0, 0x0c, 0x00, 0x10, 0x00, 0x01])])],
+  ])('answers FORMERR, before anything parses it, to %s', (_what, query) => {
+    expect(screenQuery(query)).toEqual({ verdict: 'refuse', rcode: 1 });
   });
 
   it.each([

@@ -1,27 +1,76 @@
 import { RCODE } from './dkim-answer';
 
 const HEADER_BYTES = 12;
+/** RFC 6891 §6.1.2: the OPT record's type, and its root name, TYPE, CLASS, TTL and RDLENGTH before the options. */
+const OPT_TYPE = 41;
+const OPT_FIXED_BYTES = 11;
+const OPTION_HEADER_BYTES = 4;
 
-export type QueryScreen = { verdict: 'parse' } | { verdict: 'drop' } | { verdict: 'refuse'; rcode: number };
+/** parse: `query` is what to hand the parser, the message without anything it need not read. */
+export type QueryScreen = { verdict: 'parse'; query: Buffer } | { verdict: 'drop' } | { verdict: 'refuse'; rcode: number };
+
+const formerr: QueryScreen = { verdict: 'refuse', rcode: RCODE.FORMERR };
 
 /**
- * Looks at a message's 12-byte header before anything parses it. A parser
- * reads as many records as the header's counts claim: a 30-byte packet that
- * claims 65,535 of each kept the domains app busy for seconds (found by
- * fuzzing the responder), so one packet a second would have held its event
- * loop, and the domains API with it. An authoritative server answers plain
- * queries only: one question, no answer or authority records, at most one
- * additional record (the EDNS OPT). Anything else gets FORMERR (NOTIMP for
- * another opcode) from the header alone; a response, or less than a header,
+ * Looks at a message before anything parses it. A parser reads as many
+ * records as the header's counts claim: a 30-byte packet that claims 65,535 of
+ * each kept the domains app busy for seconds (found by fuzzing the responder),
+ * so one packet a second would have held its event loop, and the domains API
+ * with it. An authoritative server answers plain queries only: one question,
+ * no answer or authority records, at most an EDNS OPT record. Anything else
+ * gets FORMERR (NOTIMP for another opcode); a response, or less than a header,
  * gets nothing, so two servers can never answer each other in a loop.
+ * The question and the OPT record are walked here too, and the parser gets
+ * them without the OPT record's options: dns2 reads an option it does not know
+ * bit by bit, and one 60 kB datagram whose option claimed 65,535 bytes held
+ * the event loop for 15 s. No option changes an answer of this server.
  */
 export function screenQuery(message: Buffer): QueryScreen {
   if (message.length < HEADER_BYTES || (message[2] & 0x80) !== 0) return { verdict: 'drop' };
   const opcode = (message[2] >> 3) & 0x0f;
   if (opcode !== 0) return { verdict: 'refuse', rcode: RCODE.NOTIMP };
   const [questions, answers, authorities, additionals] = [4, 6, 8, 10].map((offset) => message.readUInt16BE(offset));
-  if (questions !== 1 || answers !== 0 || authorities !== 0 || additionals > 1) return { verdict: 'refuse', rcode: RCODE.FORMERR };
-  return { verdict: 'parse' };
+  if (questions !== 1 || answers !== 0 || authorities !== 0 || additionals > 1) return formerr;
+  const end = questionEnd(message);
+  if (end === null) return formerr;
+  if (additionals === 0) return { verdict: 'parse', query: message.subarray(0, end) };
+  return withoutOptions(message, end);
+}
+
+/**
+ * Where the one question ends, or null when it cannot be read: cut short, or
+ * its name holds a compression pointer, which in a query's first name could
+ * only point into the header (RFC 1035 §4.1.4: a pointer names a prior occurrence).
+ */
+function questionEnd(message: Buffer): number | null {
+  let offset = HEADER_BYTES;
+  for (;;) {
+    if (offset >= message.length) return null;
+    const length = message[offset];
+    if (length === 0) break;
+    if (length & 0xc0) return null;
+    offset += 1 + length;
+  }
+  const end = offset + 1 + 4;
+  return end <= message.length ? end : null;
+}
+
+/** The query with its OPT record emptied of options, or FORMERR when the additional record is no well-formed OPT (RFC 6891 §7). */
+function withoutOptions(message: Buffer, optStart: number): QueryScreen {
+  const rdataStart = optStart + OPT_FIXED_BYTES;
+  if (rdataStart > message.length || message[optStart] !== 0 || message.readUInt16BE(optStart + 1) !== OPT_TYPE) return formerr;
+  const rdataEnd = rdataStart + message.readUInt16BE(optStart + 9);
+  if (rdataEnd > message.length || !optionsFill(message, rdataStart, rdataEnd)) return formerr;
+  const query = Buffer.from(message.subarray(0, rdataStart));
+  query.writeUInt16BE(0, optStart + 9);
+  return { verdict: 'parse', query };
+}
+
+/** Whether the options between `start` and `end`, each a code, a length and that many bytes, fill it exactly. */
+function optionsFill(message: Buffer, start: number, end: number): boolean {
+  let offset = start;
+  while (offset + OPTION_HEADER_BYTES <= end) offset += OPTION_HEADER_BYTES + message.readUInt16BE(offset + 2);
+  return offset === end;
 }
 
 /** A header-only answer to a query: its id, opcode and RD flag, QR set, this rcode, no records. */
@@ -33,25 +82,15 @@ export function headerOnlyAnswer(query: Buffer, rcode: number): Buffer {
   return answer;
 }
 
-
 /**
  * For a query screenQuery let through: an empty answer with TC set and the
  * query's question, which tells a resolver to ask again over TCP (RFC 7766
- * §5); null when the question's name cannot be read without a parser.
+ * §5); null when the question cannot be read without a parser.
  */
 export function truncatedAnswer(query: Buffer): Buffer | null {
-  let offset = HEADER_BYTES;
-  for (;;) {
-    if (offset >= query.length) return null;
-    const length = query[offset];
-    if (length === 0) break;
-    // A compression pointer has nothing earlier to point to in a query's first name.
-    if (length & 0xc0) return null;
-    offset += 1 + length;
-  }
-  const questionEnd = offset + 1 + 4;
-  if (questionEnd > query.length) return null;
-  const answer = Buffer.concat([headerOnlyAnswer(query, RCODE.NOERROR), query.subarray(HEADER_BYTES, questionEnd)]);
+  const end = questionEnd(query);
+  if (end === null) return null;
+  const answer = Buffer.concat([headerOnlyAnswer(query, RCODE.NOERROR), query.subarray(HEADER_BYTES, end)]);
   answer[2] |= 0x02;
   answer.writeUInt16BE(1, 4);
   return answer;
