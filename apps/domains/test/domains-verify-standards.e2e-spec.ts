@@ -100,6 +100,30 @@ describe('domains: verification follows the DNS standards', () => {
       expect(response.dnsErrors).toEqual([{ purpose: 'spf', host: `_spf.${domain.name}`, error: 'servfail' }]);
       expect(response.missingRecords).toBeUndefined();
     });
+
+    it('takes an include naming no valid domain name as the permanent error it is, not a DNS failure, so a verified domain fails', async () => {
+      const domain = await addDomain(uniqueDomain('spfbadname'));
+      publish(harness.dns, domain.name, domain.dnsRecords);
+      expect((await verify(domain.id)).status).toBe('verified');
+
+      // An empty label: no resolver can ask for it, and receivers stop with a permanent error (RFC 7208 §4.8, §5.2).
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:_spf..${domain.name} ~all`]);
+      const response = await verify(domain.id);
+      expect(response).toMatchObject({ status: 'failed', spfStatus: 'pending' });
+      expect(response.dnsErrors).toBeUndefined();
+      expect(response.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`_spf..${domain.name}`) }]);
+    });
+
+    it('leaves a redirect= with a macro to receivers, as an include with one: not our include, and no DNS failure', async () => {
+      const domain = await addDomain(uniqueDomain('spfmacro'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      // RFC 7208 §7: a macro expands with what only the receiver's evaluation knows (the sender, its address).
+      harness.dns.set(domain.name, 'TXT', ['v=spf1 redirect=_spf.%{d}']);
+      const response = await verify(domain.id);
+      expect(response).toMatchObject({ status: 'pending', spfStatus: 'pending' });
+      expect(response.dnsErrors).toBeUndefined();
+      expect(response.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`does not contain include:${SPF_INCLUDE}`) }]);
+    });
   });
 
   describe('DMARC (RFC 7489 §6.6.3)', () => {

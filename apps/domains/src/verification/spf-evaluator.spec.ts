@@ -117,4 +117,10 @@ describe('SPF evaluation (RFC 7208)', () => {
     };
     expect(await check(records)).toEqual({ result: 'pass' });
   });
+
+  it('does not look up a redirect= with a macro: like an include with one, it is taken not to lead to ours', async () => {
+    const { txt, asked } = zone({ 'example.com': ['v=spf1 redirect=_spf.%{d}'] });
+    expect(await checkSpf('example.com', OURS, txt)).toMatchObject({ result: 'fail', problem: expect.stringContaining(`does not contain include:${OURS}`) });
+    expect(asked).toEqual(['example.com']);
+  });
 });

@@ -91,6 +91,8 @@ export class SpfEvaluator {
     }
     if (redirects.length === 0) return { kind: 'not-reached' };
     if (normalizeName(redirects[0]) === '') return stopped(`${where(place)}redirect= names no domain, so receivers stop with a permanent error (RFC 7208 §6.1)`);
+    // As for an include: a macro expands with what only a receiver knows, so assume it does not lead to ours.
+    if (redirects[0].includes('%')) return { kind: 'not-reached' };
     if (++this.lookups > MAX_SPF_LOOKUPS) return stopped(this.tooManyLookups());
     // §6.1: the redirect's record takes the place of this one, with no qualifier of its own.
     return this.follow(normalizeName(redirects[0]), place, `redirect=${normalizeName(redirects[0])}`);

@@ -1,4 +1,4 @@
-import { checkDmarc } from './verification-rules';
+import { checkDmarc, classifyDnsError } from './verification-rules';
 
 const dmarc = (record: string) => checkDmarc({ kind: 'found', values: [record] });
 const problemOf = (record: string) => {
@@ -48,5 +48,15 @@ describe(checkDmarc.name, () => {
   it('accepts p= after other tags: receivers read the tags in any order once v=DMARC1 is first', () => {
     expect(dmarc('v=DMARC1; rua=mailto:d@example.com; p=reject')).toEqual({ result: 'pass' });
     expect(dmarc('v=DMARC1; pct=50; sp=none; p=quarantine')).toEqual({ result: 'pass' });
+  });
+});
+
+describe(classifyDnsError.name, () => {
+  it('takes no such name, no such record and a name DNS cannot hold as missing, and every other code as a failed lookup', () => {
+    for (const code of ['ENOTFOUND', 'ENODATA', 'EBADNAME']) expect(classifyDnsError(code)).toEqual({ kind: 'missing' });
+    expect(classifyDnsError('ESERVFAIL')).toEqual({ kind: 'error', error: 'servfail' });
+    expect(classifyDnsError('ETIMEOUT')).toEqual({ kind: 'error', error: 'timeout' });
+    expect(classifyDnsError('ENOTIMP')).toEqual({ kind: 'error', error: 'enotimp' });
+    expect(classifyDnsError(undefined)).toEqual({ kind: 'error', error: 'lookup failed' });
   });
 });

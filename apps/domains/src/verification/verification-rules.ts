@@ -51,8 +51,13 @@ export function checkDmarc(lookup: LookupResult): RecordOutcome {
   return problem ? { result: 'fail', problem } : { result: 'pass' };
 }
 
-/** Node's DNS error codes: which mean "no such record" and which mean "the lookup failed". */
-const MISSING_CODES = new Set(['ENODATA', 'ENOTFOUND']);
+/**
+ * Node's DNS error codes: which mean "no such record" and which mean "the lookup failed". EBADNAME is c-ares refusing
+ * to ask for a name no DNS server could hold (an empty label, one over 63 octets, a blank): a name a record points to
+ * (an SPF include, a CNAME hop) that has no records, for good, as a receiver finds; not a failure to wait out, which
+ * would keep the domain's status as it is for ever.
+ */
+const MISSING_CODES = new Set(['ENODATA', 'ENOTFOUND', 'EBADNAME']);
 
 export function classifyDnsError(code: string | undefined): LookupResult {
   if (code && MISSING_CODES.has(code)) return { kind: 'missing' };
