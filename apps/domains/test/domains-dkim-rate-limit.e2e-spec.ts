@@ -1,8 +1,9 @@
 import { createSocket, Socket } from 'node:dgram';
-import { connect } from 'node:net';
+import { connect, Socket as TcpSocket } from 'node:net';
 import DNS from 'dns2';
 import { eventually } from '@mailroom/testing';
 import { dkimDnsRateLimited } from '../src/dkim-zone/dkim-dns-metrics';
+import { TCP_CONNECTIONS_PER_CLIENT } from '../src/dkim-zone/dns-transport';
 import { DKIM_ZONE, DomainsHarness, startDomainsHarness, stopDomainsHarness } from './domains-fixtures';
 
 const LIMIT = 5;
@@ -136,5 +137,29 @@ describe('domains: the DKIM DNS server limits answers per UDP client network and
     const neighbour = await tcpBurst(harness.dkimDns, '127.0.0.4', 1);
     expect(neighbour[0].header.rcode).toBe(0);
     expect(neighbour[0].answers[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
+  });
+
+  it('keeps a few TCP connections per client open, so one client holding a thousand idle ones turns no other client away', async () => {
+    const [host, port] = harness.dkimDns.split(':');
+    const hog: TcpSocket[] = [];
+    let closedByServer = 0;
+    try {
+      // As many as the server holds in all: without a limit per client, the next connection from anyone is dropped.
+      await Promise.all(
+        Array.from({ length: 1000 }, () => {
+          const socket = connect({ host, port: Number(port), localAddress: '127.0.0.5' });
+          hog.push(socket);
+          socket.on('error', () => undefined);
+          socket.once('close', () => (closedByServer += 1));
+          return new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+        }),
+      );
+      const answer = await tcpBurst(harness.dkimDns, '127.0.0.6', 1);
+      expect(answer[0].header.rcode).toBe(0);
+      expect(answer[0].answers[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
+      await eventually(() => closedByServer >= 1000 - TCP_CONNECTIONS_PER_CLIENT, 10000);
+    } finally {
+      for (const socket of hog) socket.destroy();
+    }
   });
 });

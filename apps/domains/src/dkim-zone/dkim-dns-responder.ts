@@ -46,8 +46,12 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     const bind = this.config.DKIM_DNS_BIND;
     if (!bind) return;
     try {
-      this.listeners = await listenDns(bind.host, bind.port, (message, transport, peer) => this.exchange(message, transport, peer), (error) =>
-        this.logger.warn({ err: error.message }, 'DKIM DNS socket error'),
+      this.listeners = await listenDns(
+        bind.host,
+        bind.port,
+        (message, transport, peer) => this.exchange(message, transport, peer),
+        (error) => this.logger.warn({ err: error.message }, 'DKIM DNS socket error'),
+        tcpClient,
       );
       this.bound = { host: bind.host, port: this.listeners.port };
       this.logger.log({ zone: this.settings.dkimZone, address: `${this.bound.host}:${this.bound.port}` }, 'DKIM zone DNS server listening (UDP and TCP)');

@@ -13,6 +13,11 @@ export interface DnsListeners {
 const TCP_IDLE_MS = 10_000;
 /** Each connection may hold up to 64 KiB of a message being read; this bounds what slow clients can pin. */
 const TCP_MAX_CONNECTIONS = 1000;
+/**
+ * RFC 7766 §6.2.2: a server may limit the connections one client holds. Without it one client could open all
+ * TCP_MAX_CONNECTIONS and keep them idle, and every resolver that a truncated answer sends over to TCP would be turned away.
+ */
+export const TCP_CONNECTIONS_PER_CLIENT = 16;
 
 /**
  * DNS over UDP and TCP on one port (RFC 7766: TCP is not optional), handing
@@ -20,7 +25,14 @@ const TCP_MAX_CONNECTIONS = 1000;
  * caller has screened it. TCP messages are framed by a two-byte length
  * (RFC 1035 §4.2.2), several per connection, answered in any order.
  */
-export async function listenDns(host: string, port: number, exchange: DnsExchange, onError: (error: Error) => void): Promise<DnsListeners> {
+export async function listenDns(
+  host: string,
+  port: number,
+  exchange: DnsExchange,
+  onError: (error: Error) => void,
+  /** Which TCP peers count as one client towards TCP_CONNECTIONS_PER_CLIENT. */
+  clientOf: (address: string) => string,
+): Promise<DnsListeners> {
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   udp.on('message', (message, peer) => {
     exchange(message, 'udp', peer.address).then(
@@ -41,7 +53,17 @@ export async function listenDns(host: string, port: number, exchange: DnsExchang
   });
 
   const connections = new Set<net.Socket>();
+  const openPerClient = new Map<string, number>();
   const tcp = net.createServer({ allowHalfOpen: true }, (socket) => {
+    const client = clientOf(socket.remoteAddress ?? '');
+    const open = openPerClient.get(client) ?? 0;
+    if (open >= TCP_CONNECTIONS_PER_CLIENT) return void socket.destroy();
+    openPerClient.set(client, open + 1);
+    socket.once('close', () => {
+      const left = openPerClient.get(client)! - 1;
+      if (left === 0) openPerClient.delete(client);
+      else openPerClient.set(client, left);
+    });
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
     socket.on('error', () => socket.destroy());
