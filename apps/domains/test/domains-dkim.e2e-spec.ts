@@ -173,6 +173,28 @@ describe('domains: the DKIM zone the service answers itself', () => {
     expect(refused[3] & 0x0f).toBe(1); // FORMERR
   });
 
+  it('answers a name in randomised case (0x20) with the key under the same case, NODATA with the SOA for AAAA and CAA, and the TXT for ANY', async () => {
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('case') })).body;
+    const target: string = domain.dnsRecords[1].value;
+    // Resolvers randomise the case of the names they ask (draft-vixie-dnsext-dns0x20) and take only an answer that keeps it.
+    const mixed = [...target].map((char, index) => (index % 2 ? char.toUpperCase() : char)).join('');
+    const answer = await udpExchange(harness.dkimDns, queryFor(mixed, DNS.Packet.TYPE.TXT));
+    expect(answer.header).toMatchObject({ rcode: 0, aa: 1 });
+    expect(answer.questions[0].name).toBe(mixed);
+    expect(answer.answers[0].name).toBe(mixed);
+    const record = (answer.answers[0].data as string[]).join('');
+    expect(record).toMatch(/^v=DKIM1; k=rsa; p=/);
+
+    for (const type of [DNS.Packet.TYPE.AAAA, 257]) {
+      const nodata = await udpExchange(harness.dkimDns, queryFor(target, type));
+      expect(nodata.header).toMatchObject({ rcode: 0, aa: 1 });
+      expect(nodata.answers).toEqual([]);
+      expect(nodata.authorities[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
+    }
+    const any = await udpExchange(harness.dkimDns, queryFor(target, 255));
+    expect(any.answers.map((entry) => (entry.data as string[]).join(''))).toEqual([record]);
+  });
+
   it('refuses zone transfers (AXFR, IXFR): the zone is answered name by name, and the zone file is the way to copy it', async () => {
     const [host, port] = harness.dkimDns.split(':');
     const tcp = DNS.TCPClient({ dns: host, port: Number(port) });
