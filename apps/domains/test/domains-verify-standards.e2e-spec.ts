@@ -127,6 +127,21 @@ describe('domains: verification follows the DNS standards', () => {
   });
 
   describe('DMARC (RFC 7489 §6.6.3)', () => {
+    it('accepts a DMARC record reached through a CNAME at _dmarc, and an SPF record longer than one 255-byte string, joined without a blank', async () => {
+      const domain = await addDomain(uniqueDomain('dmarccname'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim']);
+      // Hosted DMARC reporting services have their customers point _dmarc at a record they keep.
+      harness.dns.set(`_dmarc.${domain.name}`, 'CNAME', `${domain.name}.reports.dmarc-provider.test`);
+      harness.dns.set(`${domain.name}.reports.dmarc-provider.test`, 'TXT', ['v=DMARC1; p=quarantine; sp=reject; rua=mailto:r@dmarc-provider.test']);
+      // An unknown modifier (ignored, RFC 7208 §6) pads the record so that its first 255-byte string ends inside
+      // include:, which a verifier joining the strings with a blank would then miss.
+      const head = 'v=spf1 ip4:198.51.100.0/24 ';
+      const spf = `${head}pad=${'x'.repeat(250 - head.length - 'pad= '.length)} include:${SPF_INCLUDE} ~all`;
+      expect(spf.indexOf('include:')).toBe(250);
+      harness.dns.set(domain.name, 'TXT', [spf]);
+      expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified', dmarcStatus: 'verified' });
+    });
+
     it("accepts the organizational domain's record for a subdomain that has none, and keeps handing out _dmarc at the subdomain", async () => {
       const org = uniqueDomain('dmarcorg');
       const domain = await addDomain(`mail.${org}`);
