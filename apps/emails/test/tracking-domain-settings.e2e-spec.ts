@@ -1,12 +1,8 @@
 import { eventually } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { receivedText, trackingHit, trackingPathsIn } from './support/received-tracking';
 
 const TRACKING_HOST = 'track.mailroom.test';
-
-/** Undoes quoted-printable (RFC 2045 §6.7), which nodemailer uses for html parts with long lines. */
-function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
 
 /**
  * The domain's tracking settings (PATCH /v1/domains/{id}) as the delivery
@@ -31,7 +27,7 @@ describe('per-domain tracking settings in messages actually received', () => {
   };
   const receivedBy = async (sent: { id: string }, address: string) => {
     await emailReaching(harness.stack, harness.stack.rootKey, sent.id, ['delivered']);
-    return decodeQuotedPrintable(harness.smtp.messagesFor(address)[0].raw.toString());
+    return receivedText(harness.smtp, address);
   };
 
   it('sends no pixel and no rewritten links when the domain turned both switches off', async () => {
@@ -83,18 +79,17 @@ describe('per-domain tracking settings in messages actually received', () => {
       html: '<html><body><p><a href="https://branded.test/deal">Deal</a></p></body></html>',
     });
     const raw = await receivedBy(sent.body, 'branded@example.test');
-    const pixel = /<img src="https:\/\/links\.branded\.test(\/t\/o\/[^"]+)"/.exec(raw);
-    const links = [...raw.matchAll(/href="https:\/\/links\.branded\.test(\/t\/c\/[^"]+)"/g)].map((match) => match[1]);
+    const { pixel, links } = trackingPathsIn(raw, trackingDomain);
     expect(pixel).not.toBeNull();
     expect(links).toHaveLength(1);
     expect(raw).not.toContain(TRACKING_HOST);
 
-    // The CNAME leads to the same gateway: the paths work there unchanged.
-    const gif = await fetch(`${harness.stack.baseUrl}${pixel![1]}`);
-    expect(gif.headers.get('content-type')).toBe('image/gif');
-    const click = await fetch(`${harness.stack.baseUrl}${links[0]}`, { redirect: 'manual' });
+    // The CNAME leads to the same gateway, which the reader's browser asks under the tracking domain's name.
+    const gif = await trackingHit(harness.stack.baseUrl, pixel!, trackingDomain);
+    expect(gif.headers['content-type']).toBe('image/gif');
+    const click = await trackingHit(harness.stack.baseUrl, links[0], trackingDomain);
     expect(click.status).toBe(302);
-    expect(click.headers.get('location')).toBe('https://branded.test/deal');
+    expect(click.headers.location).toBe('https://branded.test/deal');
     await eventually(async () => {
       const email = (await api().get(`/v1/emails/${sent.body.id}`)).body;
       return email.opens === 1 && email.clicks === 1;

@@ -1,16 +1,14 @@
 import { eventually } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { receivedText, trackingHit, trackingPathsIn } from './support/received-tracking';
 
-/** Undoes quoted-printable (RFC 2045 §6.7), which nodemailer uses for html parts with long lines. */
-function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
+const TRACKING_HOST = 'track.mailroom.test';
 
 describe('tracking in a message actually received', () => {
   let harness: DeliveryHarness;
 
   beforeAll(async () => {
-    harness = await startDeliveryHarness({ TRACKING_BASE_URL: 'https://track.mailroom.test' });
+    harness = await startDeliveryHarness({ TRACKING_BASE_URL: `https://${TRACKING_HOST}` });
     routeMailTo(harness.dns, 'example.test');
     await verifiedDomain(harness, 'acme.test');
   });
@@ -26,19 +24,19 @@ describe('tracking in a message actually received', () => {
     });
     expect(sent.status).toBe(202);
     await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
-    const raw = decodeQuotedPrintable(harness.smtp.messagesFor('reader@example.test')[0].raw.toString());
+    const raw = receivedText(harness.smtp, 'reader@example.test');
 
-    const pixel = /<img src="https:\/\/track\.mailroom\.test(\/t\/o\/[^"]+)"/.exec(raw);
-    const links = [...raw.matchAll(/href="https:\/\/track\.mailroom\.test(\/t\/c\/[^"]+)"/g)].map((match) => match[1]);
+    const { pixel, links } = trackingPathsIn(raw, TRACKING_HOST);
     expect(pixel).not.toBeNull();
     expect(links).toHaveLength(1);
     expect(raw).toContain('href="https://acme.test/unsubscribe"');
 
-    const gif = await fetch(`${harness.stack.baseUrl}${pixel![1]}`);
-    expect(gif.headers.get('content-type')).toBe('image/gif');
-    const click = await fetch(`${harness.stack.baseUrl}${links[0]}`, { redirect: 'manual' });
+    // Requested as the reader's browser does: under the tracking host, which leads to this gateway.
+    const gif = await trackingHit(harness.stack.baseUrl, pixel!, TRACKING_HOST);
+    expect(gif.headers['content-type']).toBe('image/gif');
+    const click = await trackingHit(harness.stack.baseUrl, links[0], TRACKING_HOST);
     expect(click.status).toBe(302);
-    expect(click.headers.get('location')).toBe('https://acme.test/offer?x=1&y=2');
+    expect(click.headers.location).toBe('https://acme.test/offer?x=1&y=2');
 
     const email = await eventually(async () => {
       const response = await api.get(`/v1/emails/${sent.body.id}`);
@@ -54,15 +52,14 @@ describe('tracking in a message actually received', () => {
     const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'outlook@example.test', subject: 'Button', html, tracking: { opens: false } });
     expect(sent.status).toBe(202);
     await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
-    const raw = decodeQuotedPrintable(harness.smtp.messagesFor('outlook@example.test')[0].raw.toString());
-    const received = /<html>[\s\S]*<\/html>/.exec(raw)![0];
+    const received = /<html>[\s\S]*<\/html>/.exec(receivedText(harness.smtp, 'outlook@example.test'))![0];
 
-    const links = [...received.matchAll(/href="https:\/\/track\.mailroom\.test(\/t\/c\/[^"]+)"/g)].map((match) => match[1]);
+    const { links } = trackingPathsIn(received, TRACKING_HOST);
     expect(links).toHaveLength(2);
     expect(received.replace(/href="https:\/\/track\.mailroom\.test\/t\/c\/[^"]+"/g, 'href=TRACKED')).toBe(html.replace(/href="?https:\/\/acme\.test\/button"?/g, 'href=TRACKED'));
     for (const link of links) {
-      const click = await fetch(`${harness.stack.baseUrl}${link}`, { redirect: 'manual' });
-      expect(click.headers.get('location')).toBe('https://acme.test/button');
+      const click = await trackingHit(harness.stack.baseUrl, link, TRACKING_HOST);
+      expect(click.headers.location).toBe('https://acme.test/button');
     }
   });
 
@@ -76,7 +73,7 @@ describe('tracking in a message actually received', () => {
       tracking: { opens: false, clicks: false },
     });
     await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
-    const raw = decodeQuotedPrintable(harness.smtp.messagesFor('quiet@example.test')[0].raw.toString());
+    const raw = receivedText(harness.smtp, 'quiet@example.test');
     expect(raw).toContain('href="https://acme.test/plain"');
     expect(raw).not.toContain('/t/o/');
   });

@@ -8,3 +8,4 @@ export * from './authenticate';
 export * from './api-key.guard';
 export * from './secret-box';
 export * from './tracking-token';
+export * from './tracking-host';

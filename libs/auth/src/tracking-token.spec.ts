@@ -10,6 +10,14 @@ describe(TrackingTokens.name, () => {
     expect(tokens.verify(tokens.sign(click))).toEqual(click);
   });
 
+  it('carries the tracking host a token was sent under, and none in a token minted before hosts were bound', () => {
+    const bound = { emailId: 'email_3', kind: 'click' as const, url: 'https://example.com/', host: 'links.example.com' };
+    expect(tokens.verify(tokens.sign(bound))).toEqual(bound);
+    expect(tokens.verify(tokens.sign({ emailId: 'email_3', kind: 'open', host: 'links.example.com' }))).toEqual({ emailId: 'email_3', kind: 'open', host: 'links.example.com' });
+    // The three fields of the format before: no host, so the gateway honours it on any host.
+    expect(tokens.verify(tokens.sign({ emailId: 'email_3', kind: 'open' }))).not.toHaveProperty('host');
+  });
+
   it('rejects an altered claim, an altered signature and a token from another key', () => {
     const token = tokens.sign({ emailId: 'email_1', kind: 'click', url: 'https://example.com' });
     const [body, signature] = token.split('.');

@@ -8,6 +8,14 @@ export interface TrackingClaim {
   kind: TrackingKind;
   /** click tokens: the original link. */
   url?: string;
+  /**
+   * The tracking host the message put the token under (canonicalTrackingHost):
+   * the gateway honours it only on that host, so a link one sender signed by
+   * mailing themselves cannot redirect under another customer's tracking
+   * domain. Absent from tokens minted before hosts were bound, which are
+   * honoured on any host so that mail already delivered keeps working.
+   */
+  host?: string;
 }
 
 const SIGNATURE_BYTES = 16;
@@ -33,7 +41,10 @@ export class TrackingTokens {
   }
 
   sign(claim: TrackingClaim): string {
-    const body = Buffer.from(JSON.stringify([claim.emailId, claim.kind === 'open' ? 'o' : 'c', claim.url ?? null])).toString('base64url');
+    const fields = [claim.emailId, claim.kind === 'open' ? 'o' : 'c', claim.url ?? null];
+    // A fourth field, so a gateway of the version before, which reads three, still honours the token during an upgrade.
+    if (claim.host !== undefined) fields.push(claim.host);
+    const body = Buffer.from(JSON.stringify(fields)).toString('base64url');
     return `${body}.${this.signature(body).toString('base64url')}`;
   }
 
@@ -45,9 +56,10 @@ export class TrackingTokens {
     const expected = this.signature(body);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
-      const [emailId, kind, url] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string | null];
-      if (typeof emailId !== 'string' || (kind !== 'o' && kind !== 'c')) return null;
-      return kind === 'o' ? { emailId, kind: 'open' } : { emailId, kind: 'click', url: url ?? undefined };
+      const [emailId, kind, url, host] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string | null, string?];
+      if (typeof emailId !== 'string' || (kind !== 'o' && kind !== 'c') || (host !== undefined && typeof host !== 'string')) return null;
+      const claim: TrackingClaim = kind === 'o' ? { emailId, kind: 'open' } : { emailId, kind: 'click', url: url ?? undefined };
+      return host === undefined ? claim : Object.assign(claim, { host });
     } catch {
       return null;
     }

@@ -42,7 +42,7 @@ export const ENV_SCHEMA = {
   HEALTH_TIMEOUT_MS: variable({ default: '1000', apps: ['gateway'], description: 'how long GET /health waits for each service', parse: asInteger(50, 30000) }),
   BODY_LIMIT_BYTES: variable({ default: '10485760', apps: ['gateway'], description: 'largest accepted request body; larger answers 413 payload_too_large', parse: asInteger(1024, 104857600) }),
   TEST_MODE_ENABLED: variable({ default: 'true', apps: ['gateway'], description: 'when false, test keys (mr_test_…) answer 401', parse: asBoolean }),
-  TRUSTED_PROXIES: variable({ default: '', apps: ['gateway'], description: 'comma-separated IPs/CIDRs whose X-Forwarded-For is honoured', parse: asList(asIpOrCidr) }),
+  TRUSTED_PROXIES: variable({ default: '', apps: ['gateway'], description: 'comma-separated IPs/CIDRs whose X-Forwarded-For (the client address) and X-Forwarded-Host (the host a tracking link was asked under) are honoured', parse: asList(asIpOrCidr) }),
   KEY_CACHE_TTL_MS: variable({ default: '30000', apps: ['gateway'], description: 'how long a verified key is cached, and an unknown one remembered as unknown; changes and deletions also evict a cached key at once over NATS', parse: asInteger(0, 3600000) }),
   KEY_READ_CACHE_TTL_MS: variable({ default: '1000', apps: ['keys'], description: 'how long the keys service answers GET /v1/api-keys/{id} from memory; changes evict at once on every replica, so only lastUsedAt can lag by this much (0 = always read Postgres)', parse: asInteger(0, 60000) }),
   LAST_USED_FLUSH_MS: variable({ default: '5000', apps: ['gateway'], description: 'how often the gateway reports which keys were used (lastUsedAt)', parse: asInteger(100, 600000) }),

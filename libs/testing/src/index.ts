@@ -19,3 +19,4 @@ export * from './migrated-schema';
 export * from './lock-waiters';
 export * from './process-stack';
 export * from './raw-smtp';
+export * from './request-as';

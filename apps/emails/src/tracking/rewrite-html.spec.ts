@@ -93,13 +93,22 @@ describe(rewriteHtmlForTracking.name, () => {
     const withBody = rewriteHtmlForTracking('<html><body><p>hi</p></body></html>', { ...base, clicks: false });
     expect(withBody).toMatch(/<img src="https:\/\/t\.example\.com\/t\/o\/[^"]+\.gif"[^>]*><\/body><\/html>$/);
     const token = /\/t\/o\/([^"]+)\.gif/.exec(withBody)![1];
-    expect(tokens.verify(token)).toEqual({ emailId: 'email_X', kind: 'open' });
+    expect(tokens.verify(token)).toEqual({ emailId: 'email_X', kind: 'open', host: 't.example.com' });
     expect(rewriteHtmlForTracking('<p>hi</p>', { ...base, clicks: false })).toMatch(/^<p>hi<\/p><img /);
   });
 
   it('puts the pixel in as written when the tracking URL holds what String.replace reads as a pattern ($&, $\')', () => {
     const out = rewriteHtmlForTracking('<html><body>hi</body></html>', { ...base, clicks: false, trackingBaseUrl: "https://t.example.com/$'$&" });
     expect(out).toMatch(/^<html><body>hi<img src="https:\/\/t\.example\.com\/\$'\$&\/t\/o\/[^"]+\.gif"[^>]*><\/body><\/html>$/);
+  });
+
+  it('binds every token to the tracking host, written as the request to it will name it (lower-case punycode, no port)', () => {
+    const out = rewriteHtmlForTracking('<a href="https://a.example/">A</a>', { ...base, trackingBaseUrl: 'https://Links.Bücher.de:8443/mail/' });
+    const claims = [...out.matchAll(/\/t\/[co]\/([\w.-]+?)(?:\.gif)?"/g)].map((match) => tokens.verify(match[1]));
+    expect(claims).toEqual([
+      { emailId: 'email_X', kind: 'click', url: 'https://a.example/', host: 'links.xn--bcher-kva.de' },
+      { emailId: 'email_X', kind: 'open', host: 'links.xn--bcher-kva.de' },
+    ]);
   });
 
   it('changes nothing when both switches are off', () => {

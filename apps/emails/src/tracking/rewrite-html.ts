@@ -1,4 +1,4 @@
-import { TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
+import { canonicalTrackingHost, TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
 import { LINK_TAG, LinkHref, linkHref } from './link-href';
 
 export interface TrackingOptions {
@@ -41,17 +41,21 @@ function decodeEntities(url: string): string {
 
 /**
  * Rewrites http(s) links to the click redirector and appends the 1×1 open
- * pixel, both under the domain's tracking host with signed tokens.
+ * pixel, both under the domain's tracking host with signed tokens, each
+ * bound to that host (the gateway honours it on no other).
  */
 export function rewriteHtmlForTracking(html: string, options: TrackingOptions): string {
   const base = options.trackingBaseUrl.replace(/\/+$/, '');
+  const host = canonicalTrackingHost(new URL(base).host);
+  // Never an unbound token: the gateway would honour that one on any customer's tracking domain.
+  if (!host) throw new Error(`the tracking base URL ${base} names no host`);
   let out = html;
   if (options.clicks) {
     out = out.replace(LINK_TAG, (tag) => {
       const href = linkHref(tag);
       const url = href && stripUrlPadding(decodeEntities(href.value));
       if (!href || !url || !/^https?:\/\//i.test(url) || keepAsIs(href, url, options.unsubscribeUrl)) return tag;
-      const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url });
+      const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
       if (token.length > TRACKING_TOKEN_MAX_LENGTH) return tag;
       // An unquoted value gets quotes: nothing in the tracked URL needs them, but nothing is lost by them either.
       const quote = href.quote || '"';
@@ -60,7 +64,7 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
     });
   }
   if (options.opens) {
-    const token = options.tokens.sign({ emailId: options.emailId, kind: 'open' });
+    const token = options.tokens.sign({ emailId: options.emailId, kind: 'open', host });
     const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
     // A replacer function, not a string: the tracking URL's path may hold `$&` or `$'`, which a replacement string expands.
     out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, (closing) => `${pixel}${closing}`) : `${out}${pixel}`;

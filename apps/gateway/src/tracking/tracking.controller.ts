@@ -1,10 +1,11 @@
 import { Controller, Get, Header, Inject, Logger, Param, Req, Res } from '@nestjs/common';
-import { Public, TrackingTokens } from '@mailroom/auth';
+import { canonicalTrackingHost, Public, TrackingClaim, TrackingKind, TrackingTokens } from '@mailroom/auth';
 import { DomainError } from '@mailroom/errors';
 import { TrackingClient } from '../clients/tracking.client';
 import { TakesAnyQuery } from '../http/route-inputs';
 import { redirectTarget } from './redirect-target';
 import { RepeatHitMemo } from './repeat-hit-memo';
+import { trackingHostMismatches } from './tracking-metrics';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
 
@@ -14,6 +15,8 @@ const NO_CACHE = 'no-store, no-cache, must-revalidate, private, max-age=0';
 interface RequestLike {
   method: string;
   ip: string;
+  /** Fastify's: the Host header, or X-Forwarded-Host when the peer is in TRUSTED_PROXIES. */
+  host: string;
   headers: Record<string, string | string[] | undefined>;
 }
 interface ReplyLike {
@@ -32,8 +35,9 @@ const isRead = (request: RequestLike) => request.method === 'GET';
 
 /**
  * The public tracking routes (no API key): the open pixel and the click
- * redirector. A token that does not verify never redirects anywhere, so this
- * is not an open redirect.
+ * redirector. A token that does not verify, or that was sent under another
+ * tracking host than the one asked, never redirects anywhere, so this is not
+ * an open redirect, under our name or under a customer's tracking domain.
  */
 @Controller('t')
 @Public()
@@ -50,7 +54,7 @@ export class TrackingController {
   @Get('o/:token')
   @Header('cache-control', NO_CACHE)
   async open(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
-    const claim = this.tokens.verify(token.replace(/\.gif$/, ''));
+    const claim = this.verifiedClaim(token.replace(/\.gif$/, ''), request, 'open');
     // A bad token still gets the pixel (mail clients show broken images otherwise) but counts nothing.
     if (claim?.kind === 'open' && this.counts(request, `o ${claim.emailId}`)) await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
     reply.status(200).header('content-type', 'image/gif').header('cache-control', NO_CACHE).header('pragma', 'no-cache').send(TRANSPARENT_GIF);
@@ -58,11 +62,28 @@ export class TrackingController {
 
   @Get('c/:token')
   async click(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
-    const claim = this.tokens.verify(token);
+    const claim = this.verifiedClaim(token, request, 'click');
     const target = claim?.kind === 'click' && claim.url ? redirectTarget(claim.url) : null;
     if (!claim || !target) throw DomainError.notFound('tracked link', token.slice(0, 16));
     if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
     reply.header('cache-control', NO_CACHE).redirect(target, 302);
+  }
+
+  /**
+   * The token's claim when it verifies and the request came to the host it
+   * was sent under; else null, as for a forged token. A token minted before
+   * tokens named their host is honoured on any host, or mail already
+   * delivered would stop working.
+   */
+  private verifiedClaim(token: string, request: RequestLike, route: TrackingKind): TrackingClaim | null {
+    const claim = this.tokens.verify(token);
+    if (!claim || claim.host === undefined) return claim;
+    const requestHost = canonicalTrackingHost(request.host ?? '');
+    if (requestHost === claim.host) return claim;
+    trackingHostMismatches.inc({ route });
+    // Hosts only: the token and its link stay out of the logs.
+    this.logger.debug({ route, tokenHost: claim.host, requestHost }, 'tracking token sent under another host');
+    return null;
   }
 
   /** A GET that is not a repeat of the same pixel or link from the same client within the window. */
