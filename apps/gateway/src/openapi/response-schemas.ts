@@ -266,8 +266,8 @@ export const RESPONSES_BY_OPERATION: Record<string, OperationResponse> = {
     sameBodyAlso: { status: 503, description: 'A service does not answer; the body names it.' },
   },
   'GET /health/live': { description: 'The process serves HTTP.', schema: schemaRef('Health') },
-  'GET /t/o/{token}': { description: 'A 1×1 transparent GIF, whether or not the token verifies.', contentType: 'image/gif' },
-  'GET /t/c/{token}': { description: '302 redirect to the tracked link (the status is 302, not 200).' },
+  'GET /t/o/{token}': { description: 'A 1×1 transparent GIF, whether or not the token verifies; it counts an open only under the host the token was sent with.', contentType: 'image/gif' },
+  'GET /t/c/{token}': { description: '302 redirect to the tracked link (the status is 302, not 200); 404 for a token that does not verify or was sent under another host.' },
   'GET /openapi.json': { description: 'This document.', schema: { type: 'object' } },
   'GET /docs': { description: 'The interactive reference (Swagger UI).', contentType: 'text/html' },
 };
