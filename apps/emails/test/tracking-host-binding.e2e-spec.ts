@@ -93,6 +93,23 @@ describe('tracking links honoured only on the host they were sent under', () => 
     await eventually(async () => JSON.stringify(await countsOf(id)) === JSON.stringify({ opens: 1, clicks: 1 }));
   });
 
+  it('answers a token minted before tokens named their host as forged once TRACKING_UNBOUND_TOKENS=refuse', async () => {
+    const { id } = await receivedBrandedEmail('late@example.test');
+    const tokens = trackingTokensFromConfig(harness.stack.configFor('gateway'));
+    const refusing = await startExtraGateway(harness.stack, { TRACKING_UNBOUND_TOKENS: 'refuse' });
+    try {
+      const unbound = await trackingHit(refusing.baseUrl, `/t/c/${tokens.sign({ emailId: id, kind: 'click', url: 'https://branded.test/old' })}`, BRANDED_HOST);
+      expect({ status: unbound.status, location: unbound.headers.location }).toEqual({ status: 404, location: undefined });
+      expect((await trackingHit(refusing.baseUrl, `/t/o/${tokens.sign({ emailId: id, kind: 'open' })}.gif`, BRANDED_HOST)).status).toBe(200);
+      const bound = await trackingHit(refusing.baseUrl, `/t/c/${tokens.sign({ emailId: id, kind: 'click', url: 'https://branded.test/new', host: BRANDED_HOST })}`, BRANDED_HOST);
+      expect({ status: bound.status, location: bound.headers.location }).toEqual({ status: 302, location: 'https://branded.test/new' });
+      await eventually(async () => (await countsOf(id)).clicks === 1);
+      expect((await countsOf(id)).opens).toBe(0);
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it('reads the host a proxy in TRUSTED_PROXIES forwarded in X-Forwarded-Host, and ignores one from anyone else', async () => {
     const email = await receivedBrandedEmail('proxied@example.test');
     // The stack's gateway trusts no proxy: the Host it was asked under counts, whatever the request says it was forwarded for.

@@ -1,6 +1,8 @@
 import { Controller, Get, Header, Inject, Logger, Param, Req, Res } from '@nestjs/common';
 import { canonicalTrackingHost, Public, TrackingClaim, TrackingKind, TrackingTokens } from '@mailroom/auth';
+import type { MailroomConfig } from '@mailroom/config';
 import { DomainError } from '@mailroom/errors';
+import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { TrackingClient } from '../clients/tracking.client';
 import { TakesAnyQuery } from '../http/route-inputs';
 import { redirectTarget } from './redirect-target';
@@ -46,10 +48,16 @@ export class TrackingController {
   private readonly logger = new Logger(TrackingController.name);
   private readonly repeats = new RepeatHitMemo();
 
+  /** TRACKING_UNBOUND_TOKENS: whether a token minted before tokens named their host is honoured (on any host). */
+  private readonly acceptsUnbound: boolean;
+
   constructor(
     private readonly tracking: TrackingClient,
     @Inject(TRACKING_TOKENS) private readonly tokens: TrackingTokens,
-  ) {}
+    @Inject(MAILROOM_CONFIG) config: MailroomConfig,
+  ) {
+    this.acceptsUnbound = config.TRACKING_UNBOUND_TOKENS === 'accept';
+  }
 
   @Get('o/:token')
   @Header('cache-control', NO_CACHE)
@@ -72,12 +80,13 @@ export class TrackingController {
   /**
    * The token's claim when it verifies and the request came to the host it
    * was sent under; else null, as for a forged token. A token minted before
-   * tokens named their host is honoured on any host, or mail already
-   * delivered would stop working.
+   * tokens named their host is honoured on any host (or mail already
+   * delivered would stop working) until TRACKING_UNBOUND_TOKENS=refuse.
    */
   private verifiedClaim(token: string, request: RequestLike, route: TrackingKind): TrackingClaim | null {
     const claim = this.tokens.verify(token);
-    if (!claim || claim.host === undefined) return claim;
+    if (!claim) return null;
+    if (claim.host === undefined) return this.acceptsUnbound ? claim : null;
     const requestHost = canonicalTrackingHost(request.host ?? '');
     if (requestHost === claim.host) return claim;
     trackingHostMismatches.inc({ route });
