@@ -121,6 +121,29 @@ describe('GET /v1/analytics', () => {
     expect(response.body.series[0]).toEqual(expect.objectContaining({ start: expect.any(String), delivered: 0, uniqueOpens: 0 }));
   });
 
+  it('counts the hour a to_date with digits past the millisecond falls in, and orders bounds by every digit', async () => {
+    const { key } = await stack.issueKey({ name: 'sub-millisecond bounds', mode: 'test' });
+    const api = stack.api.withKey(key);
+    const id = await send(key, 'delivered@example.com', ['sub-millisecond']);
+    await eventually(async () => (await api.get(`/v1/emails/${id}`)).body.status === 'delivered', 20000);
+    const hourMs = 3_600_000;
+    const lastHours = `interval=hour&tags=sub-millisecond&from_date=${new Date(Date.now() - 2 * hourMs).toISOString()}`;
+    const counted = await eventually(async () => (await api.get(`/v1/analytics?${lastHours}`)).body.series.find((point: { delivered: number }) => point.delivered === 1), 20000);
+    // Python's isoformat() writes microseconds: half a microsecond into the hour is inside it, as 10:30 is.
+    const intoTheHour = counted.start.replace('.000Z', '.000500Z');
+    const previousHour = new Date(Date.parse(counted.start) - hourMs).toISOString();
+    const upTo = await api.get(`/v1/analytics?interval=hour&tags=sub-millisecond&from_date=${previousHour}&to_date=${intoTheHour}`);
+    expect(upTo.status).toBe(200);
+    expect(upTo.body.totals.delivered).toBe(1);
+    expect(upTo.body.series.map((point: { start: string }) => point.start)).toEqual([previousHour, counted.start]);
+    const within = await api.get(`/v1/analytics?interval=hour&tags=sub-millisecond&from_date=${intoTheHour}&to_date=${counted.start.replace('.000Z', '.000900Z')}`);
+    expect(within.status).toBe(200);
+    expect(within.body.totals.delivered).toBe(1);
+    const reversed = await api.get(`/v1/analytics?interval=hour&from_date=${counted.start.replace('.000Z', '.000900Z')}&to_date=${intoTheHour}`);
+    expect(reversed.status).toBe(422);
+    expect(reversed.body.error.message).toBe('from_date: must be before to_date');
+  });
+
   it('needs analytics:read and validates its parameters', async () => {
     const { key } = await stack.issueKey({ permissions: ['emails:send'] });
     const forbidden = await stack.api.withKey(key).get('/v1/analytics');

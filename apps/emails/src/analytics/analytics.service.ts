@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ANALYTICS_METRICS, AnalyticsCounts, AnalyticsQueryPayload, AnalyticsRates, AnalyticsResponse, normalizeDomainName } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
+import { isBeforeToTheDigit, millisecondsRoundedUp } from '../emails/whole-milliseconds';
 import { CountersRepository } from './counters.repository';
 
 const HOUR_MS = 3_600_000;
@@ -50,9 +51,11 @@ export class AnalyticsService {
   constructor(private readonly counters: CountersRepository) {}
 
   async query({ ctx, params }: AnalyticsQueryPayload): Promise<AnalyticsResponse> {
+    if (!isBeforeToTheDigit(params.fromDate, params.toDate)) throw DomainError.validation('from_date', 'must be before to_date');
+    // Each bound counts the hour it falls in. Date.parse drops digits past the millisecond: from_date keeps its
+    // hour so, but to_date 11:00:00.0005 fell back to 11:00 and left out the 11:00 hour it is in.
     const from = new Date(params.fromDate);
-    const to = new Date(params.toDate);
-    if (from >= to) throw DomainError.validation('from_date', 'must be before to_date');
+    const to = new Date(millisecondsRoundedUp(params.toDate));
     const step = stepMs(params.interval);
     // Counted on the grid the series is built on, which starts at the hour or day holding from_date: measured
     // from from_date itself, a range that did not start on the grid passed with one point more than the limit.
