@@ -19,14 +19,19 @@ export function settle(acknowledge: () => void): void {
 
 /**
  * The envelope of a message off the event stream, or null for one no
- * consumer could ever apply (parseEventEnvelope), which is then logged and
+ * consumer could ever apply (parseEventEnvelope), or whose type is not its
+ * subject (each consumer picks events by subject, webhooks and analytics by
+ * type: a bounce report published as email.bounced with type
+ * email.complained suppressed a bounce while webhooks were told of a
+ * complaint), which is then logged and
  * terminated (and counted for `consumer`, its durable): redelivering it would
  * loop forever and hold a slot of the consumer's ack window.
  */
 export function readEnvelope(message: JsMsg, logger: LoggerService, consumer: string): EventEnvelope | null {
   const parsed = parseEventEnvelope(message.string());
-  if ('envelope' in parsed) return parsed.envelope;
-  logger.error({ subject: message.subject, seq: message.seq, problem: parsed.problem }, 'event is not a valid envelope; dropped');
+  if ('envelope' in parsed && parsed.envelope.type === message.subject) return parsed.envelope;
+  const problem = 'envelope' in parsed ? 'type: must be the subject the event was published on' : parsed.problem;
+  logger.error({ subject: message.subject, seq: message.seq, problem }, 'event is not a valid envelope; dropped');
   eventsIgnored.inc({ consumer, reason: 'not_an_envelope' });
   settle(() => message.term());
   return null;

@@ -80,6 +80,26 @@ describe(consumeEvents.name, () => {
     expect((await consumerState('poison-test')).redelivered).toBe(0);
   });
 
+  it('drops an event whose type is not the subject it was published on, which each consumer would read as another kind', async () => {
+    const handled: string[] = [];
+    // As the bounce consumer (filtering email.bounced) applied a complaint published there as a bounce while webhooks
+    // were told of a complaint. A subject of its own: the other tests' consumers read every event of theirs.
+    await publish('email.cancelled', JSON.stringify(envelope(95, { type: 'email.complained' })));
+    await publish('email.cancelled', JSON.stringify(envelope(96, { type: 'email.cancelled' })));
+    consumer = await consumeEvents({
+      nats: { NATS_URL: nats.url },
+      durable: 'mismatch-test',
+      filterSubject: 'email.cancelled',
+      handle: async (event) => void handled.push(event.id),
+    });
+    await eventually(async () => {
+      const state = await consumerState('mismatch-test');
+      return handled.includes('evt_consumer_test_96') && state.pending === 0 && state.ackPending === 0 ? state : undefined;
+    });
+    expect(handled).toEqual(['evt_consumer_test_96']);
+    expect((await consumerState('mismatch-test')).redelivered).toBe(0);
+  });
+
   it('acks every event of a burst handled many at a time, so none is redelivered', async () => {
     const handled = new Map<string, number>();
     for (let n = 100; n < 400; n++) await publish('email.opened', JSON.stringify(envelope(n, { type: 'email.opened' })));
