@@ -1,3 +1,4 @@
+import { eventually } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness } from './support/delivery-harness';
 
 /**
@@ -50,6 +51,8 @@ describe('delivery in test mode', () => {
     expect(await types(id)).toEqual(['email.queued', 'email.delivered', 'email.complained']);
     const { rows } = await harness.db.query(`SELECT reason FROM emails.suppressions WHERE mode = 'test' AND address = 'complained@example.com'`);
     expect(rows).toEqual([{ reason: 'complaint' }]);
+    // The complaints consumer applies the simulated complaint as it would a reported one: the email is its recipient's.
+    await eventually(async () => typeof (await harness.stack.api.get(`/v1/emails/${id}`, { key: testKey })).body.complainedAt === 'string', 15000);
   });
 
   it('fails failed@ and suppresses suppressed@', async () => {

@@ -94,6 +94,33 @@ describe('an email.complained event published by an internal service', () => {
     expect((await stack.api.withKey(key).get(`/v1/emails/${sent.body.id}`)).body.complainedAt).toBeNull();
   });
 
+  it("marks an email only for a complaint from one of its recipients, however the publisher spells the address", async () => {
+    const { key } = await stack.issueKey({ name: 'fbl-stranger', mode: 'test' });
+    const api = stack.api.withKey(key);
+    const sent = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'Ann <ann@bücher.test>', subject: 'Hi', text: 'hi' });
+    expect(sent.status).toBeLessThan(300);
+    const connection = await connect({ servers: stack.nats.url });
+    const publish = async (recipient: string) => {
+      const id = `evt_${ulid()}`;
+      const envelope = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'test', data: { emailId: sent.body.id, recipient } };
+      await connection.jetstream().publish('email.complained', JSON.stringify(envelope), { msgID: id });
+    };
+    const listed = async (address: string) =>
+      (await api.get('/v1/suppressions?limit=100')).body.data.some((entry: { email: string }) => entry.email === address);
+
+    // Someone the email never went to: their address is listed, the email is not theirs to complain of.
+    await publish('stranger@example.com');
+    await eventually(() => listed('stranger@example.com'), 15000);
+    expect((await api.get(`/v1/emails/${sent.body.id}`)).body.complainedAt).toBeNull();
+
+    // Its recipient, in other spellings of the same address.
+    await publish('"Ann" <ANN@XN--BCHER-KVA.test>');
+    await eventually(async () => typeof (await api.get(`/v1/emails/${sent.body.id}`)).body.complainedAt === 'string', 15000);
+    await connection.close();
+    const [marked] = await queryDatabase(stack.databaseUrl, 'SELECT complained_at IS NOT NULL AS marked FROM emails.recipients WHERE email_id = $1', [sent.body.id]);
+    expect(marked).toEqual({ marked: true });
+  });
+
   it('applies an event id once: the same complaint again, after its address was taken off the list, does not put it back', async () => {
     const { key } = await stack.issueKey({ name: 'fbl-twice', mode: 'test' });
     const api = stack.api.withKey(key);

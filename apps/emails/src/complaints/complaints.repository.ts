@@ -24,10 +24,13 @@ export class ComplaintsRepository {
         [mode, address, details],
       );
       if (!emailId) return;
-      // The email first, in the event's mode: a recipient of the other mode's email is not this complaint's.
+      // The email first, in the event's mode: a recipient of the other mode's email is not this complaint's. Only
+      // when the address is one of its recipients: a complaint naming someone the email never went to (a publisher's
+      // mix-up, or a forged report) marked another reader's email as complained of.
       const [, emailsMarked]: [unknown, number] = await manager.query(
-        'UPDATE emails.emails SET complained_at = COALESCE(complained_at, now()) WHERE id = $1 AND mode = $2',
-        [emailId, mode],
+        `UPDATE emails.emails e SET complained_at = COALESCE(e.complained_at, now())
+          WHERE e.id = $1 AND e.mode = $2 AND EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3)`,
+        [emailId, mode, address],
       );
       if (!emailsMarked) return;
       await manager.query(
