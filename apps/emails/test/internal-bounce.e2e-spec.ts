@@ -167,6 +167,25 @@ describe('an email.bounced event published by an internal service', () => {
     expect(email).toMatchObject({ status: 'delivered', recipients: [expect.objectContaining({ status: 'delivered', smtpCode: 250 })] });
   });
 
+  it('stores a report published again with the same msgID within the duplicate window once, as the README says', async () => {
+    const { id, seq, envelope } = await publishBounce({ recipient: 'retried@example.test', smtp: { code: 550, reply: '550 retried' } });
+    const again = await jetstream.publish('email.bounced', JSON.stringify(envelope), { msgID: id });
+    expect({ duplicate: again.duplicate, seq: again.seq }).toEqual({ duplicate: true, seq });
+  });
+
+  it('drops, and counts as no envelope, a complaint published on email.bounced: the subject and the type must agree', async () => {
+    const ignored = async () =>
+      (await scrapeMetrics(harness.stack.opsUrl('emails'))).find('mailroom_events_ignored_total', { consumer: CONSUMER, reason: 'not_an_envelope' }).reduce((sum, sample) => sum + sample.value, 0);
+    const before = await ignored();
+    const id = `evt_${ulid()}`;
+    const complaint = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'live', data: { recipient: 'mislabelled@example.test' } };
+    await jetstream.publish('email.bounced', JSON.stringify(complaint), { msgID: id });
+    await appliedAfter('after.mislabelled@example.test');
+
+    expect(await suppression('live', 'mislabelled@example.test')).toBeUndefined();
+    expect((await ignored()) - before).toBe(1);
+  });
+
   // Last: the stream every other test uses goes away.
   it('applies a bounce published onto a stream made anew before the consumer had set up its durable on it again', async () => {
     const manager = await connection.jetstreamManager();
