@@ -114,15 +114,20 @@ describe('CountersRepository.applyMany', () => {
       // Another publisher's id sorting below ours, applied recently: its age, not its name, decides.
       { id: 'abc-foreign-recent', appliedDaysAgo: 1 },
       { id: 'abc-foreign-old', appliedDaysAgo: 10 },
+      // Ids sorting above ours (the README lets a publisher use any printable id): a lower-case ULID, another prefix.
+      // Bounded by the newest id of ours, the purge never reached them and they were kept for ever.
+      { id: idAt(Date.now() - 10 * DAY, 'OLD').toLowerCase(), appliedDaysAgo: 10 },
+      { id: 'fbl-foreign-old', appliedDaysAgo: 10 },
+      { id: 'fbl-foreign-recent', appliedDaysAgo: 1 },
     ];
     for (const row of rows) {
       await dataSource.query(`INSERT INTO emails.analytics_applied_events (event_id, applied_at) VALUES ($1, now() - make_interval(days => $2))`, [row.id, row.appliedDaysAgo]);
     }
 
-    expect(await counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS)).toBe(2);
+    expect(await counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS)).toBe(4);
 
     const kept: Array<{ event_id: string }> = await dataSource.query('SELECT event_id FROM emails.analytics_applied_events ORDER BY event_id');
-    expect(kept.map((row) => row.event_id)).toEqual(['abc-foreign-recent', rows[1].id]);
+    expect(kept.map((row) => row.event_id)).toEqual(['abc-foreign-recent', rows[1].id, 'fbl-foreign-recent']);
     // An id still kept still makes its redelivery count for nothing.
     expect(await counters.applyMany([increment({ eventId: rows[1].id })])).toEqual([false]);
   });

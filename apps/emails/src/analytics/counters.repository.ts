@@ -62,17 +62,23 @@ export class CountersRepository {
    * Forgets applied-event ids older than `retentionMs`: the stream cannot
    * deliver them again by then, so the table stays a few days long instead of
    * holding every event ever counted. Our ids are evt_<ULID> and sort by time,
-   * so the primary key bounds the scan; applied_at guards any id from another
-   * publisher that happens to sort low.
+   * so the primary key bounds the scan: the ids below the cutoff's, and those
+   * above any id of ours made yet, where only other publishers' ids sort (a
+   * lower-case ULID, another prefix: the README admits any printable id, and
+   * these were kept for ever). applied_at guards any id from another
+   * publisher in either range that was applied recently.
    */
-  purgeAppliedEvents(retentionMs: number): Promise<number> {
-    const cutoff = Date.now() - retentionMs;
-    return deleteInBatches(this.dataSource, {
-      table: 'emails.analytics_applied_events',
-      keyColumn: 'event_id',
-      where: 'event_id < $1 AND applied_at < to_timestamp($2::double precision / 1000)',
-      parameters: [firstIdAt('evt_', cutoff), cutoff],
-    });
+  async purgeAppliedEvents(retentionMs: number): Promise<number> {
+    const now = Date.now();
+    const cutoff = now - retentionMs;
+    const purge = (idRange: string, idBound: string) =>
+      deleteInBatches(this.dataSource, {
+        table: 'emails.analytics_applied_events',
+        keyColumn: 'event_id',
+        where: `${idRange} AND applied_at < to_timestamp($2::double precision / 1000)`,
+        parameters: [idBound, cutoff],
+      });
+    return (await purge('event_id < $1', firstIdAt('evt_', cutoff))) + (await purge('event_id > $1', firstIdAt('evt_', now)));
   }
 
   /** The from domain and tags of an email, for an event that names the email but carries no summary; null when it is gone. */
