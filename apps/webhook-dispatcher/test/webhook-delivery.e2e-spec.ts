@@ -46,6 +46,8 @@ describe('webhook delivery', () => {
     const stamp = new Date().toISOString();
     await suite.events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_bad_date', type: 'email.delivered', createdAt: 'yesterday', mode: 'live', data: {} }));
     await suite.events.publishRaw('email.delivered', JSON.stringify({ id: 'evt_no_data', type: 'email.delivered', createdAt: stamp, mode: 'live' }));
+    // A kind other than its subject: the emails app's consumers pick events by subject, so they would apply another kind.
+    await suite.events.publishRaw('email.complained', JSON.stringify({ id: 'evt_mislabelled', type: 'email.delivered', createdAt: stamp, mode: 'live', data: {} }));
     const good = await suite.events.publish('email.delivered');
     await eventually(() => suite.receiver.requests.length === 1);
     expect(suite.receiver.requests[0].headers['service-event-id']).toBe(good.id);
