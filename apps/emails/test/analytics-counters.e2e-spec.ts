@@ -106,6 +106,18 @@ describe('CountersRepository.applyMany', () => {
     expect(await value('a.test', 'welcome', 'delivered')).toBe(1);
   });
 
+  it("counts as bounced only the reported bounces the emails app applies: not a 4xx (delayed) DSN, nor one naming no recipient", async () => {
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+    const bounce = (id: string, data: Record<string, unknown>) =>
+      projector.apply({ id, type: 'email.bounced', createdAt: at.toISOString(), mode: 'live', data: { from: 'x@a.test', ...data } });
+    await bounce('evt_dsn_delayed', { recipient: 'later@example.com', smtp: { code: 451, reply: '451 4.4.1 still trying' } });
+    await bounce('evt_dsn_nobody', { recipient: 'not an address', smtp: { code: 550 } });
+    await bounce('evt_dsn_permanent', { recipient: 'gone@example.com', smtp: { code: 550, reply: '550 5.1.1 gone' } });
+    // Mailroom's own, as delivery writes them: with no code when no server answered.
+    await bounce('evt_own_bounce', { recipient: 'nomx@example.com', smtp: { code: null, reply: '5.7.0 no longer a sending domain' }, suppressed: false });
+    expect(await value('a.test', '', 'bounced')).toBe(2);
+  });
+
   it('forgets applied-event ids only once they are older than the retention', async () => {
     const idAt = (ms: number, suffix: string) => `evt_${encodeTime(ms)}${suffix}`;
     const rows = [

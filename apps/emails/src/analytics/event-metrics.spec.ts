@@ -4,11 +4,17 @@ describe(metricsOf.name, () => {
   it('maps each email event to the counters it moves', () => {
     expect(metricsOf({ type: 'email.delivered', data: {} })).toEqual(['sent', 'delivered']);
     expect(metricsOf({ type: 'email.sent', data: {} })).toEqual(['sent']);
-    expect(metricsOf({ type: 'email.bounced', data: {} })).toEqual(['bounced']);
+    expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: { code: 550 } } })).toEqual(['bounced']);
     expect(metricsOf({ type: 'email.opened', data: { first: true } })).toEqual(['opens', 'uniqueOpens']);
     expect(metricsOf({ type: 'email.opened', data: { first: false } })).toEqual(['opens']);
     expect(metricsOf({ type: 'email.clicked', data: { first: true } })).toEqual(['clicks', 'uniqueClicks']);
     expect(metricsOf({ type: 'email.queued', data: {} })).toEqual([]);
+  });
+
+  it('counts no bounce for a reported email.bounced the emails app does not apply', () => {
+    expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: { code: 451 } } })).toEqual([]);
+    expect(metricsOf({ type: 'email.bounced', data: { recipient: 'nobody', smtp: { code: 550 } } })).toEqual([]);
+    expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: { code: null }, suppressed: false } })).toEqual(['bounced']);
   });
 
   it('counts each recipient suppressed when its email was accepted, and each one suppressed at delivery, once', () => {

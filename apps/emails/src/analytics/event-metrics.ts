@@ -1,4 +1,5 @@
 import type { AnalyticsMetric, EventEnvelope } from '@mailroom/contracts';
+import { whyNoBounce } from '../bounces/bounce-report';
 
 /**
  * Each recipient an email.suppressed of a whole email lists (its
@@ -20,7 +21,8 @@ export function metricsOf(event: Pick<EventEnvelope, 'type' | 'data'>): Analytic
       // Accepted by the recipient's server: that is also "sent".
       return ['sent', 'delivered'];
     case 'email.bounced':
-      return ['bounced'];
+      // A report the bounce consumer does not apply (a 4xx DSN, no valid recipient) left every email as it was.
+      return whyNoBounce(event.data) ? [] : ['bounced'];
     case 'email.failed':
       return ['failed'];
     case 'email.complained':

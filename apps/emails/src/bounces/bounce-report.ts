@@ -28,11 +28,11 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
   // running the previous version publishes its bounces unmarked, and one with `suppressed: false` (the server
   // refused the envelope sender) must not suppress its recipient here.
   if (typeof data.suppressed === 'boolean') return { ignored: 'carries suppressed, as the bounces Mailroom delivery wrote (and applied) do' };
-  const address = reportedAddress(data.recipient);
-  if (!address) return { ignored: 'no valid recipient address' };
-  const smtp = isPlainObject(data.smtp) ? data.smtp : {};
-  const code = smtp.code ?? null;
-  if (code !== null && !isPermanentCode(code)) return { ignored: 'smtp.code is no permanent (5xx) failure' };
+  const notABounce = whyNoBounce(data);
+  if (notABounce) return { ignored: notABounce };
+  const address = reportedAddress(data.recipient)!;
+  const smtp = smtpOf(data);
+  const code = (smtp.code ?? null) as number | null;
   const smtpReply = typeof smtp.reply === 'string' && smtp.reply.trim() ? storableReply(smtp.reply) : null;
   return {
     report: {
@@ -43,6 +43,24 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
       details: smtpReply ?? 'bounce reported',
     },
   };
+}
+
+/**
+ * Why the data of an email.bounced says no address bounced, or null when it
+ * does: no recipient Mailroom could have sent to, or an SMTP code that is no
+ * permanent failure (a 4xx "delayed" DSN). Analytics counts no bounce for
+ * such an event either, as the email it names stays as it was. Mailroom's own
+ * bounces always pass: a valid recipient, and a 5xx or no code.
+ */
+export function whyNoBounce(data: Record<string, unknown>): string | null {
+  if (!reportedAddress(data.recipient)) return 'no valid recipient address';
+  const code = smtpOf(data).code ?? null;
+  if (code !== null && !isPermanentCode(code)) return 'smtp.code is no permanent (5xx) failure';
+  return null;
+}
+
+function smtpOf(data: Record<string, unknown>): Record<string, unknown> {
+  return isPlainObject(data.smtp) ? data.smtp : {};
 }
 
 function isPermanentCode(code: unknown): code is number {
