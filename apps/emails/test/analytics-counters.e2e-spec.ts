@@ -118,6 +118,16 @@ describe('CountersRepository.applyMany', () => {
     expect(await value('a.test', '', 'bounced')).toBe(2);
   });
 
+  it('counts no complaint for a reported email.complained naming no address, which the emails app ignores', async () => {
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+    const complaint = (id: string, data: Record<string, unknown>) =>
+      projector.apply({ id, type: 'email.complained', createdAt: at.toISOString(), mode: 'live', data: { from: 'x@a.test', ...data } });
+    await complaint('evt_fbl_nobody', { recipient: 'not an address' });
+    await complaint('evt_fbl_reader', { recipient: 'Reader <reader@example.com>' });
+    await complaint('evt_fbl_summary_only', { to: ['only@example.com'] });
+    expect(await value('a.test', '', 'complained')).toBe(2);
+  });
+
   it('forgets applied-event ids only once they are older than the retention', async () => {
     const idAt = (ms: number, suffix: string) => `evt_${encodeTime(ms)}${suffix}`;
     const rows = [

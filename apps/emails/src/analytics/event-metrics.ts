@@ -1,5 +1,6 @@
 import type { AnalyticsMetric, EventEnvelope } from '@mailroom/contracts';
 import { whyNoBounce } from '../bounces/bounce-report';
+import { complainedAddress } from '../complaints/complained-address';
 
 /**
  * Each recipient an email.suppressed of a whole email lists (its
@@ -26,7 +27,8 @@ export function metricsOf(event: Pick<EventEnvelope, 'type' | 'data'>): Analytic
     case 'email.failed':
       return ['failed'];
     case 'email.complained':
-      return ['complained'];
+      // One naming no address suppressed nobody and marked no email: the complaints consumer ignored it.
+      return complainedAddress(event.data) ? ['complained'] : [];
     case 'email.suppressed':
       // One recipient, named in `recipient`: suppressed at delivery, or at acceptance beside recipients who were not.
       return event.data.recipients === undefined ? ['suppressed'] : suppressedAtAcceptance(event.data.recipients);

@@ -3,7 +3,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
 import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
-import { reportedAddress } from '../reports/reported-address';
+import { complainedAddress } from './complained-address';
 import { ComplaintsRepository } from './complaints.repository';
 
 const COMPLAINT_CONSUMER = 'emails-complaints';
@@ -40,8 +40,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async apply(event: EventEnvelope): Promise<void> {
     const data = event.data ?? {};
-    const recipient = typeof data.recipient === 'string' ? data.recipient : Array.isArray(data.to) && data.to.length === 1 ? String(data.to[0]) : '';
-    const address = reportedAddress(recipient);
+    const address = complainedAddress(data);
     if (!address) {
       this.logger.warn({ eventId: event.id }, 'email.complained without a valid recipient address; ignored');
       eventsIgnored.inc({ consumer: COMPLAINT_CONSUMER, reason: 'not_applicable' });
