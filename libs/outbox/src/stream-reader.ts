@@ -3,6 +3,14 @@ import type { ConsumerMessages, JsMsg } from 'nats';
 /** How long to wait before subscribing again after the iteration ended or failed. */
 const RESUBSCRIBE_DELAY_MS = 500;
 
+/**
+ * How long each pull request of a consume() lasts (its idle heartbeat is half of it). A stream deleted while no
+ * pull was waiting sends the consumer no "deleted" notice: nats.js then learns it only after two missed heartbeats,
+ * 30 s at its default of 30 s, while events published on the stream made anew sat unread. At 5 s it knows within
+ * about 5 s, for one pull request an idle consumer sends every 5 s.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+
 interface WarnLogger {
   warn(fields: object, message: string): void;
 }
