@@ -111,6 +111,10 @@ describe(rewriteHtmlForTracking.name, () => {
     ]);
   });
 
+  it('puts the pixel before a closing body tag written with white space before its >', () => {
+    expect(rewriteHtmlForTracking('<body>hi</body >\n<!-- footer -->', { ...base, clicks: false })).toMatch(/^<body>hi<img [^>]+><\/body >\n<!-- footer -->$/);
+  });
+
   it('changes nothing when both switches are off', () => {
     const html = '<a href="https://a.example">A</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false, clicks: false })).toBe(html);

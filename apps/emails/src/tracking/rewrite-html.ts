@@ -20,6 +20,8 @@ function keepAsIs(href: LinkHref, url: string, unsubscribeUrl?: string): boolean
 /** A browser strips leading and trailing C0 controls and spaces from a link (WHATWG URL parsing). */
 const stripUrlPadding = (url: string) => url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 
+const BODY_END = /<\/body\s*>/i;
+
 const NAMED_REFERENCES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
 const CHARACTER_REFERENCE = /&(?:#(\d+)|#x([0-9a-f]+)|(amp|quot|apos|lt|gt));?/gi;
 
@@ -67,7 +69,8 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
     const token = options.tokens.sign({ emailId: options.emailId, kind: 'open', host });
     const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
     // A replacer function, not a string: the tracking URL's path may hold `$&` or `$'`, which a replacement string expands.
-    out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, (closing) => `${pixel}${closing}`) : `${out}${pixel}`;
+    // `</body >` closes the body too (HTML allows white space before the `>`).
+    out = BODY_END.test(out) ? out.replace(BODY_END, (closing) => `${pixel}${closing}`) : `${out}${pixel}`;
   }
   return out;
 }
