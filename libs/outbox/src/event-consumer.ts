@@ -6,7 +6,7 @@ import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
-import { PULL_EXPIRES_MS, StreamReader } from './stream-reader';
+import { consumeOptions, StreamReader } from './stream-reader';
 import { StreamsWithDurable } from './streams-with-durable';
 
 export interface EventConsumerOptions {
@@ -83,8 +83,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       }),
     );
     streamWithDurable.seen(stream.created);
-    // abort_on_missing_resource: a stream or durable that is gone ends the iteration, and StreamReader sets both up again.
-    return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume({ max_messages: 100, expires: PULL_EXPIRES_MS, abort_on_missing_resource: true });
+    return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume(consumeOptions(100));
   };
 
   const concurrency = Math.max(1, options.concurrency ?? 1);

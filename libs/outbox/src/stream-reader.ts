@@ -9,7 +9,15 @@ const RESUBSCRIBE_DELAY_MS = 500;
  * 30 s at its default of 30 s, while events published on the stream made anew sat unread. At 5 s it knows within
  * about 5 s, for one pull request an idle consumer sends every 5 s.
  */
-export const PULL_EXPIRES_MS = 5_000;
+const PULL_EXPIRES_MS = 5_000;
+
+/**
+ * The consume() options every StreamReader's subscribe uses: abort_on_missing_resource, so a stream or durable that
+ * is gone ends the iteration and the reader sets both up again, with pull requests of PULL_EXPIRES_MS.
+ */
+export function consumeOptions(maxMessages: number) {
+  return { max_messages: maxMessages, expires: PULL_EXPIRES_MS, abort_on_missing_resource: true };
+}
 
 interface WarnLogger {
   warn(fields: object, message: string): void;

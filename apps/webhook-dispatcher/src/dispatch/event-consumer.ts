@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { ensureEventStream, HeldMessages, PULL_EXPIRES_MS, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
+import { consumeOptions, ensureEventStream, HeldMessages, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
 import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { connectNats } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
@@ -67,7 +67,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     await ensureEventStream(manager, this.settings.eventStreamReplicas);
     await ensureDispatcherConsumer(manager);
     const consumer = await connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
-    return consumer.consume({ max_messages: MAX_UNACKED_EVENTS, expires: PULL_EXPIRES_MS, abort_on_missing_resource: true });
+    return consumer.consume(consumeOptions(MAX_UNACKED_EVENTS));
   }
 
   /** Fans out whatever has arrived, batch after batch, until the buffer is empty. */

@@ -30,13 +30,14 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  */
 export class MxTransport implements DeliveryTransport {
   readonly acceptedStatus = 'delivered' as const;
-  private readonly pool = new TransporterPool();
-  private readonly shutdown = new AbortController();
+  private readonly pool: TransporterPool;
 
   constructor(
     private readonly resolver: MailRouter,
     private readonly settings: MxSettings,
-  ) {}
+  ) {
+    this.pool = new TransporterPool(settings.messageTimeoutMs);
+  }
 
   async deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes> {
     const outcomes: RecipientOutcomes = new Map();
@@ -68,11 +69,7 @@ export class MxTransport implements DeliveryTransport {
   }
 
   abort(): void {
-    this.shutdown.abort();
-  }
-
-  private limits() {
-    return { messageTimeoutMs: this.settings.messageTimeoutMs, shutdown: this.shutdown.signal };
+    this.pool.abort();
   }
 
   close(): void {
@@ -83,15 +80,15 @@ export class MxTransport implements DeliveryTransport {
     let last: RecipientOutcomes | undefined;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to }, raw, this.limits());
+        last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to }, raw, this.pool.limits);
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
-        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw, this.limits());
+        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw, this.pool.limits);
         // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one,
         // and only while the process is not shutting down.
-        if (!every(last, (outcome) => outcome.hostUnavailable) || this.shutdown.signal.aborted) return last;
+        if (!every(last, (outcome) => outcome.hostUnavailable) || this.pool.limits.shutdown.aborted) return last;
       }
     }
     return last ?? new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));

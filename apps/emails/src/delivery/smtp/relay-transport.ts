@@ -40,22 +40,19 @@ export function relayOptions(settings: RelaySettings): SMTPPoolOptions {
 /** Relay mode: every message goes to one smarthost, all recipients in one transaction; its 2xx means 'sent'. */
 export class RelayTransport implements DeliveryTransport {
   readonly acceptedStatus = 'sent' as const;
-  private readonly pool = new TransporterPool();
-  private readonly shutdown = new AbortController();
+  private readonly pool: TransporterPool;
 
-  constructor(private readonly settings: RelaySettings) {}
+  constructor(private readonly settings: RelaySettings) {
+    this.pool = new TransporterPool(settings.messageTimeoutMs);
+  }
 
   deliver(envelopeFrom: string, recipients: string[], raw: Buffer) {
     const smtpPool = this.pool.get('relay', () => relayOptions(this.settings));
-    return sendInTransactions(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.limits());
+    return sendInTransactions(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.pool.limits);
   }
 
   abort(): void {
-    this.shutdown.abort();
-  }
-
-  private limits() {
-    return { messageTimeoutMs: this.settings.messageTimeoutMs, shutdown: this.shutdown.signal };
+    this.pool.abort();
   }
 
   close(): void {

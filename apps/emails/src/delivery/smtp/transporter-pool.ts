@@ -1,4 +1,5 @@
 import SMTPPool from 'nodemailer/lib/smtp-pool';
+import type { ExchangeLimits } from './smtp-send';
 
 /** A pool unused this long is closed, so one-off MX hosts do not keep sockets and memory. */
 const IDLE_CLOSE_MS = 5 * 60_000;
@@ -17,6 +18,18 @@ interface Entry {
  */
 export class TransporterPool {
   private readonly entries = new Map<string, Entry>();
+  private readonly shutdown = new AbortController();
+  /** What bounds each exchange over these pools (sendRaw): its deadline, and abort() at shutdown. */
+  readonly limits: ExchangeLimits;
+
+  constructor(messageTimeoutMs: number) {
+    this.limits = { messageTimeoutMs, shutdown: this.shutdown.signal };
+  }
+
+  /** Cuts off every exchange in flight over these pools (DeliveryTransport.abort). */
+  abort(): void {
+    this.shutdown.abort();
+  }
 
   get(key: string, options: () => SMTPPool.Options): SMTPPool {
     const now = Date.now();
