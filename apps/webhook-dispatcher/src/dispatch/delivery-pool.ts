@@ -102,11 +102,7 @@ export class DeliveryPool {
    */
   turnSlow(webhookId: string): string[] {
     this.slow.mark(webhookId);
-    const handedBack = [...this.entries]
-      .filter(([, entry]) => entry.state === 'queued' && entry.delivery.webhookId === webhookId)
-      .map(([id]) => id);
-    for (const id of handedBack) this.entries.delete(id);
-    return handedBack;
+    return this.takeQueued((delivery) => delivery.webhookId === webhookId);
   }
 
   isSlow(webhookId: string): boolean {
@@ -162,7 +158,12 @@ export class DeliveryPool {
 
   /** Removes and returns the deliveries not yet being sent (shutdown gives their leases back). */
   drainQueued(): string[] {
-    const ids = [...this.entries].filter(([, entry]) => entry.state === 'queued').map(([id]) => id);
+    return this.takeQueued(() => true);
+  }
+
+  /** Removes and returns the ids of the queued deliveries `which` picks: they are no longer this dispatcher's to send. */
+  private takeQueued(which: (delivery: ClaimedDelivery) => boolean): string[] {
+    const ids = [...this.entries].filter(([, entry]) => entry.state === 'queued' && which(entry.delivery)).map(([id]) => id);
     for (const id of ids) this.entries.delete(id);
     return ids;
   }
