@@ -128,6 +128,27 @@ describe('CountersRepository.applyMany', () => {
     expect(await value('a.test', '', 'complained')).toBe(2);
   });
 
+  it('counts a complaint about an email only from one of its recipients, as the emails app marks it', async () => {
+    const emailId = `email_${encodeTime(at.getTime())}COMPLAINEDOF0000`;
+    await dataSource.query(
+      `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, tags, message_id)
+       VALUES ($1, 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', ARRAY['ann@example.com'], ARRAY['ann@example.com'], 'm', 'delivered', ARRAY['welcome'], '<m@a.test>')`,
+      [emailId],
+    );
+    await dataSource.query(`INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, 'ann@example.com', 'to', 'delivered')`, [emailId]);
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+    const complaint = (id: string, data: Record<string, unknown>, mode: 'live' | 'test' = 'live') =>
+      projector.apply({ id, type: 'email.complained', createdAt: at.toISOString(), mode, data: Object.assign({ emailId }, data) });
+    await complaint('evt_fbl_stranger', { recipient: 'mallory@example.com' });
+    await complaint('evt_fbl_stranger_with_from', { recipient: 'mallory@example.com', from: 'hi@a.test' });
+    await complaint('evt_fbl_other_mode', { recipient: 'ann@example.com' }, 'test');
+    await complaint('evt_fbl_unknown_email', { recipient: 'ann@example.com', emailId: 'email_unknown' });
+    expect(await value('a.test', '', 'complained')).toBe(0);
+    await complaint('evt_fbl_reader_of_it', { recipient: 'Ann <ANN@example.com>' });
+    expect(await value('a.test', '', 'complained')).toBe(1);
+    expect(await value('a.test', 'welcome', 'complained')).toBe(1);
+  });
+
   it('forgets applied-event ids only once they are older than the retention', async () => {
     const idAt = (ms: number, suffix: string) => `evt_${encodeTime(ms)}${suffix}`;
     const rows = [

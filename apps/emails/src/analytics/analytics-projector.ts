@@ -4,6 +4,7 @@ import { EMAIL_LIMITS, fromDomainOf, type EventEnvelope } from '@mailroom/contra
 import { GroupCommitter } from '@mailroom/database';
 import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
+import { complainedAddress } from '../complaints/complained-address';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 import { metricsOf } from './event-metrics';
 
@@ -66,13 +67,18 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
   }
 
   /**
-   * The from domain and tags an event counts under. Mailroom's own events
-   * carry them; an internal publisher's may name only the email (the
-   * README's complaint example does), whose summary is then read, so its
-   * complaints count for the email's domain and tags like any other event.
+   * The from domain and tags an event counts under, or null when it counts
+   * nowhere. Mailroom's own events carry them; an internal publisher's may
+   * name only the email (the README's complaint example does), whose summary
+   * is then read, so its complaints count for the email's domain and tags
+   * like any other event. A complaint about an email counts only when it
+   * names one of that email's recipients, as the complaints consumer marks
+   * it: one naming someone the email never went to, or an email that does
+   * not exist, is a publisher's mix-up or a forgery.
    */
-  private async summaryOf(event: EventEnvelope): Promise<{ domain: string; tags: string[] }> {
+  private async summaryOf(event: EventEnvelope): Promise<{ domain: string; tags: string[] } | null> {
     const { from, tags, emailId } = event.data;
+    if (event.type === 'email.complained' && typeof emailId === 'string') return this.counters.summaryOf(event.mode, emailId, complainedAddress(event.data));
     if (typeof from !== 'string' && typeof emailId === 'string') {
       const stored = await this.counters.summaryOf(event.mode, emailId);
       if (stored) return stored;
@@ -84,6 +90,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
     const metrics = metricsOf(event);
     if (!metrics.length || !event.id) return;
     const summary = await this.summaryOf(event);
+    if (!summary) return;
     const increment: CounterIncrement = { eventId: event.id, mode: event.mode, at: new Date(event.createdAt), domain: summary.domain, tags: summary.tags, metrics };
     try {
       await this.batches.submit(increment);

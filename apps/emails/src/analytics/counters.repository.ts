@@ -82,8 +82,13 @@ export class CountersRepository {
   }
 
   /** The from domain and tags of an email, for an event that names the email but carries no summary; null when it is gone. */
-  async summaryOf(mode: Mode, emailId: string): Promise<{ domain: string; tags: string[] } | null> {
-    const rows: Array<{ from_domain: string; tags: string[] }> = await this.dataSource.query('SELECT from_domain, tags FROM emails.emails WHERE id = $1 AND mode = $2', [emailId, mode]);
+  /** The email's from domain and tags; null when there is no such email of `mode`, or `recipient` is not one of its. */
+  async summaryOf(mode: Mode, emailId: string, recipient: string | null = null): Promise<{ domain: string; tags: string[] } | null> {
+    const rows: Array<{ from_domain: string; tags: string[] }> = await this.dataSource.query(
+      `SELECT from_domain, tags FROM emails.emails e
+        WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3))`,
+      [emailId, mode, recipient],
+    );
     return rows[0] ? { domain: rows[0].from_domain, tags: rows[0].tags } : null;
   }
 
