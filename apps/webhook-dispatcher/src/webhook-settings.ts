@@ -21,6 +21,8 @@ export class WebhookSettings {
   readonly nats: NatsSettings;
   readonly eventStreamReplicas: number;
   readonly secretBox: SecretBox;
+  /** How webhook hosts are resolved (see webhookLookup). */
+  readonly dns: { dnsServers: string[]; dnsTimeoutMs: number };
 
   constructor(@Inject(MAILROOM_CONFIG) config: MailroomConfig) {
     this.urlPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
@@ -35,6 +37,7 @@ export class WebhookSettings {
     this.deliveryRetentionMs = config.WEBHOOK_DELIVERY_RETENTION;
     this.nats = config;
     this.eventStreamReplicas = config.EVENT_STREAM_REPLICAS;
+    this.dns = { dnsServers: config.DNS_SERVERS, dnsTimeoutMs: config.DNS_TIMEOUT_MS };
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));
   }

@@ -22,6 +22,7 @@ function setup() {
     timeoutMs: 1_000,
     maxResponseBytes: 1_024,
     urlPolicy: { allowHttp: true, allowPrivateNetworks: true },
+    dns: { dnsServers: [], dnsTimeoutMs: 1_000 },
   } as unknown as WebhookSettings;
   const attempter = new DeliveryAttempter(repository, recorder, settings);
   const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);

@@ -12,6 +12,7 @@ import { deliveryHeaders } from './delivery-headers';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { nextAttemptAt } from './retry-policy';
 import { WebhookSender } from './webhook-sender';
+import { webhookLookup } from '../ssrf/webhook-lookup';
 
 /** Makes one attempt of one claimed delivery: sign, POST, record. */
 @Injectable()
@@ -32,6 +33,7 @@ export class DeliveryAttempter {
       timeoutMs: settings.timeoutMs,
       maxResponseBytes: settings.maxResponseBytes,
       allowPrivateNetworks: settings.urlPolicy.allowPrivateNetworks,
+      lookup: webhookLookup(Object.assign({ allowPrivateNetworks: settings.urlPolicy.allowPrivateNetworks }, settings.dns)),
     });
   }
 

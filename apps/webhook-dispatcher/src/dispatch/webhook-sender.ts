@@ -1,14 +1,16 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { assertLiteralAllowed, guardedLookup, RefusedAddressError } from '../ssrf/guarded-lookup';
+import { assertLiteralAllowed, RefusedAddressError } from '../ssrf/guarded-lookup';
 import type { HttpResult } from './attempt-outcome';
 
 export interface SenderOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   allowPrivateNetworks: boolean;
+  /** How hosts are resolved (webhookLookup); undefined: Node's default, getaddrinfo. */
+  lookup?: LookupFunction;
 }
 
 /**
@@ -22,7 +24,8 @@ const AGENT_OPTIONS = { keepAlive: true, maxSockets: Infinity, maxFreeSockets: 2
 
 /**
  * POSTs one signed body. Keep-alive agents reuse connections to busy
- * endpoints; every new connection resolves its host through the SSRF guard.
+ * endpoints; every new connection resolves its host through `lookup` (with
+ * the SSRF guard on, it checks the addresses).
  * The whole exchange (connect, headers, body) must fit in the timeout, and
  * at most maxResponseBytes of the answer are read.
  */
@@ -59,7 +62,7 @@ export class WebhookSender {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
         headers: Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) }),
-        ...(this.options.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
+        ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
       });
       // Ends the attempt itself rather than waiting for the request to report its end: once Node has handed the
       // socket over (an upgrade, say), destroying the request reports nothing, and the attempt would never end.

@@ -1,6 +1,7 @@
-import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, LookupFunction } from 'node:net';
 import { refusedAddressReason } from '@mailroom/runtime';
+import type { HostResolver } from './host-resolver';
 
 /**
  * Raised when a webhook host is, or resolves to, a refused address. The
@@ -26,20 +27,24 @@ export function assertLiteralAllowed(host: string): void {
 }
 
 /**
- * A `lookup` for http(s) agents that resolves the host when the socket
- * connects and refuses the connection when any address it resolves to is
- * refused. Checking at connect time, on the addresses actually used, is
- * what defeats DNS rebinding (a name that is public when the webhook is
- * created and private when it is called).
+ * A `lookup` for http(s) agents that resolves the host through `resolver`
+ * when the socket connects. With `guard`, it refuses the connection when any
+ * address the host resolves to is refused: checking at connect time, on the
+ * addresses actually used, is what defeats DNS rebinding (a name that is
+ * public when the webhook is created and private when it is called).
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, Object.assign({}, options as LookupOptions, { all: true as const }), (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    const refused = addresses.map((entry) => ({ entry, reason: refusedAddressReason(entry.address) })).find((item) => item.reason);
-    if (refused) return callback(new RefusedAddressError(hostname, refused.reason as string, false), '', 0);
-    if ((options as LookupOptions).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-    callback(null, first.address, first.family);
-  });
-};
+export function resolvingLookup(resolver: HostResolver, guard: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    const wanted = options as LookupOptions;
+    const family = wanted.family === 4 || wanted.family === 6 ? wanted.family : 0;
+    resolver.addresses(hostname, family).then(
+      (addresses) => {
+        const refused = guard ? addresses.map((entry) => refusedAddressReason(entry.address)).find(Boolean) : null;
+        if (refused) return callback(new RefusedAddressError(hostname, refused, false), '', 0);
+        if (wanted.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
