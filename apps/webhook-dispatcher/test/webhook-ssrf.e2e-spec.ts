@@ -1,32 +1,19 @@
-import { eventually, Stack, startStack } from '@mailroom/testing';
-import { EventPublisher } from './support/event-publisher';
-import { WebhookFixtures } from './support/webhook-fixtures';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { eventually } from '@mailroom/testing';
+import { webhookSuite } from './support/webhook-suite';
 
-/** A stack WITHOUT WEBHOOK_ALLOW_PRIVATE_NETWORKS: the SSRF guard is on. */
+const DNS_TIMEOUT_MS = 1000;
+
+/** A stack WITHOUT WEBHOOK_ALLOW_PRIVATE_NETWORKS: the SSRF guard is on. Host names resolve through a loopback DNS server. */
 describe('webhook SSRF guard', () => {
-  let stack: Stack;
-  let events: EventPublisher;
-  let fixtures: WebhookFixtures;
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    stack = await startStack({
-      apps: ['keys', 'webhook-dispatcher', 'gateway'],
-      // http is allowed only so that a loopback receiver could be reached at all, were the guard to fail.
-      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0s', WEBHOOK_POLL_MS: '50' },
-    });
-    events = await EventPublisher.connect(stack.nats.url);
-    fixtures = new WebhookFixtures(stack);
-    receiver = await new WebhookReceiver().start();
-  });
-
-  afterAll(async () => {
-    await fixtures?.cleanup();
-    await receiver?.stop();
-    await events?.close();
-    await stack?.stop();
-  });
+  const suite = webhookSuite(
+    // http is allowed only so that a loopback receiver could be reached at all, were the guard to fail.
+    { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0s', WEBHOOK_POLL_MS: '50', DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS) },
+    (dns) => {
+      dns.set('loopback.webhooks.test', 'A', '127.0.0.1');
+      dns.set('loopback6.webhooks.test', 'AAAA', '::1');
+      dns.delay('blackhole.webhooks.test', Infinity);
+    },
+  );
 
   it.each([
     ['loopback', 'http://127.0.0.1/hooks'],
@@ -54,18 +41,21 @@ describe('webhook SSRF guard', () => {
     ['hex IPv4', 'http://0x7f.0.0.1/hooks'],
     ['decimal form of a public address', 'https://134744072/hooks'],
   ])('refuses a literal %s address at creation with 422 naming url (%s)', async (_, url) => {
-    const response = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const response = await suite.stack.api.post('/v1/webhooks', { url, events: ['*'] });
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('validation_error');
     expect(response.body.error.message).toMatch(/^url: must not/);
   });
 
   it('refuses, when connecting, a host name that resolves to loopback: nothing reaches the receiver', async () => {
-    const webhooks = [await fixtures.create(receiver.url('/hooks', 'localhost'), ['email.delivered']), await fixtures.create(receiver.url('/hooks', 'vm'), ['email.delivered'])];
-    await events.publish('email.delivered');
+    const webhooks = [
+      await suite.fixtures.create(suite.receiver.url('/hooks', 'loopback.webhooks.test'), ['email.delivered']),
+      await suite.fixtures.create(suite.receiver.url('/hooks', 'loopback6.webhooks.test'), ['email.delivered']),
+    ];
+    await suite.events.publish('email.delivered');
     for (const webhook of webhooks) {
       const [delivery] = await eventually(async () => {
-        const list = await fixtures.deliveries(webhook.id);
+        const list = await suite.fixtures.deliveries(webhook.id);
         return list[0]?.status === 'failed' && list;
       });
       // The kind of address, never the address: the resolver's answer for a name (an internal one, in a
@@ -73,9 +63,9 @@ describe('webhook SSRF guard', () => {
       expect(delivery.error).toMatch(/^refused to connect to [^:]+: it resolves to a loopback address$/);
       expect(delivery.error).not.toContain('127.0.0.1');
       expect(delivery.responseCode).toBeNull();
-      expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status).toBe('failing');
+      expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body.status).toBe('failing');
     }
-    expect(receiver.requests).toHaveLength(0);
+    expect(suite.receiver.requests).toHaveLength(0);
   });
 
   /**
@@ -86,19 +76,28 @@ describe('webhook SSRF guard', () => {
    * leave the delivery pending for ever.
    */
   it('records a stored literal refused address as a failed attempt: nothing reaches the receiver', async () => {
-    const webhook = await fixtures.create('https://hooks.example.com/stored-before', ['email.opened']);
-    await fixtures.overwriteStored(webhook.id, 'url', receiver.url('/literal'));
-    await events.publish('email.opened');
-    const delivery = await fixtures.firstDeliveryOnce(webhook.id, 'failed');
+    const webhook = await suite.fixtures.create('https://hooks.example.com/stored-before', ['email.opened']);
+    await suite.fixtures.overwriteStored(webhook.id, 'url', suite.receiver.url('/literal'));
+    await suite.events.publish('email.opened');
+    const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'failed');
     expect(delivery.error).toBe('refused to connect to 127.0.0.1: it is a loopback address');
     expect(delivery.responseCode).toBeNull();
-    expect((await stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });
-    expect(receiver.requests).toHaveLength(0);
+    expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });
+    expect(suite.receiver.requests).toHaveLength(0);
+  });
+
+  it('fails an attempt whose host never resolves at the DNS deadline, saying so', async () => {
+    const webhook = await suite.fixtures.create('https://blackhole.webhooks.test/hooks', ['email.clicked']);
+    await suite.events.publish('email.clicked');
+    const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'failed');
+    expect(delivery.error).toBe(`DNS lookup of blackhole.webhooks.test timed out after ${DNS_TIMEOUT_MS} ms`);
+    expect(delivery.responseCode).toBeNull();
+    expect(delivery.durationMs).toBeGreaterThanOrEqual(DNS_TIMEOUT_MS - 100);
   });
 
   it('still accepts a public https URL', async () => {
-    const response = await stack.api.post('/v1/webhooks', { url: 'https://hooks.example.com/mailroom', events: ['email.bounced'] });
+    const response = await suite.stack.api.post('/v1/webhooks', { url: 'https://hooks.example.com/mailroom', events: ['email.bounced'] });
     expect(response.status).toBe(201);
-    await stack.api.delete(`/v1/webhooks/${response.body.id}`);
+    await suite.stack.api.delete(`/v1/webhooks/${response.body.id}`);
   });
 });

@@ -1,4 +1,4 @@
-import { Stack, StackOptions, startStack } from '@mailroom/testing';
+import { Stack, StackOptions, startStack, startTestDns, TestDns } from '@mailroom/testing';
 import { EventPublisher } from './event-publisher';
 import { WebhookFixtures } from './webhook-fixtures';
 import { WebhookReceiver } from './webhook-receiver';
@@ -10,16 +10,23 @@ export interface WebhookSuite {
   fixtures: WebhookFixtures;
   /** A fresh receiver for each test. */
   receiver: WebhookReceiver;
+  /** The loopback DNS server the dispatcher resolves webhook hosts through (DNS_SERVERS), when the suite asked for one. */
+  dns: TestDns;
 }
 
 /**
  * Boots keys, the dispatcher and the gateway once for the describe block it is called in, with this
- * environment, and gives each test a fresh receiver; each test's webhooks are deleted after it.
+ * environment, and gives each test a fresh receiver; each test's webhooks are deleted after it. With `dns`,
+ * a loopback DNS server, filled by it before the boot, is the dispatcher's DNS_SERVERS.
  */
-export function webhookSuite(env: StackOptions['env']): WebhookSuite {
+export function webhookSuite(env: StackOptions['env'], dns?: (server: TestDns) => void): WebhookSuite {
   const suite = {} as WebhookSuite;
   beforeAll(async () => {
-    suite.stack = await startStack({ apps: ['keys', 'webhook-dispatcher', 'gateway'], env });
+    if (dns) {
+      suite.dns = await startTestDns();
+      dns(suite.dns);
+    }
+    suite.stack = await startStack({ apps: ['keys', 'webhook-dispatcher', 'gateway'], env: dns ? Object.assign({}, env, { DNS_SERVERS: suite.dns.address }) : env });
     suite.events = await EventPublisher.connect(suite.stack.nats.url);
     suite.fixtures = new WebhookFixtures(suite.stack);
   });
@@ -33,6 +40,7 @@ export function webhookSuite(env: StackOptions['env']): WebhookSuite {
   afterAll(async () => {
     await suite.events?.close();
     await suite.stack?.stop();
+    await suite.dns?.stop();
   });
   return suite;
 }
