@@ -3,7 +3,7 @@ import { classifyDnsError, LookupResult } from './verification-rules';
 
 /**
  * TXT and CNAME lookups through DNS_SERVERS (or the system's resolvers). A new
- * DnsLookup per check: c-ares caches answers per resolver, and a verify must
+ * DnsLookup per check: a resolver may cache answers (c-ares has a query cache, on by default in some versions), and a verify must
  * see what is published now. The check as a whole gets one DNS_TIMEOUT_MS:
  * lookups run in parallel, and those that follow others (SPF includes, CNAME
  * hops, the organizational domain's DMARC) share what is left of it, so a
