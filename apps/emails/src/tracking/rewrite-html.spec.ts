@@ -115,6 +115,76 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(rewriteHtmlForTracking('<body>hi</body >\n<!-- footer -->', { ...base, clicks: false })).toMatch(/^<body>hi<img [^>]+><\/body >\n<!-- footer -->$/);
   });
 
+  const clicksOnly = Object.assign({}, base, { opens: false });
+  const opensOnly = Object.assign({}, base, { clicks: false });
+  const tracked = (out: string) => out.replace(/https:\/\/t\.example\.com\/t\/c\/[\w.-]+/g, 'TRACKED');
+
+  it('leaves links in comments and in the raw text of script, style, textarea, title, xmp, iframe, noembed and noframes as they are', () => {
+    const dead =
+      '<!-- <a href="https://old.example/">old</a> --><!---->' +
+      '<SCRIPT>var a = \'<a href=https://script.example/>\';</script ><style>a[href="<a href=https://style.example/>"]{}</style>' +
+      '<textarea><a href="https://textarea.example/">t</a></textarea><title><a href="https://title.example/">t</a></TITLE>' +
+      '<xmp><a href="https://xmp.example/"></xmp><iframe><a href="https://iframe.example/"></iframe>' +
+      '<noembed><a href="https://noembed.example/"></noembed><noframes><a href="https://noframes.example/"></noframes>' +
+      '<img alt="<a href=https://alt.example/>"><!doctype html><!-- <a href="https://eof.example/">';
+    expect(rewriteHtmlForTracking(dead, clicksOnly)).toBe(dead);
+  });
+
+  it('rewrites the links after a comment or a raw text element ends, and those in <noscript>, which a mail reader shows', () => {
+    const html =
+      '<!--><a href="https://a.example/">A</a><!---><a href="https://b.example/">B</a><!-- x --!><a href="https://c.example/">C</a>' +
+      '<script>x = "</scripts>";</script\n><a href="https://d.example/">D</a><noscript><a href="https://e.example/">E</a></noscript>' +
+      '<a href="https://f.example/" <b>F</a>';
+    const out = rewriteHtmlForTracking(html, clicksOnly);
+    expect(clickTargets(out)).toEqual(['https://a.example/', 'https://b.example/', 'https://c.example/', 'https://d.example/', 'https://e.example/', 'https://f.example/']);
+  });
+
+  it('rewrites what Outlook reads inside a conditional comment, but not a comment inside it, and what other readers read in a downlevel-revealed one', () => {
+    const html =
+      '<!--[if mso | IE]><!-- <a href="https://note.example/">n</a> --><v:roundrect href="https://button.example/"></v:roundrect><![endif]-->' +
+      '<!--[if !mso]><!--><a href="https://revealed.example/">R</a><!--<![endif]-->' +
+      '<!--[if !mso]><!-- --><a href="https://revealed2.example/">R2</a><!--<![endif]-->' +
+      '<!--[if mso]><![endif]--><a href="https://after-empty.example/">E</a>';
+    const out = rewriteHtmlForTracking(html, clicksOnly);
+    expect(clickTargets(out)).toEqual(['https://button.example/', 'https://revealed.example/', 'https://revealed2.example/', 'https://after-empty.example/']);
+    expect(out).toContain('<!-- <a href="https://note.example/">n</a> -->');
+  });
+
+  it('puts the pixel before the </body> a reader sees, not one in a comment, a script or an Outlook-only block', () => {
+    const html = '<body><!-- </body> --><script>"</body>"</script><!--[if mso]></body><![endif]-->hi</body></html>';
+    expect(rewriteHtmlForTracking(html, opensOnly)).toMatch(/<!\[endif\]-->hi<img [^>]+><\/body><\/html>$/);
+  });
+
+  it('puts the pixel where a reader sees it when the html ends inside a comment, a raw text element or an Outlook-only block', () => {
+    expect(rewriteHtmlForTracking('hi<!-- footer', opensOnly)).toMatch(/^hi<!-- footer--><img [^>]+>$/);
+    expect(rewriteHtmlForTracking('hi<style>p{}', opensOnly)).toMatch(/^hi<style>p\{\}<\/style><img [^>]+>$/);
+    expect(rewriteHtmlForTracking('hi<!--[if mso]><b>x</b>', opensOnly)).toMatch(/^hi<!--\[if mso\]><b>x<\/b><!\[endif\]--><img [^>]+>$/);
+  });
+
+  it('leaves links that are no http(s) URL alone: javascript, data, mailto, tel, fragments, templates, no href at all', () => {
+    const html =
+      '<a href=" javascript:alert(1)">j</a><a href="data:text/html,x">d</a><a href="MAILTO:x@y.z">m</a><a href="tel:+1">t</a>' +
+      '<a href="#top">f</a><a href="{{url}}">v</a><a name="x">n</a><a href>e</a><base href="https://base.example/"><a href="page">r</a>';
+    expect(rewriteHtmlForTracking(html, clicksOnly)).toBe(html);
+  });
+
+  it('keeps the html around a rewritten link as it was: other attributes, quotes, self-closing slashes, a tag name in capitals', () => {
+    const html = '<a href=\'https://x.example/\'title="a > b"/><V:RoundRect HREF = "https://v.example/" fillcolor="#fff"><a foo"bar href="https://q.example/">q</a>';
+    expect(tracked(rewriteHtmlForTracking(html, clicksOnly))).toBe(
+      '<a href=\'TRACKED\'title="a > b"/><V:RoundRect HREF="TRACKED" fillcolor="#fff"><a foo"bar href="TRACKED">q</a>',
+    );
+  });
+
+  it('rewrites a link written after </body> too, and the pixel still goes before it', () => {
+    const out = rewriteHtmlForTracking('<body><a href="https://in.example/">I</a></body><a href="https://after.example/">A</a>', base);
+    expect(clickTargets(out)).toEqual(['https://in.example/', 'https://after.example/']);
+    expect(tracked(out)).toMatch(/^<body><a href="TRACKED">I<\/a><img [^>]+><\/body><a href="TRACKED">A<\/a>$/);
+  });
+
+  it('puts the pixel before a tag the html ends inside, which the parser drops, rather than into it', () => {
+    expect(rewriteHtmlForTracking('hi<a href="https://x.example/', opensOnly)).toMatch(/^hi<img [^>]+><a href="https:\/\/x\.example\/$/);
+  });
+
   it('changes nothing when both switches are off', () => {
     const html = '<a href="https://a.example">A</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false, clicks: false })).toBe(html);

@@ -1,5 +1,6 @@
 import { canonicalTrackingHost, TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
-import { LINK_TAG, LinkHref, linkHref } from './link-href';
+import { scanMarkup } from './html-markup';
+import { LinkHref, linkHref } from './link-href';
 
 export interface TrackingOptions {
   emailId: string;
@@ -20,8 +21,6 @@ function keepAsIs(href: LinkHref, url: string, unsubscribeUrl?: string): boolean
 /** A browser strips leading and trailing C0 controls and spaces from a link (WHATWG URL parsing). */
 const stripUrlPadding = (url: string) => url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 
-const BODY_END = /<\/body\s*>/i;
-
 const NAMED_REFERENCES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
 const CHARACTER_REFERENCE = /&(?:#(\d+)|#x([0-9a-f]+)|(amp|quot|apos|lt|gt));?/gi;
 
@@ -41,36 +40,55 @@ function decodeEntities(url: string): string {
   });
 }
 
+/** The URL a link tag's href is rewritten to, or null to leave it: only an http(s) URL, not one that must keep working without us, not one whose token the gateway would not route. */
+function clickUrl(href: LinkHref, base: string, host: string, options: TrackingOptions): string | null {
+  const url = stripUrlPadding(decodeEntities(href.attribute.value));
+  if (!url || !/^https?:\/\//i.test(url) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
+  const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
+  return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : `${base}/t/c/${token}`;
+}
+
 /**
  * Rewrites http(s) links to the click redirector and appends the 1×1 open
  * pixel, both under the domain's tracking host with signed tokens, each
- * bound to that host (the gateway honours it on no other).
+ * bound to that host (the gateway honours it on no other). Only markup a
+ * reader's parser sees is touched (see scanMarkup): a link in a comment or in
+ * a script is text, and stays as it is.
  */
 export function rewriteHtmlForTracking(html: string, options: TrackingOptions): string {
   const base = options.trackingBaseUrl.replace(/\/+$/, '');
   const host = canonicalTrackingHost(new URL(base).host);
   // Never an unbound token: the gateway would honour that one on any customer's tracking domain.
   if (!host) throw new Error(`the tracking base URL ${base} names no host`);
-  let out = html;
+  const { tags, endAt, unclosed } = scanMarkup(html);
+  // What replaces html.slice(start, end), in the order of the html.
+  const edits: { start: number; end: number; text: string }[] = [];
   if (options.clicks) {
-    out = out.replace(LINK_TAG, (tag) => {
+    for (const tag of tags) {
       const href = linkHref(tag);
-      const url = href && stripUrlPadding(decodeEntities(href.value));
-      if (!href || !url || !/^https?:\/\//i.test(url) || keepAsIs(href, url, options.unsubscribeUrl)) return tag;
-      const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
-      if (token.length > TRACKING_TOKEN_MAX_LENGTH) return tag;
-      // An unquoted value gets quotes: nothing in the tracked URL needs them, but nothing is lost by them either.
-      const quote = href.quote || '"';
-      // The name keeps its case as written (`HREF`), so only the value changes.
-      return `${tag.slice(0, href.start + 'href'.length)}=${quote}${base}/t/c/${token}${quote}${tag.slice(href.end)}`;
-    });
+      const url = href && clickUrl(href, base, host, options);
+      if (!href || !url) continue;
+      // The name keeps its case as written (`HREF`), so only the value changes; an unquoted value gets quotes,
+      // which nothing in the tracked URL needs, but which lose nothing either.
+      const quote = href.attribute.quote || '"';
+      edits.push({ start: href.attribute.start + 'href'.length, end: href.attribute.end, text: `=${quote}${url}${quote}` });
+    }
   }
   if (options.opens) {
     const token = options.tokens.sign({ emailId: options.emailId, kind: 'open', host });
     const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
-    // A replacer function, not a string: the tracking URL's path may hold `$&` or `$'`, which a replacement string expands.
-    // `</body >` closes the body too (HTML allows white space before the `>`).
-    out = BODY_END.test(out) ? out.replace(BODY_END, (closing) => `${pixel}${closing}`) : `${out}${pixel}`;
+    // Before the first </body> every reader sees (`</body >` too); else after whatever the html ends inside.
+    const bodyEnd = tags.find((tag) => tag.kind === 'end' && tag.name === 'body' && !tag.outlookOnly);
+    const at = bodyEnd ? bodyEnd.start : endAt;
+    edits.push({ start: at, end: at, text: bodyEnd ? pixel : `${unclosed}${pixel}` });
+    edits.sort((a, b) => a.start - b.start);
   }
-  return out;
+  const pieces: string[] = [];
+  let copied = 0;
+  for (const edit of edits) {
+    pieces.push(html.slice(copied, edit.start), edit.text);
+    copied = edit.end;
+  }
+  pieces.push(html.slice(copied));
+  return pieces.join('');
 }
