@@ -63,6 +63,31 @@ describe('tracking in a message actually received', () => {
     }
   });
 
+  it('leaves links in comments and scripts as written, and a link copied from an earlier tracked message counting for that message', async () => {
+    const api = harness.stack.api;
+    const first = await api.post('/v1/emails', { from: 'hi@acme.test', to: 'first@example.test', subject: 'First', html: '<a href="https://acme.test/first">F</a>' });
+    await emailReaching(harness.stack, harness.stack.rootKey, first.body.id, ['delivered']);
+    const copied = trackingPathsIn(receivedText(harness.smtp, 'first@example.test'), TRACKING_HOST).links[0];
+
+    const html =
+      `<html><body><!-- <a href="https://acme.test/old">Old</a> --><script>var a = '<a href=https://acme.test/script>';</script>` +
+      `<a href="https://${TRACKING_HOST}${copied}">Again</a><a href="https://acme.test/new">New</a></body></html>`;
+    const second = await api.post('/v1/emails', { from: 'hi@acme.test', to: 'second@example.test', subject: 'Second', html });
+    await emailReaching(harness.stack, harness.stack.rootKey, second.body.id, ['delivered']);
+    const received = /<html>[\s\S]*<\/html>/.exec(receivedText(harness.smtp, 'second@example.test'))![0];
+
+    const { pixel, links } = trackingPathsIn(received, TRACKING_HOST);
+    expect(links).toHaveLength(2);
+    expect(received.replace(/<img src="[^"]+"[^>]*>/, '').replace(links[1], '/NEW')).toBe(html.replace('https://acme.test/new', `https://${TRACKING_HOST}/NEW`));
+    const click = await trackingHit(harness.stack.baseUrl, links[0], TRACKING_HOST);
+    expect(click.headers.location).toBe('https://acme.test/first');
+    await trackingHit(harness.stack.baseUrl, pixel!, TRACKING_HOST);
+    await eventually(async () => {
+      const [firstNow, secondNow] = await Promise.all([api.get(`/v1/emails/${first.body.id}`), api.get(`/v1/emails/${second.body.id}`)]);
+      return firstNow.body.clicks === 1 && secondNow.body.opens === 1 && secondNow.body.clicks === 0;
+    });
+  });
+
   it('leaves the html alone when the email turns tracking off', async () => {
     const html = '<p><a href="https://acme.test/plain">Plain</a></p>';
     const sent = await harness.stack.api.post('/v1/emails', {

@@ -1,4 +1,5 @@
 import { TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
+import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { rewriteHtmlForTracking } from './rewrite-html';
 
@@ -150,6 +151,22 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(out).toContain('<!-- <a href="https://note.example/">n</a> -->');
   });
 
+  it('leaves a link that already is one of our click links as it is, so rewriting twice changes nothing', () => {
+    const once = rewriteHtmlForTracking('<html><body><a href="https://a.example/">A</a></body></html>', base);
+    expect(rewriteHtmlForTracking(once, base)).toBe(once);
+    const copied = rewriteHtmlForTracking('<a href="https://b.example/">B</a>', Object.assign({}, clicksOnly, { emailId: 'email_OLD', trackingBaseUrl: 'https://old-host.example' }));
+    expect(rewriteHtmlForTracking(copied, clicksOnly)).toBe(copied);
+    const lookalike = '<a href="https://t.example.com/t/c/not.signed">L</a><a href="https://other.example/t/c/abc.def">O</a>';
+    expect(clickTargets(rewriteHtmlForTracking(lookalike, clicksOnly))).toEqual(['https://t.example.com/t/c/not.signed', 'https://other.example/t/c/abc.def']);
+  });
+
+  it('adds the open pixel once: not again when the html already has this email\'s pixel', () => {
+    const once = rewriteHtmlForTracking('<body>hi</body>', opensOnly);
+    expect(rewriteHtmlForTracking(once, opensOnly)).toBe(once);
+    const otherEmails = rewriteHtmlForTracking('<body>hi</body>', Object.assign({}, opensOnly, { emailId: 'email_OLD' }));
+    expect(rewriteHtmlForTracking(otherEmails, opensOnly).match(/\/t\/o\//g)).toHaveLength(2);
+  });
+
   it('puts the pixel before the </body> a reader sees, not one in a comment, a script or an Outlook-only block', () => {
     const html = '<body><!-- </body> --><script>"</body>"</script><!--[if mso]></body><![endif]-->hi</body></html>';
     expect(rewriteHtmlForTracking(html, opensOnly)).toMatch(/<!\[endif\]-->hi<img [^>]+><\/body><\/html>$/);
@@ -183,6 +200,31 @@ describe(rewriteHtmlForTracking.name, () => {
 
   it('puts the pixel before a tag the html ends inside, which the parser drops, rather than into it', () => {
     expect(rewriteHtmlForTracking('hi<a href="https://x.example/', opensOnly)).toMatch(/^hi<img [^>]+><a href="https:\/\/x\.example\/$/);
+  });
+
+  it('is idempotent and changes nothing but tracked href values and the one pixel, whatever html it is given', () => {
+    const fragments = fc.constantFrom(
+      '<a href="https://a.example/">', '<a href=https://b.example/?q=1&amp;r=2>', "<V:RoundRect HREF='https://v.example/'>", '</a>', '<body>', '</body>',
+      '<!--', '-->', '--!>', '<!-->', '<!--[if mso]>', '<![endif]-->', '<!--[if !mso]><!-->', '<!--<![endif]-->', '<script>', '</script>',
+      '<title>', '</title>', '<img alt="', '"', "'", '>', '<', '=', ' ', 'text', '&copy', '&hellip;', '<!doctype html>', '<area href="https://x.example/unsubscribe">',
+    );
+    fc.assert(
+      fc.property(fc.array(fragments, { maxLength: 40 }), (parts) => {
+        const html = parts.join('');
+        const once = rewriteHtmlForTracking(html, base);
+        expect(rewriteHtmlForTracking(once, base)).toBe(once);
+        // Each tracked href, put back as the fragment wrote it, gives back the html: nothing else was touched.
+        const written: Record<string, string> = {
+          'https://a.example/': '="https://a.example/"',
+          'https://b.example/?q=1&r=2': '=https://b.example/?q=1&amp;r=2',
+          'https://v.example/': "='https://v.example/'",
+        };
+        const clicksOnlyOut = rewriteHtmlForTracking(html, clicksOnly);
+        expect(clicksOnlyOut.replace(/=(["'])https:\/\/t\.example\.com\/t\/c\/([\w.-]+)\1/g, (_, quote, token) => written[tokens.verify(token)!.url!])).toBe(html);
+        expect(once.match(/\/t\/o\//g)).toHaveLength(1);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('changes nothing when both switches are off', () => {

@@ -1,6 +1,7 @@
 import { canonicalTrackingHost, TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
-import { scanMarkup } from './html-markup';
+import { MarkupTag, scanMarkup } from './html-markup';
 import { LinkHref, linkHref } from './link-href';
+import { ownTrackingClaim } from './own-tracking-url';
 
 export interface TrackingOptions {
   emailId: string;
@@ -40,12 +41,30 @@ function decodeEntities(url: string): string {
   });
 }
 
-/** The URL a link tag's href is rewritten to, or null to leave it: only an http(s) URL, not one that must keep working without us, not one whose token the gateway would not route. */
+/** The URL a browser follows from an attribute value. */
+const followedUrl = (value: string) => stripUrlPadding(decodeEntities(value));
+
+/**
+ * The URL a link tag's href is rewritten to, or null to leave it: only an
+ * http(s) URL, not one of our own tracking links already (a link copied from
+ * a tracked email, or html passed through here twice), not one that must keep
+ * working without us, not one whose token the gateway would not route.
+ */
 function clickUrl(href: LinkHref, base: string, host: string, options: TrackingOptions): string | null {
-  const url = stripUrlPadding(decodeEntities(href.attribute.value));
+  const url = followedUrl(href.attribute.value);
   if (!url || !/^https?:\/\//i.test(url) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
+  if (ownTrackingClaim(url, options.tokens)?.kind === 'click') return null;
   const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
   return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : `${base}/t/c/${token}`;
+}
+
+/** Whether the html already shows this email's open pixel (it went through here before). */
+function hasOwnPixel(tags: MarkupTag[], options: TrackingOptions): boolean {
+  return tags.some((tag) => {
+    const src = tag.kind === 'start' && tag.name === 'img' && !tag.outlookOnly ? tag.attributes.find((attribute) => attribute.name === 'src')?.value : undefined;
+    const claim = src === undefined ? null : ownTrackingClaim(followedUrl(src), options.tokens);
+    return claim?.kind === 'open' && claim.emailId === options.emailId;
+  });
 }
 
 /**
@@ -74,7 +93,7 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
       edits.push({ start: href.attribute.start + 'href'.length, end: href.attribute.end, text: `=${quote}${url}${quote}` });
     }
   }
-  if (options.opens) {
+  if (options.opens && !hasOwnPixel(tags, options)) {
     const token = options.tokens.sign({ emailId: options.emailId, kind: 'open', host });
     const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
     // Before the first </body> every reader sees (`</body >` too); else after whatever the html ends inside.
