@@ -178,6 +178,27 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(rewriteHtmlForTracking('hi<!--[if mso]><b>x</b>', opensOnly)).toMatch(/^hi<!--\[if mso\]><b>x<\/b><!\[endif\]--><img [^>]+>$/);
   });
 
+  it('signs only the link a browser follows: entities it decodes, and no link it would read differently', () => {
+    const html =
+      '<a href="https&#58;//colon.example/">A</a><a href="https&colon;//named.example/a&sol;b&period;c">B</a>' +
+      '<a href="https://legacy.example/?q=a&amp">C</a><a href="https://legacy2.example/?x=1&copy=2&AMP;y=3">D</a>' +
+      '<a href="https://nbsp.example/a&nbsp;b">E</a>';
+    const out = rewriteHtmlForTracking(html, clicksOnly);
+    expect(clickTargets(out)).toEqual([
+      'https://colon.example/',
+      'https://named.example/a/b.c',
+      'https://legacy.example/?q=a&',
+      'https://legacy2.example/?x=1&copy=2&y=3',
+      'https://nbsp.example/a\u00a0b',
+    ]);
+    // A named reference this rewriter does not know may stand for another character, and a URL no browser can parse leads nowhere: such links are left as they are.
+    const unknown = '<a href="https://x.example/&hellip;">U</a><a href="https://y.example/?a=1&copy-2">V</a><a href="https://exa mple.example/">W</a>';
+    const kept = rewriteHtmlForTracking(unknown, clicksOnly);
+    expect(clickTargets(kept)).toEqual(['https://y.example/?a=1\u00a9-2']);
+    expect(kept).toContain('<a href="https://x.example/&hellip;">U</a>');
+    expect(kept).toContain('<a href="https://exa mple.example/">W</a>');
+  });
+
   it('leaves links that are no http(s) URL alone: javascript, data, mailto, tel, fragments, templates, no href at all', () => {
     const html =
       '<a href=" javascript:alert(1)">j</a><a href="data:text/html,x">d</a><a href="MAILTO:x@y.z">m</a><a href="tel:+1">t</a>' +

@@ -1,4 +1,5 @@
 import { canonicalTrackingHost, TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
+import { decodeAttributeValue } from './character-references';
 import { MarkupTag, scanMarkup } from './html-markup';
 import { LinkHref, linkHref } from './link-href';
 import { ownTrackingClaim } from './own-tracking-url';
@@ -22,37 +23,23 @@ function keepAsIs(href: LinkHref, url: string, unsubscribeUrl?: string): boolean
 /** A browser strips leading and trailing C0 controls and spaces from a link (WHATWG URL parsing). */
 const stripUrlPadding = (url: string) => url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 
-const NAMED_REFERENCES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
-const CHARACTER_REFERENCE = /&(?:#(\d+)|#x([0-9a-f]+)|(amp|quot|apos|lt|gt));?/gi;
-
-/**
- * The link a browser follows: the attribute value with its character
- * references decoded. Numeric ones (`&#38;`, `&#x26;`, which some HTML
- * generators write for every `&`) count even without their `;`, as in the
- * HTML parser; a named one only with it. Signed undecoded, `?a=1&#38;b=2`
- * redirected to a URL whose query ended at `&` and whose fragment was `38;b=2`.
- */
-function decodeEntities(url: string): string {
-  return url.replace(CHARACTER_REFERENCE, (reference, decimal?: string, hex?: string, name?: string) => {
-    if (name) return reference.endsWith(';') ? NAMED_REFERENCES[name.toLowerCase()] : reference;
-    const codePoint = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
-    // What the HTML parser puts in place of NUL, a surrogate or a number past Unicode.
-    return codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? '\uFFFD' : String.fromCodePoint(codePoint);
-  });
+/** The URL a browser follows from an attribute value; null when we cannot tell it for sure. */
+function followedUrl(value: string): string | null {
+  const decoded = decodeAttributeValue(value);
+  return decoded === null ? null : stripUrlPadding(decoded);
 }
-
-/** The URL a browser follows from an attribute value. */
-const followedUrl = (value: string) => stripUrlPadding(decodeEntities(value));
 
 /**
  * The URL a link tag's href is rewritten to, or null to leave it: only an
- * http(s) URL, not one of our own tracking links already (a link copied from
- * a tracked email, or html passed through here twice), not one that must keep
- * working without us, not one whose token the gateway would not route.
+ * http(s) URL a browser can parse (signing one it cannot would turn a dead
+ * link into our 404), not one of our own tracking links already (a link
+ * copied from a tracked email, or html passed through here twice), not one
+ * that must keep working without us, not one whose token the gateway would
+ * not route.
  */
 function clickUrl(href: LinkHref, base: string, host: string, options: TrackingOptions): string | null {
   const url = followedUrl(href.attribute.value);
-  if (!url || !/^https?:\/\//i.test(url) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
+  if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
   if (ownTrackingClaim(url, options.tokens)?.kind === 'click') return null;
   const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
   return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : `${base}/t/c/${token}`;
@@ -62,7 +49,7 @@ function clickUrl(href: LinkHref, base: string, host: string, options: TrackingO
 function hasOwnPixel(tags: MarkupTag[], options: TrackingOptions): boolean {
   return tags.some((tag) => {
     const src = tag.kind === 'start' && tag.name === 'img' && !tag.outlookOnly ? tag.attributes.find((attribute) => attribute.name === 'src')?.value : undefined;
-    const claim = src === undefined ? null : ownTrackingClaim(followedUrl(src), options.tokens);
+    const claim = src === undefined ? null : ownTrackingClaim(followedUrl(src) ?? '', options.tokens);
     return claim?.kind === 'open' && claim.emailId === options.emailId;
   });
 }
