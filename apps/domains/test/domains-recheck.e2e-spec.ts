@@ -8,10 +8,13 @@ import { DomainsHarness, publish, startDomainsHarness, stopDomainsHarness, uniqu
 // inconclusive and not counted: at 3 s a run under heavy CPU contention saw none before the domain failed, and
 // at 5 s so did a run on a machine three times slower with four other test runs beside it.
 const PENDING_TIMEOUT_MS = 8000;
+// Long enough that a test can put a removed record back before the confirmation ends, on a loaded machine too.
+const FAILURE_CONFIRMATION_MS = 4000;
 const SCHEDULE = {
   DOMAIN_RECHECK_SCHEDULE: '200ms',
   DOMAIN_PENDING_TIMEOUT: `${PENDING_TIMEOUT_MS}ms`,
   DOMAIN_VERIFIED_RECHECK_INTERVAL: '300ms',
+  DOMAIN_FAILURE_CONFIRMATION: `${FAILURE_CONFIRMATION_MS}ms`,
   // Long enough for a deliberately slow answer (SLOW_ANSWER_MS) to still count as an answer.
   DNS_TIMEOUT_MS: '1000',
 };
@@ -22,6 +25,7 @@ interface CheckRow {
   check_attempts: number;
   pending_since: Date;
   failed_at: Date | null;
+  records_missing_since: Date | null;
   next_check_at: Date | null;
   last_checked_at: Date | null;
 }
@@ -56,7 +60,7 @@ describe('domains: background re-checks on a compressed schedule', () => {
     }, timeoutMs);
   const checkRow = async (id: string): Promise<CheckRow> =>
     (
-      await db.query(`SELECT status, check_attempts, pending_since, failed_at, next_check_at, last_checked_at FROM domains.domains WHERE id = $1`, [id])
+      await db.query(`SELECT status, check_attempts, pending_since, failed_at, records_missing_since, next_check_at, last_checked_at FROM domains.domains WHERE id = $1`, [id])
     ).rows[0];
   /** Waits for `times` more background checks of the domain to complete (each stamps last_checked_at). */
   const backgroundChecks = async (id: string, times: number) => {
@@ -114,22 +118,48 @@ describe('domains: background re-checks on a compressed schedule', () => {
     expect(event.data).toMatchObject({ id: domain.id, status: 'failed', missingRecords: domain.dnsRecords });
   });
 
-  it('fails a verified domain whose records are removed, and verify brings it back once they return', async () => {
+  it('keeps a verified domain verified when a check finds a record missing, and emits nothing when it comes back', async () => {
+    const domain = await verifiedByRequest('blip');
+    harness.dns.clear(`_dmarc.${domain.name}`);
+    // A background check saw it missing: the sub-status says so, the domain still sends.
+    const seen = await eventually(async () => {
+      const current = await get(domain.id);
+      return current.dmarcStatus === 'pending' ? current : undefined;
+    });
+    expect(seen).toMatchObject({ status: 'verified', spfStatus: 'verified', dkimStatus: 'verified', verifiedAt: domain.verifiedAt });
+    const confirming = await checkRow(domain.id);
+    expect(confirming.records_missing_since).not.toBeNull();
+    // Re-checked at the first DOMAIN_RECHECK_SCHEDULE step, not after DOMAIN_VERIFIED_RECHECK_INTERVAL.
+    expect(confirming.next_check_at!.getTime() - confirming.last_checked_at!.getTime()).toBeLessThanOrEqual(200);
+
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    const back = await eventually(async () => {
+      const current = await get(domain.id);
+      return current.dmarcStatus === 'verified' ? current : undefined;
+    });
+    expect(back).toMatchObject({ status: 'verified', verifiedAt: domain.verifiedAt });
+    expect((await checkRow(domain.id)).records_missing_since).toBeNull();
+    expect(await settledTypes(domain.id)).toEqual(['domain.verified']);
+  });
+
+  it('fails a verified domain whose records stay missing through DOMAIN_FAILURE_CONFIRMATION, and verifies it again in the background once they return', async () => {
     const domain = await verifiedByRequest('removed');
     await backgroundChecks(domain.id, 1);
     expect((await get(domain.id)).status).toBe('verified');
 
     harness.dns.clear(`_dmarc.${domain.name}`);
-    const failed = await statusReaching(domain.id, 'failed');
+    const failed = await statusReaching(domain.id, 'failed', FAILURE_CONFIRMATION_MS + 10000);
     expect(failed).toMatchObject({ spfStatus: 'verified', dkimStatus: 'verified', dmarcStatus: 'pending' });
     expect(failed.verifiedAt).toBeUndefined();
-    expect((await checkRow(domain.id)).next_check_at).toBeNull();
+    const row = await checkRow(domain.id);
+    expect(row.failed_at!.getTime() - row.records_missing_since!.getTime()).toBeGreaterThanOrEqual(FAILURE_CONFIRMATION_MS);
+    // A domain that was verified is still checked in the background, at the last DOMAIN_RECHECK_SCHEDULE step.
+    expect(row.next_check_at).not.toBeNull();
 
     publish(harness.dns, domain.name, domain.dnsRecords);
-    const back = await api().post(`/v1/domains/${domain.id}/verify`);
-    expect(back.status).toBe(200);
-    expect(back.body).toMatchObject({ status: 'verified', dmarcStatus: 'verified' });
-    expect(Date.parse(back.body.verifiedAt)).toBeGreaterThan(Date.parse(domain.verifiedAt));
+    const back = await statusReaching(domain.id, 'verified');
+    expect(back).toMatchObject({ dmarcStatus: 'verified' });
+    expect(Date.parse(back.verifiedAt)).toBeGreaterThan(Date.parse(domain.verifiedAt));
 
     // Back on the periodic schedule, and every transition was published exactly once.
     await backgroundChecks(domain.id, 2);
@@ -137,6 +167,20 @@ describe('domains: background re-checks on a compressed schedule', () => {
     expect(await settledTypes(domain.id)).toEqual(['domain.verified', 'domain.failed', 'domain.verified']);
     const failedEvent = events.received.find((event) => event.data.id === domain.id && event.type === 'domain.failed')!;
     expect(failedEvent.data).toMatchObject({ status: 'failed', dmarcStatus: 'pending', missingRecords: [domain.dnsRecords[2]] });
+  });
+
+  it('stops checking a failed domain in the background DOMAIN_PENDING_TIMEOUT after it failed', async () => {
+    const domain = await verifiedByRequest('gone');
+    harness.dns.clear(domain.name);
+    await statusReaching(domain.id, 'failed', FAILURE_CONFIRMATION_MS + 10000);
+    const stopped = await eventually(async () => {
+      const row = await checkRow(domain.id);
+      return row.next_check_at === null ? row : undefined;
+    }, PENDING_TIMEOUT_MS + 15000);
+    expect(stopped.status).toBe('failed');
+    // The last check fell on the end of the period.
+    expect(stopped.last_checked_at!.getTime() - stopped.failed_at!.getTime()).toBeGreaterThanOrEqual(PENDING_TIMEOUT_MS);
+    expect(await settledTypes(domain.id)).toEqual(['domain.verified', 'domain.failed']);
   });
 
   it('keeps a verified domain verified through background checks that hit SERVFAIL or a DNS timeout', async () => {

@@ -3,9 +3,10 @@ import { DomainEntity } from './entities/domain.entity';
 import { CreateDomainsSchema1763800000100 } from './migrations/1763800000100-create-domains-schema';
 import { CreateDomainsTable1763800000110 } from './migrations/1763800000110-create-domains-table';
 import { AddTrackingDomain1763800000120 } from './migrations/1763800000120-add-tracking-domain';
+import { AddRecordsMissingSince1763800000130 } from './migrations/1763800000130-add-records-missing-since';
 
 export const DOMAINS_SCHEMA: ServiceSchema = {
   schema: 'domains',
   entities: [DomainEntity],
-  migrations: [CreateDomainsSchema1763800000100, CreateDomainsTable1763800000110, AddTrackingDomain1763800000120],
+  migrations: [CreateDomainsSchema1763800000100, CreateDomainsTable1763800000110, AddTrackingDomain1763800000120, AddRecordsMissingSince1763800000130],
 };

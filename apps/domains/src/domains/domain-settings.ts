@@ -26,6 +26,7 @@ export class DomainSettings {
       recheckSchedule: config.DOMAIN_RECHECK_SCHEDULE,
       pendingTimeoutMs: config.DOMAIN_PENDING_TIMEOUT,
       verifiedRecheckMs: config.DOMAIN_VERIFIED_RECHECK_INTERVAL,
+      failureConfirmationMs: config.DOMAIN_FAILURE_CONFIRMATION,
     };
     this.trackingBaseUrl = config.TRACKING_BASE_URL.replace(/\/+$/, '');
     this.trackingDomain = new URL(config.TRACKING_BASE_URL).hostname;

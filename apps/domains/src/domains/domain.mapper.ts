@@ -59,6 +59,9 @@ export function toVerifyResponse(
   const records = expectedRecords(entity, settings);
   const hostOf = (record: DnsRecord) => (record.host === '@' ? domainName : `${record.host}.${domainName}`);
   const missing = records.filter((record) => check[record.purpose].result === 'fail');
+  // A verified domain lists the records being confirmed missing (it stays verified meanwhile, see nextState): those
+  // its sub-statuses show missing, which the older answers of a verify that another check overtook cannot contradict.
+  const listed = entity.status === 'verified' ? missing.filter((record) => entity[STATUS_OF[record.purpose]] !== 'verified') : missing;
   const problems = records.flatMap((record) => {
     const outcome = check[record.purpose];
     return outcome.result === 'fail' && outcome.problem ? [{ purpose: record.purpose, host: hostOf(record), problem: outcome.problem }] : [];
@@ -70,7 +73,7 @@ export function toVerifyResponse(
   return {
     ...toListItem(entity),
     ...verifiedAt(entity),
-    ...(entity.status !== 'verified' && missing.length ? { missingRecords: missing } : {}),
+    ...(listed.length ? { missingRecords: listed } : {}),
     ...(problems.length ? { recordProblems: problems } : {}),
     ...(dnsErrors.length ? { dnsErrors } : {}),
     ...trackingOf(entity, defaultTrackingHost),

@@ -87,7 +87,7 @@ export class DomainsRepository {
       `UPDATE domains.domains SET next_check_at = $2
         WHERE id IN (
           SELECT id FROM domains.domains
-           WHERE next_check_at <= $1 AND status <> 'failed'
+           WHERE next_check_at <= $1
            ORDER BY next_check_at LIMIT $3
            FOR UPDATE SKIP LOCKED)
         RETURNING id`,

@@ -64,6 +64,7 @@ export class DomainsService {
       verifiedAt: null,
       failedAt: null,
       pendingSince: now,
+      recordsMissingSince: null,
       checkAttempts: 0,
       nextCheckAt: new Date(now.getTime() + this.settings.schedule.recheckSchedule[0]),
       lastCheckedAt: null,

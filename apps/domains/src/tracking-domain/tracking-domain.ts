@@ -85,6 +85,6 @@ export function applyDomainUpdate(domain: TrackingColumns, input: DomainUpdateIn
   if (custom === domain.trackingDomain) return;
   domain.trackingDomain = custom;
   domain.trackingDomainStatus = custom ? 'pending' : null;
-  // A failed domain (nextCheckAt null) is not checked in the background; POST verify checks it.
+  // A domain no longer checked in the background (nextCheckAt null: a failed one) is checked by POST verify.
   if (custom && domain.nextCheckAt && domain.nextCheckAt > firstCheckAt) domain.nextCheckAt = firstCheckAt;
 }

@@ -7,7 +7,9 @@ const BATCH_SIZE = 20;
 
 /**
  * Background re-checks: pending domains with backoff until DOMAIN_PENDING_TIMEOUT,
- * verified ones every DOMAIN_VERIFIED_RECHECK_INTERVAL. Due domains are claimed
+ * verified ones every DOMAIN_VERIFIED_RECHECK_INTERVAL (with backoff while missing
+ * records are confirmed), failed ones that had been verified slowly for a while
+ * (see nextState: a due domain is one with next_check_at set). Due domains are claimed
  * in Postgres (FOR UPDATE SKIP LOCKED plus a lease), so replicas share the work
  * and a crashed replica's claims come due again.
  */

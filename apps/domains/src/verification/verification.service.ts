@@ -24,8 +24,9 @@ export class VerificationService {
 
   async verify(ctx: RequestContext, id: string): Promise<DomainVerifyResponse> {
     const found = assertVisible(ctx, await this.repository.findById(id), id);
+    const askedAt = new Date();
     const [check, tracking] = await this.lookUp(found);
-    const updated = await this.apply(id, check, tracking, 'manual', found);
+    const updated = await this.apply(id, check, tracking, 'manual', found, askedAt);
     if (!updated) throw DomainError.notFound('domain', id);
     return toVerifyResponse(updated, check, this.settings.records, updated.name, this.settings.trackingDomain, tracking);
   }
@@ -33,9 +34,10 @@ export class VerificationService {
   /** One background check; a domain deleted meanwhile is simply gone. */
   async recheck(id: string): Promise<void> {
     const found = await this.repository.findById(id);
-    if (!found || found.status === 'failed') return;
+    if (!found) return;
+    const askedAt = new Date();
     const [check, tracking] = await this.lookUp(found);
-    await this.apply(id, check, tracking, 'background', found);
+    await this.apply(id, check, tracking, 'background', found, askedAt);
   }
 
   private lookUp(domain: DomainEntity): Promise<[DomainCheck, TrackingDomainCheck | null]> {
@@ -45,14 +47,14 @@ export class VerificationService {
   /**
    * The DNS answers were gathered outside the transaction, and are applied on the locked row unless another check
    * applied meanwhile overtook them (see isOvertaken: `read` is the row as it was before the lookups). An overtaken
-   * check changes nothing and answers the state the other one left.
+   * check changes nothing and answers the state the other one left. `askedAt`: when the lookups began.
    */
-  private apply(id: string, check: DomainCheck, tracking: TrackingDomainCheck | null, trigger: CheckTrigger, read: CheckedRow): Promise<DomainEntity | null> {
+  private apply(id: string, check: DomainCheck, tracking: TrackingDomainCheck | null, trigger: CheckTrigger, read: CheckedRow, askedAt: Date): Promise<DomainEntity | null> {
     return this.repository.updateLocked(id, (entity) => {
       if (isOvertaken(read, entity, trigger)) return [];
       const now = new Date();
       const previousCheck = entity.lastCheckedAt;
-      const { state, event } = nextState(entity, check, trigger, now, this.settings.schedule);
+      const { state, event } = nextState(entity, check, trigger, { askedAt, now }, this.settings.schedule);
       Object.assign(entity, state, { lastCheckedAt: now });
       if (tracking && this.isCurrent(tracking, entity.trackingDomain, previousCheck) && entity.trackingDomainStatus) {
         entity.trackingDomainStatus = nextTrackingDomainStatus(entity.trackingDomainStatus, tracking.outcome);

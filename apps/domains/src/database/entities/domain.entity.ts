@@ -66,7 +66,14 @@ export class DomainEntity {
   @Column('integer', { name: 'check_attempts' })
   checkAttempts: number;
 
-  /** When the background checker next looks at the domain; null for failed domains. */
+  /**
+   * When the checks of a verified domain first found a record missing (the asking time of that check); the domain
+   * stays verified until DOMAIN_FAILURE_CONFIRMATION later. Null while nothing is missing.
+   */
+  @Column('timestamptz', { name: 'records_missing_since', nullable: true })
+  recordsMissingSince: Date | null;
+
+  /** When the background checker next looks at the domain; null when it no longer does (a failed domain, mostly). */
   @Column('timestamptz', { name: 'next_check_at', nullable: true })
   nextCheckAt: Date | null;
 
