@@ -115,6 +115,21 @@ describe('domains: verification follows the DNS standards', () => {
       expect(response.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`_spf..${domain.name}`) }]);
     });
 
+    it('reports an include whose name is a CNAME loop as the problem it is, naming the hops, not as a DNS failure', async () => {
+      const domain = await addDomain(uniqueDomain('spfcnameloop'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:_spf.${domain.name} ~all`]);
+      // A resolver chasing these answers SERVFAIL for the TXT behind them, for ever.
+      harness.dns.set(`_spf.${domain.name}`, 'CNAME', `x._spf.${domain.name}`);
+      harness.dns.set(`x._spf.${domain.name}`, 'CNAME', `_spf.${domain.name}`);
+      const response = await verify(domain.id);
+      expect(response).toMatchObject({ status: 'pending', spfStatus: 'pending', missingRecords: [domain.dnsRecords[0]] });
+      expect(response.dnsErrors).toBeUndefined();
+      expect(response.recordProblems).toEqual([
+        { purpose: 'spf', host: domain.name, problem: expect.stringContaining(`_spf.${domain.name} → x._spf.${domain.name} → _spf.${domain.name}`) },
+      ]);
+    });
+
     it('leaves a redirect= with a macro to receivers, as an include with one: not our include, and no DNS failure', async () => {
       const domain = await addDomain(uniqueDomain('spfmacro'));
       publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
@@ -141,6 +156,27 @@ describe('domains: verification follows the DNS standards', () => {
       expect(spf.indexOf('include:')).toBe(250);
       harness.dns.set(domain.name, 'TXT', [spf]);
       expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified', dmarcStatus: 'verified' });
+    });
+
+    it('reports a CNAME loop, or a chain longer than 8 hops, at _dmarc as the problem it is, naming the hops, not as a DNS failure', async () => {
+      const domain = await addDomain(uniqueDomain('dmarcloop'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['spf', 'dkim']);
+      const dmarcHost = `_dmarc.${domain.name}`;
+      harness.dns.set(dmarcHost, 'CNAME', `a.${domain.name}`);
+      harness.dns.set(`a.${domain.name}`, 'CNAME', dmarcHost);
+      const looped = await verify(domain.id);
+      expect(looped).toMatchObject({ status: 'pending', dmarcStatus: 'pending', missingRecords: [domain.dnsRecords[2]] });
+      expect(looped.dnsErrors).toBeUndefined();
+      expect(looped.recordProblems).toEqual([{ purpose: 'dmarc', host: dmarcHost, problem: expect.stringContaining(`${dmarcHost} → a.${domain.name} → ${dmarcHost}`) }]);
+
+      // Ten hops, the last one to a good record: resolvers give up before they reach it.
+      harness.dns.set(dmarcHost, 'CNAME', `h1.${domain.name}`);
+      for (let hop = 1; hop < 10; hop++) harness.dns.set(`h${hop}.${domain.name}`, 'CNAME', `h${hop + 1}.${domain.name}`);
+      harness.dns.set(`h10.${domain.name}`, 'TXT', ['v=DMARC1; p=none']);
+      const long = await verify(domain.id);
+      expect(long).toMatchObject({ status: 'pending', dmarcStatus: 'pending' });
+      expect(long.dnsErrors).toBeUndefined();
+      expect(long.recordProblems).toEqual([{ purpose: 'dmarc', host: dmarcHost, problem: expect.stringContaining('more than 8 hops') }]);
     });
 
     it("accepts the organizational domain's record for a subdomain that has none, and keeps handing out _dmarc at the subdomain", async () => {

@@ -11,21 +11,24 @@ export type CnameWalk =
   | { end: 'too-long'; chain: string[] }
   | { end: 'error'; error: string; at: string; first: boolean };
 
+/** A walk that loops or runs past the hop limit. */
+export type BrokenWalk = Extract<CnameWalk, { end: 'loop' | 'too-long' }>;
+
 /**
- * Follows `name`'s CNAMEs towards `expectedTarget`: a CNAME query answers one
- * hop, so each is asked in turn, as a resolver chases them (RFC 1034 §3.6.2).
- * A hop back to a name already on the chain is a loop.
+ * Follows `name`'s CNAMEs towards `expectedTarget` (null: to wherever they end):
+ * a CNAME query answers one hop, so each is asked in turn, as a resolver chases
+ * them (RFC 1034 §3.6.2). A hop back to a name already on the chain is a loop.
  */
-export async function followCnameChain(name: string, expectedTarget: string, cname: (host: string) => Promise<LookupResult>): Promise<CnameWalk> {
-  const target = normalizeName(expectedTarget);
+export async function followCnameChain(name: string, expectedTarget: string | null, cname: (host: string) => Promise<LookupResult>): Promise<CnameWalk> {
+  const target = expectedTarget === null ? null : normalizeName(expectedTarget);
   const chain = [normalizeName(name)];
   while (chain.length <= MAX_CNAME_HOPS) {
     const current = chain[chain.length - 1];
     const lookup = await cname(current);
     if (lookup.kind === 'error') return { end: 'error', error: lookup.error, at: current, first: chain.length === 1 };
-    if (lookup.kind === 'missing' || lookup.values.length === 0) return { end: 'no-cname', chain };
+    if (lookup.kind !== 'found' || lookup.values.length === 0) return { end: 'no-cname', chain };
     const hops = lookup.values.map(normalizeName);
-    if (hops.includes(target)) return { end: 'target' };
+    if (target !== null && hops.includes(target)) return { end: 'target' };
     if (chain.includes(hops[0])) return { end: 'loop', chain: [...chain, hops[0]] };
     chain.push(hops[0]);
   }
@@ -33,8 +36,14 @@ export async function followCnameChain(name: string, expectedTarget: string, cna
 }
 
 /** A chain that loops or runs past the hop limit leads to no record at all. */
-export function leadsNowhere(walk: CnameWalk): boolean {
+export function leadsNowhere(walk: CnameWalk): walk is BrokenWalk {
   return walk.end === 'loop' || walk.end === 'too-long';
+}
+
+/** What is wrong with a chain that leads nowhere; `expectedTarget`: where it should have led, if anywhere. */
+export function brokenChainProblem(walk: BrokenWalk, expectedTarget?: string): string {
+  if (walk.end === 'loop') return `the CNAME chain makes a loop: ${walk.chain.join(' → ')}`;
+  return `the CNAME chain ${walk.chain.join(' → ')} takes more than ${MAX_CNAME_HOPS} hops${expectedTarget ? ` without reaching ${expectedTarget}` : ''}`;
 }
 
 /** A walk as a record's outcome: a pass, the problem with the chain, or the lookup that failed (named when not the first). */
@@ -45,9 +54,8 @@ export function cnameChainOutcome(walk: CnameWalk, expectedTarget: string): Reco
     case 'error':
       return walk.first ? { result: 'error', error: walk.error } : { result: 'error', error: `${walk.error} (at ${walk.at})`, host: walk.at };
     case 'loop':
-      return { result: 'fail', problem: `the CNAME chain makes a loop: ${walk.chain.join(' → ')}` };
     case 'too-long':
-      return { result: 'fail', problem: `the CNAME chain ${walk.chain.join(' → ')} takes more than ${MAX_CNAME_HOPS} hops without reaching ${expectedTarget}` };
+      return { result: 'fail', problem: brokenChainProblem(walk, expectedTarget) };
     case 'no-cname':
       return chainEnd(walk.chain, expectedTarget);
   }

@@ -7,6 +7,7 @@ import { checkDkim } from './dkim-check';
 import { discoverDmarc } from './dmarc-discovery';
 import { DnsLookup } from './dns-lookup';
 import { checkSpf } from './spf-evaluator';
+import { txtBehindCnames } from './txt-behind-cnames';
 import { DomainCheck, RecordOutcome } from './verification-rules';
 
 /** The custom tracking domain that was looked up, and what was found; null when the domain has none. */
@@ -24,7 +25,8 @@ export class DomainVerifier {
 
   async check(domain: Pick<DomainEntity, 'id' | 'name' | 'dkimSelector' | 'dkimPublicKey'>): Promise<DomainCheck> {
     const dns = new DnsLookup(this.settings.dnsServers, this.settings.dnsTimeoutMs);
-    const txt = (host: string) => dns.txt(host);
+    // SPF and DMARC read TXT records through any CNAMEs; DKIM follows its CNAME chain itself.
+    const txt = (host: string) => txtBehindCnames(host, dns);
     const [spf, dkim, dmarc] = await Promise.all([checkSpf(domain.name, this.settings.records.spfInclude, txt), this.checkDkim(dns, domain), discoverDmarc(domain.name, txt)]);
     return { spf, dkim, dmarc };
   }

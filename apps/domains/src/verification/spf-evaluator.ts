@@ -47,6 +47,7 @@ export class SpfEvaluator {
   async check(domain: string): Promise<RecordOutcome> {
     const lookup = await this.txt(domain);
     if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
+    if (lookup.kind === 'unreachable') return { result: 'fail', problem: lookup.problem };
     // No record at all is a record to publish, not a problem with one: missingRecords says what to publish.
     const records = lookup.kind === 'found' ? spfRecordsOf(lookup.values) : [];
     if (records.length === 0) return { result: 'fail' };
@@ -107,6 +108,7 @@ export class SpfEvaluator {
     if (lookup.kind === 'error') return { kind: 'stopped', outcome: { result: 'error', error: lookup.error, host: target } };
     const records = lookup.kind === 'found' ? spfRecordsOf(lookup.values) : [];
     const reached = `${where(from)}${how} leads to ${target}`;
+    if (lookup.kind === 'unreachable') return stopped(`${reached}, where ${lookup.problem}`);
     // The only void lookup (§4.6.4) the evaluator meets, and it stops here, so the limit of two is never reached
     // and not counted (a, mx, ptr and exists count towards the 10 but are not resolved).
     if (records.length === 0) return stopped(`${reached}, which has no SPF record, so receivers stop with a permanent error (RFC 7208 §5.2)`);

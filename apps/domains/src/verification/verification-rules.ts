@@ -2,8 +2,11 @@ import type { DnsRecordPurpose } from '@mailroom/contracts';
 import { dmarcPolicyProblem } from './dmarc-policy';
 import { tagList } from './tag-list';
 
-/** What a DNS lookup gave: records, a definite "no such record", or a failure that proves nothing. */
-export type LookupResult = { kind: 'found'; values: string[] } | { kind: 'missing' } | { kind: 'error'; error: string };
+/**
+ * What a DNS lookup gave: records, a definite "no such record", a failure that proves nothing, or (txtBehindCnames)
+ * a name whose CNAMEs loop or run too long, so no record behind it can ever be reached: `problem` says which.
+ */
+export type LookupResult = { kind: 'found'; values: string[] } | { kind: 'missing' } | { kind: 'error'; error: string } | { kind: 'unreachable'; problem: string };
 
 /** pass: the record is right. fail: definitely missing or wrong. error: DNS failed, so we do not know. */
 export type RecordOutcome =
@@ -43,6 +46,7 @@ const hasLaterVersionTag = (value: string) => tagList(value).some(([name, tagVal
 export function checkDmarc(lookup: LookupResult): RecordOutcome {
   if (lookup.kind === 'error') return { result: 'error', error: lookup.error };
   if (lookup.kind === 'missing') return { result: 'fail' };
+  if (lookup.kind === 'unreachable') return { result: 'fail', problem: lookup.problem };
   const dmarc = lookup.values.filter((value) => DMARC_VERSION.test(value.trim()));
   if (dmarc.length === 0) return lookup.values.some(hasLaterVersionTag) ? { result: 'fail', problem: MISPLACED_VERSION } : { result: 'fail' };
   // RFC 7489 §6.6.3: more than one DMARC record means no policy at all.
