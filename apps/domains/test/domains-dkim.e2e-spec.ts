@@ -10,7 +10,7 @@ import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { DkimZoneExportReply, DomainsSubjects, SenderIdentityReply } from '@mailroom/contracts';
 import { DKIM_ZONE, DomainsHarness, publish, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
-import { optionHeader, queryFor, udpExchange, udpRaw, withOptRecord } from './udp-exchange';
+import { DnsMessage, optionHeader, queryFor, udpExchange, udpRaw, withOptRecord } from './udp-exchange';
 
 describe('domains: the DKIM zone the service answers itself', () => {
   let harness: DomainsHarness;
@@ -110,6 +110,30 @@ describe('domains: the DKIM zone the service answers itself', () => {
     const answer = await tcp(domain.dnsRecords[1].value, 'TXT');
     expect(answer.header.rcode).toBe(0);
     expect((answer.answers[0].data as string[]).join('')).toMatch(/^v=DKIM1; k=rsa; p=/);
+  });
+
+  it('answers class IN, and ANY, which matches it (RFC 1035 §3.2.5); a key or the apex asked in class CH or HS is REFUSED with no records, over UDP and TCP', async () => {
+    const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('qclass') })).body;
+    const keyName = domain.dnsRecords[1].value;
+    const [host, port] = harness.dkimDns.split(':');
+    const tcp = DNS.TCPClient({ dns: host, port: Number(port) });
+    const inClass = (query: DnsMessage, qclass: number) => Object.assign(query.questions[0], { class: qclass }) && query;
+    const CH = 3;
+    const HS = 4;
+    const ANY = 255;
+    const summary = (answer: DnsMessage) => ({ rcode: answer.header.rcode, aa: answer.header.aa, answers: answer.answers.length, authorities: answer.authorities.length });
+    const refused = { rcode: 5, aa: 0, answers: 0, authorities: 0 };
+    for (const qclass of [CH, HS]) {
+      // The zone holds IN data only: in another class this server is authoritative for nothing (RFC 1034 §4.3.2 step 1).
+      expect(summary(await udpExchange(harness.dkimDns, inClass(queryFor(keyName, DNS.Packet.TYPE.TXT), qclass)))).toEqual(refused);
+      expect(summary(await udpExchange(harness.dkimDns, inClass(queryFor(DKIM_ZONE, DNS.Packet.TYPE.SOA), qclass)))).toEqual(refused);
+      expect(summary(await tcp(keyName, 'TXT', qclass))).toEqual(refused);
+    }
+    const any = await udpExchange(harness.dkimDns, inClass(queryFor(keyName, DNS.Packet.TYPE.TXT), ANY));
+    expect(any.header.rcode).toBe(0);
+    expect((any.answers[0] as unknown as { data: string[] }).data.join('')).toMatch(/^v=DKIM1; k=rsa; p=/);
+    const viaTcp = await tcp(keyName, 'TXT', DNS.Packet.CLASS.IN);
+    expect(summary(viaTcp)).toMatchObject({ rcode: 0, aa: 1, answers: 1 });
   });
 
   it('answers a packet whose header claims 65,535 records of each kind with FORMERR at once, and keeps answering', async () => {
