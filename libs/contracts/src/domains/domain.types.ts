@@ -66,7 +66,10 @@ export interface DnsRecordProblem {
 
 export interface DomainVerifyResponse extends DomainListItem {
   verifiedAt?: string;
-  /** Only when incomplete; the records still to publish. */
+  /**
+   * The records the check found missing: still to publish on a pending or failed domain; on a verified one, records
+   * gone that the background is confirming (it stays verified until DOMAIN_FAILURE_CONFIRMATION has passed).
+   */
   missingRecords?: Omit<DnsRecord, 'verified'>[];
   recordProblems?: DnsRecordProblem[];
   dnsErrors?: DnsLookupError[];
