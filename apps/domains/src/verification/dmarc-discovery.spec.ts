@@ -1,13 +1,25 @@
 import { discoverDmarc, organizationalDomainOf } from './dmarc-discovery';
 import type { LookupResult } from './verification-rules';
 
-const txtOf = (records: Record<string, string[] | 'timeout'>) => async (host: string): Promise<LookupResult> => {
+const txtOf = (records: Record<string, string[] | 'timeout' | 'loop'>) => async (host: string): Promise<LookupResult> => {
   const found = records[host];
   if (found === 'timeout') return { kind: 'error', error: 'timeout' };
+  if (found === 'loop') return { kind: 'unreachable', problem: `the CNAME chain makes a loop: ${host} → x.test → ${host}` };
   return found ? { kind: 'found', values: found } : { kind: 'missing' };
 };
 
 describe(discoverDmarc.name, () => {
+  it('takes a CNAME loop at _dmarc as the problem, and, as receivers, does not fall back to the organizational domain over it', async () => {
+    expect(await discoverDmarc('mail.example.com', txtOf({ '_dmarc.mail.example.com': 'loop', '_dmarc.example.com': ['v=DMARC1; p=reject'] }))).toEqual({
+      result: 'fail',
+      problem: expect.stringContaining('loop: _dmarc.mail.example.com → x.test'),
+    });
+    expect(await discoverDmarc('mail.example.com', txtOf({ '_dmarc.example.com': 'loop' }))).toEqual({
+      result: 'fail',
+      problem: expect.stringMatching(/^no DMARC record at _dmarc.mail.example.com, and the one receivers use instead, at _dmarc.example.com .*loop: _dmarc.example.com → x.test/),
+    });
+  });
+
   it('finds the organizational domain by the Public Suffix List, private suffixes included', () => {
     expect(organizationalDomainOf('mail.example.com')).toBe('example.com');
     expect(organizationalDomainOf('a.b.example.co.uk')).toBe('example.co.uk');

@@ -4,20 +4,29 @@ import type { LookupResult } from './verification-rules';
 const OURS = 'spf.mailroom.test';
 
 /** A TXT lookup over a fixed zone that records what was asked; a name maps to its TXT values or to a lookup failure. */
-function zone(records: Record<string, string[] | 'servfail'>) {
+function zone(records: Record<string, string[] | 'servfail' | 'loop'>) {
   const asked: string[] = [];
   const txt = async (host: string): Promise<LookupResult> => {
     asked.push(host);
     const found = records[host];
     if (found === 'servfail') return { kind: 'error', error: 'servfail' };
+    if (found === 'loop') return { kind: 'unreachable', problem: `the CNAME chain makes a loop: ${host} → x.test → ${host}` };
     return found ? { kind: 'found', values: found } : { kind: 'missing' };
   };
   return { txt, asked };
 }
 
-const check = (records: Record<string, string[] | 'servfail'>) => checkSpf('example.com', OURS, zone(records).txt);
+const check = (records: Record<string, string[] | 'servfail' | 'loop'>) => checkSpf('example.com', OURS, zone(records).txt);
 
 describe('SPF evaluation (RFC 7208)', () => {
+  it('takes a name whose CNAMEs loop, its own or an included one, as a problem naming the hops', async () => {
+    expect(await check({ 'example.com': 'loop' })).toEqual({ result: 'fail', problem: expect.stringContaining('loop: example.com → x.test → example.com') });
+    expect(await check({ 'example.com': ['v=spf1 include:_spf.example.com ~all'], '_spf.example.com': 'loop' })).toEqual({
+      result: 'fail',
+      problem: expect.stringMatching(/^include:_spf.example.com leads to _spf.example.com, where the CNAME chain makes a loop: _spf.example.com → x.test/),
+    });
+  });
+
   it('passes with our include in the record itself, in one it includes, or behind redirect=', async () => {
     expect(await check({ 'example.com': [`v=spf1 include:${OURS} ~all`] })).toEqual({ result: 'pass' });
     expect(await check({ 'example.com': ['v=spf1 include:_spf.example.com -all'], '_spf.example.com': [`v=spf1 +include:${OURS}. ~all`] })).toEqual({ result: 'pass' });
