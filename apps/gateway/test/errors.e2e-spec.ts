@@ -163,7 +163,8 @@ describe('error answers', () => {
       ['GET', `/v1/api-keys/${UNKNOWN_KEY_ID}?100=1`, '100: is not a known field'],
       ['GET', '/v1/api-keys?=x', '"": is not a known field'],
       ['GET', `/v1/api-keys/${UNKNOWN_KEY_ID}?=x`, '"": is not a known field'],
-    ])('names a parameter whose name is digits or empty as it was sent: %s %s', async (method, path, message) => {
+      ['GET', '/v1/api-keys?a%0D%0Ab=x', '"a\\r\\nb": is not a known field'],
+    ])('names a parameter whose name is digits, empty or holds CR/LF safely: %s %s', async (method, path, message) => {
       const response = await stack.api.request(method, path);
       expectError(response, 422, 'validation_error');
       expect(response.body.error.message).toBe(message);
@@ -254,7 +255,9 @@ describe('error answers', () => {
       ['POST', '/v1/api-keys', '{"name":"x","7":1}', '7: is not a known field'],
       ['POST', '/v1/api-keys', '{"name":"x","":1}', '"": is not a known field'],
       ['DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`, '{"":1}', '"": is not a known field'],
-    ])('names a body field whose name is digits or empty as it was sent: %s %s %s', async (method, path, rawBody, message) => {
+      ['POST', '/v1/emails', '{"fro\\r\\nm":1}', '"fro\\r\\nm": is not a known field'],
+      ['POST', '/v1/webhooks', JSON.stringify({ url: 'https://example.com/hook', events: ['email.sent', 'x'.repeat(1_000)] }), 'events[1]: must be at most 64 characters'],
+    ])('names a body field whose name is digits, empty or holds CR/LF, or an item too long to quote, safely: %s %s', async (method, path, rawBody, message) => {
       const response = await stack.api.request(method, path, { rawBody, headers: { 'content-type': 'application/json' } });
       expectError(response, 422, 'validation_error');
       expect(response.body.error.message).toBe(message);

@@ -1,4 +1,4 @@
-import { EMAIL_LIMITS, EmailSendInput, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
+import { EMAIL_LIMITS, EmailSendInput, fieldName, fieldPath, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { assertAttachmentTypeFits } from './attachment-type';
 import { millisecondsRoundedUp } from './whole-milliseconds';
@@ -54,17 +54,17 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
   for (const [header, content] of entries) {
     const lower = header.toLowerCase();
     if (header.length > EMAIL_LIMITS.headerNameMaxLength) {
-      throw DomainError.validation(name, `header names must be at most ${EMAIL_LIMITS.headerNameMaxLength} characters ('${header.slice(0, 24)}…' has ${header.length})`);
+      throw DomainError.validation(name, `header names must be at most ${EMAIL_LIMITS.headerNameMaxLength} characters ('${fieldName(header.slice(0, 24))}…' has ${header.length})`);
     }
-    if (!HEADER_NAME.test(header)) throw DomainError.validation(`${name}.${header}`, 'is not a valid header name');
+    if (!HEADER_NAME.test(header)) throw DomainError.validation(fieldPath(name, header), 'is not a valid header name');
     const reserved = RESERVED_HEADERS.get(lower);
-    if (reserved) throw DomainError.validation(`${name}.${header}`, reserved);
-    if (seen.has(lower)) throw DomainError.validation(`${name}.${header}`, 'is given twice (header names are case-insensitive)');
-    if (/[\r\n]/.test(content)) throw DomainError.validation(`${name}.${header}`, 'must not contain CR or LF');
+    if (reserved) throw DomainError.validation(fieldPath(name, header), reserved);
+    if (seen.has(lower)) throw DomainError.validation(fieldPath(name, header), 'is given twice (header names are case-insensitive)');
+    if (/[\r\n]/.test(content)) throw DomainError.validation(fieldPath(name, header), 'must not contain CR or LF');
     // nodemailer leaves out a header whose value trims to nothing: it would be stored and shown, but never sent.
-    if (!content.trim()) throw DomainError.validation(`${name}.${header}`, 'must not be blank');
+    if (!content.trim()) throw DomainError.validation(fieldPath(name, header), 'must not be blank');
     if (content.length > EMAIL_LIMITS.headerValueMaxLength) {
-      throw DomainError.validation(`${name}.${header}`, `must be at most ${EMAIL_LIMITS.headerValueMaxLength} characters`);
+      throw DomainError.validation(fieldPath(name, header), `must be at most ${EMAIL_LIMITS.headerValueMaxLength} characters`);
     }
     seen.add(lower);
   }
@@ -95,10 +95,10 @@ function metadata(value: Record<string, string> | undefined, name: string): Reco
   if (entries.length > EMAIL_LIMITS.metadataMaxKeys) throw DomainError.validation(name, `at most ${EMAIL_LIMITS.metadataMaxKeys} keys`);
   for (const [key, content] of entries) {
     if (!key.length || key.length > EMAIL_LIMITS.metadataKeyMaxLength) {
-      throw DomainError.validation(`${name}.${key}`, `keys must be 1 to ${EMAIL_LIMITS.metadataKeyMaxLength} characters`);
+      throw DomainError.validation(fieldPath(name, key), `keys must be 1 to ${EMAIL_LIMITS.metadataKeyMaxLength} characters`);
     }
     if (content.length > EMAIL_LIMITS.metadataValueMaxLength) {
-      throw DomainError.validation(`${name}.${key}`, `must be at most ${EMAIL_LIMITS.metadataValueMaxLength} characters`);
+      throw DomainError.validation(fieldPath(name, key), `must be at most ${EMAIL_LIMITS.metadataValueMaxLength} characters`);
     }
   }
   return Object.fromEntries(entries);

@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ErrorCode, HTTP_STATUS_BY_CODE } from '@mailroom/errors';
+import { fieldName } from '@mailroom/contracts';
 import type { ApiResponse } from '@mailroom/testing';
 import type { JsonSchema } from './schema-arbitraries';
 
@@ -68,11 +69,12 @@ function isErrorBody(body: unknown): body is { error: { code: string; message: s
  * Whether a validation message starts with a field of the request: one it was
  * sent (a query parameter `tags[]` as written, even one holding ": ") or one
  * the operation reads, alone or at the top of a path (`emails[3].to: …`,
- * `headers.X-A: …`). An empty name is written `""`.
+ * `headers.X-A: …`), written as messages write names (an empty one `""`, one
+ * with control characters JSON-quoted).
  */
 export function namesAField(message: string, fieldNames: Set<string>): boolean {
   return [...fieldNames].some((name) => {
-    const written = name === '' ? '""' : name;
+    const written = fieldName(name);
     return message.startsWith(written) && [': ', '.', '['].some((next) => message.startsWith(next, written.length));
   });
 }

@@ -46,6 +46,11 @@ export function restorePrototypeNamedKeys(value: unknown): void {
   }
 }
 
+/** A key as the client wrote it, renamed or not. */
+export function unmarkKey(key: string): string {
+  return key.startsWith(MARK) ? key.slice(MARK.length) : key;
+}
+
 /** A validation message about a renamed key, with the key as the client wrote it. */
 export function unmarkKeys(message: string): string {
   return message.split(MARK).join('');

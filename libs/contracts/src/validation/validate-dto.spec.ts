@@ -82,6 +82,12 @@ describe(validateDto.name, () => {
     expect(problemOf({ items: [{ label: 'a', 0: 'x' }] })).toBe('items[0].0: is not a known field');
   });
 
+  it('writes a field name holding control characters or line separators JSON-escaped, so a message never carries them raw', () => {
+    expect(problemOf({ 'fro\r\nm': 1 })).toBe('"fro\\r\\nm": is not a known field');
+    expect(problemOf({ 'a\u2028b\u007fc\u0085': 1 })).toBe('"a\\u2028b\\u007fc\\u0085": is not a known field');
+    expect(problemOf({ items: [{ label: 'a', 'x\ty': 'x' }] })).toBe('items[0]."x\\ty": is not a known field');
+  });
+
   it('says a value of the wrong type has the wrong type, rather than quoting a pattern or size rule it also fails', () => {
     expect(problemOf({ word: 123 })).toBe('word: must be a string');
     expect(problemOf({ word: ['abc'] })).toBe('word: must be a string');

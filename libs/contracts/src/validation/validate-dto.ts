@@ -4,7 +4,7 @@ import { DomainError, ErrorCode } from '@mailroom/errors';
 import { findUnstorableInput } from './find-unstorable-input';
 import { fieldPath } from './field-path';
 import { findNonObjectNested } from './find-non-object-nested';
-import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKeys } from './prototype-named-keys';
+import { hidePrototypeNamedKeys, restorePrototypeNamedKeys, unmarkKey, unmarkKeys } from './prototype-named-keys';
 
 /**
  * class-validator's default messages name the property, which the path already
@@ -30,20 +30,39 @@ const TYPE_CONSTRAINTS = ['isString', 'isArray', 'isBoolean', 'isInt', 'isNumber
 function mainComplaint(constraints: Record<string, string>): string {
   const failed = Object.keys(constraints);
   const types = failed.filter((name) => TYPE_CONSTRAINTS.includes(name));
-  return constraints[types.length ? types[types.length - 1] : failed[0]];
+  return types.length ? types[types.length - 1] : failed[0];
+}
+
+/**
+ * What a rule applied to each item (`each: true`) may carry as its `context`
+ * to be reported against the item it refuses (`events[3]: …`) rather than the
+ * whole array: class-validator reports such a rule on the array and does not
+ * say which item broke it.
+ */
+export interface ItemRuleContext {
+  failingItem(items: unknown[]): number;
+}
+
+/** `path[i]` when the rule that failed says which item it refused, else `path`. */
+function pathOfFailure(path: string, error: ValidationError, constraint: string): string {
+  const context = error.contexts?.[constraint] as Partial<ItemRuleContext> | undefined;
+  if (!Array.isArray(error.value) || typeof context?.failingItem !== 'function') return path;
+  const index = context.failingItem(error.value);
+  return index === -1 ? path : fieldPath(path, index);
 }
 
 /** `field: problem` for the first failing field, with nested paths such as `attachments[0].filename`. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string | null {
   for (const error of errors) {
     // class-validator reports an array's items with the array as their target, each under its index.
-    const path = fieldPath(parent, Array.isArray(error.target) ? Number(error.property) : error.property);
+    const path = fieldPath(parent, Array.isArray(error.target) ? Number(error.property) : unmarkKey(error.property));
     if (error.constraints) {
       if (error.constraints.whitelistValidation) return `${path}: is not a known field`;
       // A field left out or null fails every rule at once; the first rule's complaint would mislead.
       if (error.value === undefined) return `${path}: is required`;
       if (error.value === null) return `${path}: must not be null`;
-      return `${path}: ${withoutPropertyName(mainComplaint(error.constraints), error.property)}`;
+      const constraint = mainComplaint(error.constraints);
+      return `${pathOfFailure(path, error, constraint)}: ${withoutPropertyName(error.constraints[constraint], error.property)}`;
     }
     const nested = describeValidationErrors(error.children ?? [], path);
     if (nested) return nested;

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsWebhookEventList } from './is-webhook-event-list';
 
 /** Shape only; the dispatcher checks the URL (scheme, SSRF) and each event kind, naming `events[i]`. */
 export class WebhookCreateDto {
@@ -6,9 +7,7 @@ export class WebhookCreateDto {
   @MaxLength(2048, { message: 'must be at most 2048 characters' })
   url: string;
 
-  @IsArray({ message: 'must be an array of event kinds, e.g. ["email.delivered"] or ["*"]' })
-  @ArrayMaxSize(50, { message: 'must list at most 50 event kinds' })
-  @IsString({ each: true, message: 'must be an array of strings' })
+  @IsWebhookEventList()
   events: string[];
 
   @IsOptional()

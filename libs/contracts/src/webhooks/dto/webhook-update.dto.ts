@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsWebhookEventList } from './is-webhook-event-list';
 import { IsOmittable } from '../../validation/is-omittable';
 
 export class WebhookUpdateDto {
@@ -8,9 +9,7 @@ export class WebhookUpdateDto {
   url?: string;
 
   @IsOmittable()
-  @IsArray({ message: 'must be an array of event kinds, e.g. ["email.delivered"] or ["*"]' })
-  @ArrayMaxSize(50, { message: 'must list at most 50 event kinds' })
-  @IsString({ each: true, message: 'must be an array of strings' })
+  @IsWebhookEventList()
   events?: string[];
 
   /** null clears it: @IsOptional() lets null through, where @IsOmittable() does not. */

@@ -1,0 +1,23 @@
+import { DomainError } from '@mailroom/errors';
+import { EmailSendInput } from '@mailroom/contracts';
+import { parseEmailInput } from './email-input.parser';
+
+function problemOf(extra: Partial<EmailSendInput>): string | null {
+  const input = Object.assign({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'Hello' }, extra) as EmailSendInput;
+  try {
+    parseEmailInput(input, '', new Date());
+    return null;
+  } catch (error) {
+    return (error as DomainError).message;
+  }
+}
+
+describe(parseEmailInput.name, () => {
+  it('names a metadata key or header name holding CR/LF JSON-escaped, never raw', () => {
+    expect(problemOf({ metadata: { 'a\r\nb': 'x'.repeat(3000) } })).toBe('metadata."a\\r\\nb": must be at most 2048 characters');
+    expect(problemOf({ metadata: { '': 'x' } })).toBe('metadata."": keys must be 1 to 256 characters');
+    expect(problemOf({ headers: { 'X-A\r\nBcc': 'x' } })).toBe('headers."X-A\\r\\nBcc": is not a valid header name');
+    const long = `X\r\n${'a'.repeat(200)}`;
+    expect(problemOf({ headers: { [long]: 'x' } })).not.toMatch(/[\r\n]/);
+  });
+});

@@ -1,0 +1,21 @@
+import { DomainError } from '@mailroom/errors';
+import { validateDto } from '../../validation/validate-dto';
+import { WebhookCreateDto } from './webhook-create.dto';
+import { WebhookUpdateDto } from './webhook-update.dto';
+
+function problemOf(cls: new () => object, body: unknown): string | null {
+  try {
+    validateDto(cls, body);
+    return null;
+  } catch (error) {
+    return (error as DomainError).message;
+  }
+}
+
+describe('webhook DTOs', () => {
+  it.each([WebhookCreateDto, WebhookUpdateDto])('%p refuses an event kind longer than any kind could be, naming the item, before it is echoed', (cls) => {
+    const body = { url: 'https://example.com/hook', events: ['email.sent', 'x'.repeat(100_000)] };
+    expect(problemOf(cls, body)).toBe('events[1]: must be at most 64 characters');
+    expect(problemOf(cls, { url: body.url, events: ['email.sent', 'x'.repeat(64)] })).toBeNull();
+  });
+});
