@@ -8,8 +8,8 @@ describe(findUnstorableCharacter.name, () => {
     expect(findUnstorableCharacter({ subject: 'ok', attachments: [{ filename: 'a' }, { filename: 'b\u0000c' }] })).toBe(`attachments[1].filename: ${NUL}`);
   });
 
-  it('names a map whose key holds U+0000', () => {
-    expect(findUnstorableCharacter({ metadata: { 'a\u0000': 'x' } })).toBe(`metadata.a\u0000: ${NUL}`);
+  it('names a map whose key holds U+0000, JSON-quoted so that the message does not carry the NUL', () => {
+    expect(findUnstorableCharacter({ metadata: { 'a\u0000': 'x' } })).toBe(`metadata."a\\u0000": ${NUL}`);
   });
 
   it.each([
