@@ -69,6 +69,12 @@ describe('error answers', () => {
       expectError(response, 404, 'not_found');
       expect(response.body.error.message).toContain('key_01ARZ3NDEKTSV4RRFFQ69G5FAV');
     });
+
+    it('for an unknown id holding CR/LF, naming it JSON-escaped rather than raw', async () => {
+      const response = await stack.api.get('/v1/api-keys/key_a%0D%0Ab');
+      expectError(response, 404, 'not_found');
+      expect(response.body.error.message).toBe('No API key with id "key_a\\r\\nb" exists.');
+    });
   });
 
   describe('405 method_not_allowed', () => {

@@ -1,4 +1,5 @@
 import { ErrorCode, HTTP_STATUS_BY_CODE } from './error-code';
+import { quotedForMessage } from './message-text';
 
 /** The body every error answer carries. */
 export interface ErrorBody {
@@ -28,7 +29,7 @@ export class DomainError extends Error {
   }
 
   static notFound(resource: string, id: string): DomainError {
-    return new DomainError(ErrorCode.NotFound, `No ${resource} with id '${id}' exists.`);
+    return new DomainError(ErrorCode.NotFound, `No ${resource} with id ${quotedForMessage(id)} exists.`);
   }
 
   static validation(field: string, problem: string): DomainError {

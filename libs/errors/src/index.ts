@@ -5,3 +5,4 @@ export * from './rpc-exception.filter';
 export * from './http-error-mapping';
 export * from './http-exception.filter';
 export * from './database-unavailable';
+export * from './message-text';

@@ -20,4 +20,9 @@ describe(parseEmailInput.name, () => {
     const long = `X\r\n${'a'.repeat(200)}`;
     expect(problemOf({ headers: { [long]: 'x' } })).not.toMatch(/[\r\n]/);
   });
+
+  it('quotes an address holding CR/LF JSON-escaped, never raw', () => {
+    expect(problemOf({ to: ['ok@example.com', 'a\r\nb@x.com'] })).toBe('to[1]: "a\\r\\nb@x.com" is not a valid email address');
+    expect(problemOf({ to: 'x@' })).toBe("to: 'x@' is not a valid email address");
+  });
 });

@@ -1,5 +1,5 @@
 import { EMAIL_LIMITS, EmailSendInput, fieldName, fieldPath, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
-import { DomainError, ErrorCode } from '@mailroom/errors';
+import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
 import { assertAttachmentTypeFits } from './attachment-type';
 import { millisecondsRoundedUp } from './whole-milliseconds';
 
@@ -42,7 +42,7 @@ function addresses(value: string | string[] | null | undefined, name: string): P
   return list.map((raw, index) => {
     const parsed = parseEmailAddress(raw);
     const where = typeof value === 'string' ? name : `${name}[${index}]`;
-    if (!parsed) throw DomainError.validation(where, `'${raw}' is not a valid email address`);
+    if (!parsed) throw DomainError.validation(where, `${quotedForMessage(raw)} is not a valid email address`);
     return parsed;
   });
 }

@@ -10,7 +10,7 @@ import {
   SuppressionByEmailPayload,
   type RequestContext,
 } from '@mailroom/contracts';
-import { DomainError, ErrorCode } from '@mailroom/errors';
+import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
 import { toResponse } from './suppression.mapper';
 import { SuppressionsRepository } from './suppressions.repository';
 
@@ -41,7 +41,7 @@ export class SuppressionsService {
   async create({ ctx, input }: SuppressionCreatePayload): Promise<SuppressionResponse> {
     assertUnrestricted(ctx);
     const parsed = parseEmailAddress(input.email);
-    if (!parsed) throw DomainError.validation('email', `'${input.email}' is not a valid email address`);
+    if (!parsed) throw DomainError.validation('email', `${quotedForMessage(input.email)} is not a valid email address`);
     return toResponse(await this.repository.upsert(ctx.mode, parsed.normalized, input.reason ?? 'manual', input.details ?? null));
   }
 
@@ -51,7 +51,7 @@ export class SuppressionsService {
     // accepts (added by a bounce, say) can still be named as it is listed.
     const address = parseEmailAddress(email)?.normalized ?? normalizeEmailAddress(email.trim());
     if (!(await this.repository.remove(ctx.mode, address))) {
-      throw new DomainError(ErrorCode.NotFound, `'${address}' is not on the suppression list.`);
+      throw new DomainError(ErrorCode.NotFound, `${quotedForMessage(address)} is not on the suppression list.`);
     }
     return { object: 'suppression', email: address, deleted: true };
   }

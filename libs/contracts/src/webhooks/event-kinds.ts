@@ -1,3 +1,4 @@
+import { quotedForMessage } from '@mailroom/errors';
 import { EVENT_TYPES } from '../events/event-types';
 
 /**
@@ -18,7 +19,7 @@ export function webhookEventsProblem(events: readonly string[]): { field: string
   if (!events.length) return { field: 'events', problem: 'must list at least one event kind, or *' };
   const index = events.findIndex((event) => !KNOWN.has(event));
   if (index === -1) return null;
-  return { field: `events[${index}]`, problem: `'${events[index]}' is not an event kind; use * or one of ${WEBHOOK_EVENT_KINDS.join(', ')}` };
+  return { field: `events[${index}]`, problem: `${quotedForMessage(events[index])} is not an event kind; use * or one of ${WEBHOOK_EVENT_KINDS.join(', ')}` };
 }
 
 /** Whether a webhook subscribed to `events` receives an event of `type`. */

@@ -2,6 +2,7 @@ import { DomainError } from '@mailroom/errors';
 import { validateDto } from '../../validation/validate-dto';
 import { WebhookCreateDto } from './webhook-create.dto';
 import { WebhookUpdateDto } from './webhook-update.dto';
+import { webhookEventsProblem } from '../event-kinds';
 
 function problemOf(cls: new () => object, body: unknown): string | null {
   try {
@@ -17,5 +18,12 @@ describe('webhook DTOs', () => {
     const body = { url: 'https://example.com/hook', events: ['email.sent', 'x'.repeat(100_000)] };
     expect(problemOf(cls, body)).toBe('events[1]: must be at most 64 characters');
     expect(problemOf(cls, { url: body.url, events: ['email.sent', 'x'.repeat(64)] })).toBeNull();
+  });
+});
+
+describe(webhookEventsProblem.name, () => {
+  it('quotes an unknown kind holding CR/LF JSON-escaped, never raw', () => {
+    expect(webhookEventsProblem(['email.sent', 'a\r\nb'])?.problem).toMatch(/^"a\\r\\nb" is not an event kind;/);
+    expect(webhookEventsProblem(['nope'])?.problem).toMatch(/^'nope' is not an event kind;/);
   });
 });
