@@ -43,6 +43,11 @@ export interface ItemRuleContext {
   failingItem(items: unknown[]): number;
 }
 
+/** The context of an each-item rule that refuses the items `refuses` holds for: the first such is named. */
+export function refusingItems(refuses: (item: unknown) => boolean): ItemRuleContext {
+  return { failingItem: (items) => items.findIndex(refuses) };
+}
+
 /** `path[i]` when the rule that failed says which item it refused, else `path`. */
 function pathOfFailure(path: string, error: ValidationError, constraint: string): string {
   const context = error.contexts?.[constraint] as Partial<ItemRuleContext> | undefined;

@@ -13,6 +13,7 @@ import {
 import { EMAIL_LIMITS, TAG_PATTERN } from '../email-limits';
 import { IsFlatStringMap, IsStringOrStringArray } from './email-validators';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
+import { refusingItems } from '../../validation/validate-dto';
 
 const NO_CR_LF = /^[^\r\n]*$/;
 // A name, not a path: receiving clients would strip the directories anyway, and control characters have no place in a header.
@@ -102,9 +103,14 @@ export class EmailSendDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(EMAIL_LIMITS.tagsMax)
-  @IsString({ each: true })
-  @MaxLength(EMAIL_LIMITS.tagMaxLength, { each: true, message: `each tag must be at most ${EMAIL_LIMITS.tagMaxLength} characters` })
-  @Matches(TAG_PATTERN, { each: true, message: 'each tag must contain only A-Z, a-z, 0-9, _ and -' })
+  // Each rule names the tag it refuses (`tags[2]: …`), not the whole list.
+  @IsString({ each: true, context: refusingItems((tag) => typeof tag !== 'string'), message: 'must be a string' })
+  @MaxLength(EMAIL_LIMITS.tagMaxLength, {
+    each: true,
+    context: refusingItems((tag) => typeof tag === 'string' && tag.length > EMAIL_LIMITS.tagMaxLength),
+    message: `must be at most ${EMAIL_LIMITS.tagMaxLength} characters`,
+  })
+  @Matches(TAG_PATTERN, { each: true, context: refusingItems((tag) => typeof tag === 'string' && !TAG_PATTERN.test(tag)), message: 'must contain only A-Z, a-z, 0-9, _ and -' })
   tags?: string[];
 
   @IsOptional()

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
-import { ItemRuleContext } from '../../validation/validate-dto';
+import { refusingItems } from '../../validation/validate-dto';
 
 /**
  * Longer than any event kind (the longest, `email.delivery_delayed`, has 22
@@ -8,9 +8,7 @@ import { ItemRuleContext } from '../../validation/validate-dto';
  */
 export const WEBHOOK_EVENT_KIND_MAX_LENGTH = 64;
 
-const tooLong: ItemRuleContext = {
-  failingItem: (items) => items.findIndex((item) => typeof item === 'string' && item.length > WEBHOOK_EVENT_KIND_MAX_LENGTH),
-};
+const tooLong = refusingItems((item) => typeof item === 'string' && item.length > WEBHOOK_EVENT_KIND_MAX_LENGTH);
 
 /**
  * A webhook's `events`, in shape only (the dispatcher checks each kind, naming
