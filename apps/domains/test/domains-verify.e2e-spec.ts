@@ -347,6 +347,43 @@ describe('domains: verification through real DNS', () => {
     expect((await eventsOf(domain.id)).map((row) => row.type)).toEqual(['domain.verified']);
   });
 
+  it('does not let a verify whose lookups began first undo, with its older answers, the confirmation a later verify began', async () => {
+    const domain = await addDomain('olderanswers');
+    publish(harness.dns, domain.name, domain.dnsRecords);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    const dmarcHost = `_dmarc.${domain.name}`;
+    // The first verify's SPF answer is slow (within DNS_TIMEOUT_MS); its DMARC answer, the record still there, is not.
+    harness.dns.delay(domain.name, 300);
+    const asked = harness.dns.queries.length;
+    let olderDone = false;
+    const older = api()
+      .post(`/v1/domains/${domain.id}/verify`)
+      .then((response) => {
+        olderDone = true;
+        return response;
+      });
+    await eventually(() => {
+      const names = harness.dns.queries.slice(asked).map((query) => query.name);
+      return names.includes(domain.name) && names.includes(dmarcHost) ? true : undefined;
+    });
+    harness.dns.delay(domain.name, 0);
+    harness.dns.clear(dmarcHost);
+    // The later verify finds DMARC gone and is applied first: the confirmation begins.
+    const later = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(olderDone).toBe(false);
+    expect(later.body).toMatchObject({ status: 'verified', dmarcStatus: 'pending', missingRecords: [domain.dnsRecords[2]] });
+    const [{ records_missing_since: since }] = (await db.query(`SELECT records_missing_since FROM domains.domains WHERE id = $1`, [domain.id])).rows;
+    expect(since).not.toBeNull();
+
+    // The older answers (DMARC found) do not clear it, nor put the next check off for DOMAIN_VERIFIED_RECHECK_INTERVAL.
+    const answer = (await older).body;
+    expect(answer).toMatchObject({ status: 'verified', dmarcStatus: 'pending' });
+    const [row] = (await db.query(`SELECT records_missing_since, next_check_at FROM domains.domains WHERE id = $1`, [domain.id])).rows;
+    expect(row.records_missing_since).toEqual(since);
+    expect(row.next_check_at.getTime() - since.getTime()).toBeLessThanOrEqual(FAILURE_CONFIRMATION_MS);
+    expect((await eventsOf(domain.id)).map((event) => event.type)).toEqual(['domain.verified']);
+  });
+
   it('fails a verified domain whose records disappeared, emits domain.failed, and verify brings it back', async () => {
     const domain = await addDomain('disappear');
     publish(harness.dns, domain.name, domain.dnsRecords);

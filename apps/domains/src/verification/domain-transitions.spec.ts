@@ -66,6 +66,15 @@ describe('nextState: a verified domain whose records go missing', () => {
     expect(state).toMatchObject({ status: 'verified', dmarcStatus: 'verified', verifiedAt: verified.verifiedAt, recordsMissingSince: null, checkAttempts: 0 });
   });
 
+  it('keeps the confirmation when a check whose lookups began before the first that found a record missing finds them all', () => {
+    // A verify asked at 0 is slow; a background check asked at 0.5 finds DMARC gone and is applied first.
+    const confirming = nextState(verified, dmarcMissing, 'background', times(0.5), settings).state;
+    const { state, event } = nextState(confirming, allPass, 'manual', { askedAt: at(0), now: at(0.6) }, settings);
+    expect(event).toBeNull();
+    // The older answers do not undo the newer: still confirming, re-checked soon, not after verifiedRecheckMs.
+    expect(state).toMatchObject({ status: 'verified', dmarcStatus: 'pending', recordsMissingSince: at(0.5), nextCheckAt: confirming.nextCheckAt });
+  });
+
   it('changes nothing on a DNS failure during the confirmation, and retries at the first step', () => {
     const confirming = nextState(verified, dmarcMissing, 'background', times(0), settings).state;
     const { state } = nextState(confirming, dmarcTimeout, 'background', times(1), settings);

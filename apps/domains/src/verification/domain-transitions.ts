@@ -70,6 +70,7 @@ function failedRecheckAt(state: Pick<DomainState, 'verifiedAt'>, failedAt: Date,
  * - records missing on a verified domain: still verified (mail keeps flowing), re-checked with backoff; failed when a
  *   check asked failureConfirmationMs or more after the first that found them missing still finds them missing, so
  *   one answer from a DNS provider's glitch, or a record caught mid-edit, does not stop the domain's mail;
+ *   answers asked before that first check's do not end the confirmation either;
  * - records missing on a pending domain: pending with backoff, failed once pendingTimeoutMs has passed;
  * - a failed domain that had been verified is re-checked slowly for a while (failedRecheckAt);
  * - a manual verify of a failed domain that is still incomplete makes it pending again with a fresh clock.
@@ -92,6 +93,9 @@ export function nextState(current: DomainState, check: DomainCheck, trigger: Che
   >;
 
   if (outcomes.every((outcome) => outcome === 'pass')) {
+    // Found all by lookups asked before those of the check that began the confirmation (a slow verify applied after
+    // a faster, later one): the newer answers stand, or the older would put the next look off by verifiedRecheckMs.
+    if (current.status === 'verified' && current.recordsMissingSince && askedAt < current.recordsMissingSince) return { state: current, event: null };
     const entering = current.status !== 'verified';
     return {
       state: Object.assign({}, current, subStatuses, {
