@@ -1,10 +1,11 @@
-import { eventually } from '@mailroom/testing';
+import { eventually, freePort } from '@mailroom/testing';
 import { webhookSuite } from './support/webhook-suite';
 
 // Long enough that the healthy webhook's deliveries, on a loaded machine, arrive well before it runs out.
 const DNS_TIMEOUT_MS = 8000;
 const BLACK_HOLES = ['blackhole-0.webhooks.test', 'blackhole-1.webhooks.test', 'blackhole-2.webhooks.test'];
 const HEALTHY_HOST = 'receiver.webhooks.test';
+const DUAL_STACK_HOST = 'dual.webhooks.test';
 
 /**
  * Webhooks whose host names never resolve (their DNS black-holes every query)
@@ -74,5 +75,21 @@ describe('webhook host lookups next to names that never resolve', () => {
       }
     }
     expect((await suite.fixtures.deliveries(healthy.id)).map((delivery) => delivery.status)).toEqual(healthyEvents.map(() => 'succeeded'));
+  });
+
+  it('says why an attempt failed when every address of a host with A and AAAA records refuses the connection', async () => {
+    // Node tries both families (autoSelectFamily) and, when both fail, reports an AggregateError with no message.
+    const closedPort = await freePort();
+    suite.dns.set(DUAL_STACK_HOST, 'A', '127.0.0.1');
+    suite.dns.set(DUAL_STACK_HOST, 'AAAA', '::1');
+    const webhook = await suite.fixtures.create(`http://${DUAL_STACK_HOST}:${closedPort}/hooks`, ['email.complained']);
+    await suite.events.publish('email.complained');
+    const [delivery] = await eventually(async () => {
+      const list = await suite.fixtures.deliveries(webhook.id);
+      return list.length === 1 && list[0].status === 'failed' && list;
+    }, DNS_TIMEOUT_MS);
+    expect(delivery.attemptLog).toHaveLength(1);
+    // One message per address tried, in the order Node tried them.
+    expect(String(delivery.attemptLog[0].error).split('; ').sort()).toEqual([`connect ECONNREFUSED 127.0.0.1:${closedPort}`, `connect ECONNREFUSED ::1:${closedPort}`]);
   });
 });

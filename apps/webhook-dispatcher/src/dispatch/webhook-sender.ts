@@ -4,6 +4,7 @@ import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { assertLiteralAllowed, RefusedAddressError } from '../ssrf/guarded-lookup';
 import type { HttpResult } from './attempt-outcome';
+import { networkErrorMessage } from './network-error-message';
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -73,7 +74,7 @@ export class WebhookSender {
       const abort = () => giveUp('aborted', 'dispatcher shutting down');
       this.inFlight.add(abort);
       const timer = setTimeout(() => giveUp('timeout', `no complete answer within ${this.options.timeoutMs} ms`), this.options.timeoutMs);
-      request.on('error', (error) => finish({ statusCode: null, error: error.message, failure: error instanceof RefusedAddressError ? 'refused' : 'network' }));
+      request.on('error', (error) => finish({ statusCode: null, error: networkErrorMessage(error), failure: error instanceof RefusedAddressError ? 'refused' : 'network' }));
       request.on('response', (response: IncomingMessage) => this.readCapped(response, finish));
       // 101 Switching Protocols is no answer to a webhook: a failure with its status. Without a listener Node
       // destroys the socket and tells the request nothing, so the attempt (its slot and lease) never ended.
