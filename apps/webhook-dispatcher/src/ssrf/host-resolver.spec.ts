@@ -20,7 +20,7 @@ describe(HostResolver.name, () => {
 
   it('asks A and AAAA at once and gives every address, IPv4 first', async () => {
     const fake = queries(['93.184.216.34'], ['2606:2800:220:1::1']);
-    await expect(new HostResolver(fake, 1_000).addresses('hooks.example.com', 0)).resolves.toEqual([
+    await expect(new HostResolver(() => fake, 1_000).addresses('hooks.example.com', 0)).resolves.toEqual([
       { address: '93.184.216.34', family: 4 },
       { address: '2606:2800:220:1::1', family: 6 },
     ]);
@@ -29,18 +29,18 @@ describe(HostResolver.name, () => {
 
   it('asks only the family the connection wants', async () => {
     const fake = queries(['93.184.216.34'], ['2606:2800:220:1::1']);
-    await expect(new HostResolver(fake, 1_000).addresses('hooks.example.com', 6)).resolves.toEqual([{ address: '2606:2800:220:1::1', family: 6 }]);
+    await expect(new HostResolver(() => fake, 1_000).addresses('hooks.example.com', 6)).resolves.toEqual([{ address: '2606:2800:220:1::1', family: 6 }]);
     expect(fake.asked).toEqual(['AAAA hooks.example.com']);
   });
 
   it('uses the family that has addresses when the other has none', async () => {
     const fake = queries(dnsError('ENODATA'), ['2606:2800:220:1::1']);
-    await expect(new HostResolver(fake, 1_000).addresses('v6only.example.com', 0)).resolves.toEqual([{ address: '2606:2800:220:1::1', family: 6 }]);
+    await expect(new HostResolver(() => fake, 1_000).addresses('v6only.example.com', 0)).resolves.toEqual([{ address: '2606:2800:220:1::1', family: 6 }]);
   });
 
   it('fails with the timeout, naming the host and the budget, when no query is ever answered', async () => {
     jest.useFakeTimers();
-    const lookup = new HostResolver(queries('never', 'never'), 2_000).addresses('blackhole.example.com', 0);
+    const lookup = new HostResolver(() => queries('never', 'never'), 2_000).addresses('blackhole.example.com', 0);
     const settled = expect(lookup).rejects.toThrow(new DnsTimeoutError('blackhole.example.com', 2_000));
     await jest.advanceTimersByTimeAsync(1_999);
     let done = false;
@@ -53,12 +53,12 @@ describe(HostResolver.name, () => {
   });
 
   it("reports c-ares's own timeout as the same timeout", async () => {
-    await expect(new HostResolver(queries(dnsError('ETIMEOUT'), dnsError('ETIMEOUT')), 1_000).addresses('slow.example.com', 0)).rejects.toBeInstanceOf(DnsTimeoutError);
+    await expect(new HostResolver(() => queries(dnsError('ETIMEOUT'), dnsError('ETIMEOUT')), 1_000).addresses('slow.example.com', 0)).rejects.toBeInstanceOf(DnsTimeoutError);
   });
 
   it('goes ahead with IPv4 a resolution delay after it, when AAAA is never answered', async () => {
     jest.useFakeTimers();
-    const lookup = new HostResolver(queries(['93.184.216.34'], 'never'), 10_000).addresses('broken-aaaa.example.com', 0);
+    const lookup = new HostResolver(() => queries(['93.184.216.34'], 'never'), 10_000).addresses('broken-aaaa.example.com', 0);
     let found: unknown;
     void lookup.then((addresses) => (found = addresses));
     await jest.advanceTimersByTimeAsync(RESOLUTION_DELAY_MS - 1);
@@ -67,12 +67,27 @@ describe(HostResolver.name, () => {
     expect(found).toEqual([{ address: '93.184.216.34', family: 4 }]);
   });
 
+  it('cancels the queries still in flight once the lookup is over, at its deadline or a resolution delay after an answer', async () => {
+    jest.useFakeTimers();
+    const cancelled: string[] = [];
+    const cancellable = (v4: Answer, v6: Answer, name: string) => () => Object.assign(queries(v4, v6), { cancel: () => cancelled.push(name) });
+    const timedOut = new HostResolver(cancellable('never', 'never', 'blackhole'), 1_000).addresses('blackhole.example.com', 0);
+    const settled = expect(timedOut).rejects.toBeInstanceOf(DnsTimeoutError);
+    await jest.advanceTimersByTimeAsync(1_000);
+    await settled;
+    const answered = new HostResolver(cancellable(['93.184.216.34'], 'never', 'broken-aaaa'), 1_000).addresses('broken-aaaa.example.com', 0);
+    await jest.advanceTimersByTimeAsync(RESOLUTION_DELAY_MS);
+    await expect(answered).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
+    expect(cancelled).toEqual(['blackhole', 'broken-aaaa']);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('says a name with no address was not found, and a failing server failed', async () => {
-    await expect(new HostResolver(queries(dnsError('ENOTFOUND'), dnsError('ENOTFOUND')), 1_000).addresses('nx.example.com', 0)).rejects.toMatchObject({
+    await expect(new HostResolver(() => queries(dnsError('ENOTFOUND'), dnsError('ENOTFOUND')), 1_000).addresses('nx.example.com', 0)).rejects.toMatchObject({
       code: 'ENOTFOUND',
       message: 'DNS lookup of nx.example.com found no address (ENOTFOUND)',
     });
-    await expect(new HostResolver(queries(dnsError('ENODATA'), dnsError('ESERVFAIL')), 1_000).addresses('broken.example.com', 0)).rejects.toMatchObject({
+    await expect(new HostResolver(() => queries(dnsError('ENODATA'), dnsError('ESERVFAIL')), 1_000).addresses('broken.example.com', 0)).rejects.toMatchObject({
       code: 'ESERVFAIL',
       message: 'DNS lookup of broken.example.com failed (ESERVFAIL)',
     });

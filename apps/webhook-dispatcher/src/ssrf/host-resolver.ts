@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
 export interface AddressQueries {
   resolve4(hostname: string): Promise<string[]>;
   resolve6(hostname: string): Promise<string[]>;
+  /** Stops the queries still in flight (a c-ares channel's cancel). */
+  cancel?(): void;
 }
 
 /**
@@ -47,8 +49,9 @@ function lookupError(hostname: string, code: string): NodeJS.ErrnoException {
  * asked in parallel, and the whole lookup has one deadline.
  */
 export class HostResolver {
+  /** `queriesFor`: the queries of one lookup, made for it alone so that they can be cancelled when it is over. */
   constructor(
-    private readonly queries: AddressQueries,
+    private readonly queriesFor: () => AddressQueries,
     private readonly timeoutMs: number,
   ) {}
 
@@ -59,9 +62,13 @@ export class HostResolver {
    * the lookup really took.
    */
   static create(servers: string[], timeoutMs: number): HostResolver {
-    const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
-    if (servers.length) resolver.setServers(servers);
-    return new HostResolver(resolver, timeoutMs);
+    // A channel per lookup: cancel() stops every query of its channel, and a lookup over (its deadline, or a
+    // resolution delay after an answer) must not leave c-ares retrying for up to another budget, nor stop another's.
+    return new HostResolver(() => {
+      const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
+      if (servers.length) resolver.setServers(servers);
+      return resolver;
+    }, timeoutMs);
   }
 
   /**
@@ -71,6 +78,7 @@ export class HostResolver {
   addresses(hostname: string, family: 0 | Family): Promise<LookupAddress[]> {
     const families: Family[] = family === 0 ? [4, 6] : [family];
     const started = performance.now();
+    const queries = this.queriesFor();
     return new Promise((resolve, reject) => {
       const answers = new Map<Family, Answer>();
       let delay: NodeJS.Timeout | undefined;
@@ -80,6 +88,7 @@ export class HostResolver {
         settled = true;
         clearTimeout(deadline);
         clearTimeout(delay);
+        if (answers.size < families.length) queries.cancel?.();
         const found = families.flatMap((each) => {
           const answer = answers.get(each);
           return answer && 'addresses' in answer ? answer.addresses.map((address) => ({ address, family: each })) : [];
@@ -93,7 +102,7 @@ export class HostResolver {
       };
       const deadline = setTimeout(() => finish(true), this.timeoutMs);
       for (const each of families) {
-        const query = each === 4 ? this.queries.resolve4(hostname) : this.queries.resolve6(hostname);
+        const query = each === 4 ? queries.resolve4(hostname) : queries.resolve6(hostname);
         void query
           .then((addresses): Answer => ({ addresses }), (error: NodeJS.ErrnoException): Answer => ({ error }))
           .then((answer) => {
