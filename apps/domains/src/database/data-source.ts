@@ -4,9 +4,10 @@ import { CreateDomainsSchema1763800000100 } from './migrations/1763800000100-cre
 import { CreateDomainsTable1763800000110 } from './migrations/1763800000110-create-domains-table';
 import { AddTrackingDomain1763800000120 } from './migrations/1763800000120-add-tracking-domain';
 import { AddRecordsMissingSince1763800000130 } from './migrations/1763800000130-add-records-missing-since';
+import { RecheckDomainsFailedBeforeRechecks1763800000140 } from './migrations/1763800000140-recheck-domains-failed-before-rechecks';
 
 export const DOMAINS_SCHEMA: ServiceSchema = {
   schema: 'domains',
   entities: [DomainEntity],
-  migrations: [CreateDomainsSchema1763800000100, CreateDomainsTable1763800000110, AddTrackingDomain1763800000120, AddRecordsMissingSince1763800000130],
+  migrations: [CreateDomainsSchema1763800000100, CreateDomainsTable1763800000110, AddTrackingDomain1763800000120, AddRecordsMissingSince1763800000130, RecheckDomainsFailedBeforeRechecks1763800000140],
 };
