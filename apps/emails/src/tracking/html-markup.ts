@@ -102,9 +102,17 @@ function parseTag(html: string, nameStart: number): ParsedTag | null {
   }
 }
 
-/** Where the raw text of `name` ends: at its end tag (`</style`, then white space, `/` or `>`), or the end of the html. */
-function rawTextEnd(html: string, name: string, from: number): number {
-  if (name === 'plaintext') return html.length;
+/**
+ * Where the raw text of `name` ends: at its end tag (`</style`, then white
+ * space, `/` or `>`), or the end of the html. Nothing ends `<plaintext>` but
+ * the end of an Outlook-only block it is written in, which is where the
+ * comment it is in ends for every other reader.
+ */
+function rawTextEnd(html: string, name: string, from: number, outlookOnly: boolean): number {
+  if (name === 'plaintext') {
+    const conditionalEnd = outlookOnly ? html.indexOf('<![endif]-->', from) : -1;
+    return conditionalEnd < 0 ? html.length : conditionalEnd;
+  }
   const closing = new RegExp(`</${name}(?=[\\t\\n\\f\\r />])`, 'ig');
   closing.lastIndex = from;
   return closing.exec(html)?.index ?? html.length;
@@ -133,6 +141,10 @@ export function scanMarkup(html: string): MarkupScan {
   let at = 0;
   let outlookOnly = false;
   const endingInside = (closer: string, endAt = html.length): MarkupScan => ({ tags, endAt, unclosed: `${closer}${outlookOnly ? '<![endif]-->' : ''}` });
+  // Text from `open` to the end (`<plaintext>`, a `</` the html ends with): nothing closes it, so what is added goes before
+  // it; but inside an Outlook-only block, which to every other reader is a comment, after it, where `closer` and
+  // `<![endif]-->` close that comment.
+  const textToEnd = (open: number, closer: string): MarkupScan => (outlookOnly ? endingInside(closer) : endingInside('', open));
   const matchAt = (pattern: RegExp, from: number) => {
     pattern.lastIndex = from;
     return pattern.exec(html);
@@ -156,14 +168,15 @@ export function scanMarkup(html: string): MarkupScan {
       tags.push({ kind, name: tag.name, start: open, end: tag.end, attributes: tag.attributes, outlookOnly });
       at = tag.end;
       if (kind === 'start' && RAW_TEXT.has(tag.name)) {
-        at = rawTextEnd(html, tag.name, at);
+        at = rawTextEnd(html, tag.name, at, outlookOnly);
         // Nothing closes <plaintext>: what follows it is text.
-        if (at >= html.length) return endingInside(tag.name === 'plaintext' ? '' : `</${tag.name}>`);
+        if (at >= html.length) return tag.name === 'plaintext' ? textToEnd(open, '') : endingInside(`</${tag.name}>`);
       }
     } else if (next === '!' || next === '?' || next === '/') {
       // A doctype, `<![CDATA[`, `<?xml …>` or `</ …>`: a bogus comment up to the next `>`.
       const close = html.indexOf('>', open + 2);
-      if (close < 0) return endingInside('>');
+      // `</` the html ends with is text (HTML §13.2.5.7); a `>` after it would make it an end tag of no name, which is dropped.
+      if (close < 0) return next === '/' && open + 2 === html.length ? textToEnd(open, '>') : endingInside('>');
       at = close + 1;
     } else {
       at = open + 1;

@@ -1,6 +1,7 @@
 import { TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
+import { scanMarkup } from './html-markup';
 import { rewriteHtmlForTracking } from './rewrite-html';
 
 describe(rewriteHtmlForTracking.name, () => {
@@ -228,7 +229,10 @@ describe(rewriteHtmlForTracking.name, () => {
       '<a href="https://a.example/">', '<a href=https://b.example/?q=1&amp;r=2>', "<V:RoundRect HREF='https://v.example/'>", '</a>', '<body>', '</body>',
       '<!--', '-->', '--!>', '<!-->', '<!--[if mso]>', '<![endif]-->', '<!--[if !mso]><!-->', '<!--<![endif]-->', '<script>', '</script>',
       '<title>', '</title>', '<img alt="', '"', "'", '>', '<', '=', ' ', 'text', '&copy', '&hellip;', '<!doctype html>', '<area href="https://x.example/unsubscribe">',
+      '<plaintext>', '</', '<textarea>', '</textarea>', '<a href="https://x.example/    y">',
     );
+    // What may close what the html ends inside: a comment, raw text, a bogus comment (`<!x`, `</=`), an Outlook-only block.
+    const closers = ['', '-->', '</script>', '</title>', '</textarea>', '>'].flatMap((closer) => [closer, `${closer}<![endif]-->`]);
     fc.assert(
       fc.property(fc.array(fragments, { maxLength: 40 }), (parts) => {
         const html = parts.join('');
@@ -239,13 +243,33 @@ describe(rewriteHtmlForTracking.name, () => {
           'https://a.example/': '="https://a.example/"',
           'https://b.example/?q=1&r=2': '=https://b.example/?q=1&amp;r=2',
           'https://v.example/': "='https://v.example/'",
+          'https://x.example/    y': '="https://x.example/    y"',
         };
         const clicksOnlyOut = rewriteHtmlForTracking(html, clicksOnly);
         expect(clicksOnlyOut.replace(/=(["'])https:\/\/t\.example\.com\/t\/c\/([\w.-]+)\1/g, (_, quote, token) => written[tokens.verify(token)!.url!])).toBe(html);
         expect(once.match(/\/t\/o\//g)).toHaveLength(1);
+        // The pixel alone, put in where the html ends or before a tag, text or </body> it ends at, with no more than
+        // what closes the comment, raw text or Outlook-only block it is in, and it is markup a reader sees.
+        const pixelOnly = rewriteHtmlForTracking(html, opensOnly);
+        const pixel = /(<img src="https:\/\/t\.example\.com\/t\/o\/[\w.-]+" [^>]*\/>)/.exec(pixelOnly)![1];
+        const [before, after] = pixelOnly.split(pixel);
+        const closer = closers.find((candidate) => before.endsWith(candidate) && before.slice(0, before.length - candidate.length) + after === html);
+        expect(closer).toBeDefined();
+        // After an Outlook-only block it closed, the scanner (reading that block as Outlook does) is no judge of what others see.
+        if (!closer!.endsWith('<![endif]-->')) {
+          expect(scanMarkup(pixelOnly).tags.some((tag) => tag.name === 'img' && !tag.outlookOnly && pixelOnly.startsWith(pixel, tag.start))).toBe(true);
+        }
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('puts the pixel before a <plaintext>, after which all is text a reader would see it written in', () => {
+    expect(rewriteHtmlForTracking('<p>hi<plaintext>raw <b>', opensOnly)).toMatch(/^<p>hi<img [^>]+><plaintext>raw <b>$/);
+  });
+
+  it('puts the pixel before a </ the html ends with, which a reader sees as text and a > after it would turn into nothing', () => {
+    expect(rewriteHtmlForTracking('<p>1 </', opensOnly)).toMatch(/^<p>1 <img [^>]+><\/$/);
   });
 
   it('changes nothing when both switches are off', () => {
