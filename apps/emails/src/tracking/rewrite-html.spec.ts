@@ -272,6 +272,13 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(rewriteHtmlForTracking('<p>1 </', opensOnly)).toMatch(/^<p>1 <img [^>]+><\/$/);
   });
 
+  it('reads a link with a long run of spaces inside it in linear time', () => {
+    const html = `<a href="https://x.example/${' '.repeat(100_000)}y">x</a><img src="https://y.example/${'\t'.repeat(100_000)}z">`;
+    const started = Date.now();
+    expect(rewriteHtmlForTracking(html, clicksOnly)).toBe(html);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('changes nothing when both switches are off', () => {
     const html = '<a href="https://a.example">A</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false, clicks: false })).toBe(html);

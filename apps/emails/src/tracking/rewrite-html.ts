@@ -20,8 +20,20 @@ function keepAsIs(href: LinkHref, url: string, unsubscribeUrl?: string): boolean
   return href.attributeNames.includes('data-mailroom-untracked') || /unsubscribe/i.test(url) || (!!unsubscribeUrl && url === unsubscribeUrl);
 }
 
-/** A browser strips leading and trailing C0 controls and spaces from a link (WHATWG URL parsing). */
-const stripUrlPadding = (url: string) => url.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+/**
+ * A browser strips leading and trailing C0 controls and spaces from a link
+ * (WHATWG URL parsing). Found by scanning from each end: a `[…]+$` pattern
+ * tries again from every character of a run that does not end the string, so
+ * a link holding a long run of spaces took quadratic time.
+ */
+function stripUrlPadding(url: string): string {
+  const isPadding = (at: number) => url.charCodeAt(at) <= 0x20;
+  let start = 0;
+  let end = url.length;
+  while (start < end && isPadding(start)) start++;
+  while (end > start && isPadding(end - 1)) end--;
+  return url.slice(start, end);
+}
 
 /** The URL a browser follows from an attribute value; null when we cannot tell it for sure. */
 function followedUrl(value: string): string | null {
