@@ -30,6 +30,22 @@ const LEGACY = new Map<string, string>(
 
 const WITH_SEMICOLON = new Map<string, string>([...LEGACY, ...Object.entries(ASCII_REFERENCES)]);
 
+/**
+ * What a numeric reference to 0x80–0x9F stands for (HTML §13.2.5.80): the
+ * Windows-1252 character of that byte (`&#150;` is –), as documents mislabelled
+ * Latin-1 meant it; the five bytes Windows-1252 leaves undefined stay C1 controls.
+ */
+const WINDOWS_1252_C1 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** The character a numeric reference stands for, as the HTML parser puts it in. */
+function numericReference(codePoint: number): string {
+  // What the parser puts in place of NUL, a surrogate or a number past Unicode.
+  if (codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return '\uFFFD';
+  return codePoint >= 0x80 && codePoint <= 0x9f ? WINDOWS_1252_C1[codePoint - 0x80] : String.fromCodePoint(codePoint);
+}
+
 const REFERENCE = /&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([A-Za-z][A-Za-z0-9]*))(;?)/g;
 
 /**
@@ -54,9 +70,7 @@ export function decodeAttributeValue(value: string): string | null {
       const legacy = LEGACY.get(name);
       return legacy !== undefined && following !== '=' ? legacy : reference;
     }
-    const codePoint = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
-    // What the HTML parser puts in place of NUL, a surrogate or a number past Unicode.
-    return codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff) ? '\uFFFD' : String.fromCodePoint(codePoint);
+    return numericReference(decimal !== undefined ? Number(decimal) : parseInt(hex!, 16));
   });
   return unknown ? null : decoded;
 }

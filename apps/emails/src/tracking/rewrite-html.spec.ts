@@ -279,6 +279,11 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('signs a numeric reference to 0x80–0x9F as the character a browser reads it as (Windows-1252), not a C1 control', () => {
+    const out = rewriteHtmlForTracking('<a href="https://x.example/a&#150;b&#x80;c&#129;d">x</a>', clicksOnly);
+    expect(clickTargets(out)).toEqual(['https://x.example/a\u2013b\u20acc\u0081d']);
+  });
+
   it('changes nothing when both switches are off', () => {
     const html = '<a href="https://a.example">A</a>';
     expect(rewriteHtmlForTracking(html, { ...base, opens: false, clicks: false })).toBe(html);
