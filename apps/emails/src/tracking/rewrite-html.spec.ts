@@ -152,13 +152,19 @@ describe(rewriteHtmlForTracking.name, () => {
     expect(out).toContain('<!-- <a href="https://note.example/">n</a> -->');
   });
 
-  it('leaves a link that already is one of our click links as it is, so rewriting twice changes nothing', () => {
+  it('leaves a link that already is one of this email\'s click links as it is, so rewriting twice changes nothing', () => {
     const once = rewriteHtmlForTracking('<html><body><a href="https://a.example/">A</a></body></html>', base);
     expect(rewriteHtmlForTracking(once, base)).toBe(once);
-    const copied = rewriteHtmlForTracking('<a href="https://b.example/">B</a>', Object.assign({}, clicksOnly, { emailId: 'email_OLD', trackingBaseUrl: 'https://old-host.example' }));
-    expect(rewriteHtmlForTracking(copied, clicksOnly)).toBe(copied);
     const lookalike = '<a href="https://t.example.com/t/c/not.signed">L</a><a href="https://other.example/t/c/abc.def">O</a>';
     expect(clickTargets(rewriteHtmlForTracking(lookalike, clicksOnly))).toEqual(['https://t.example.com/t/c/not.signed', 'https://other.example/t/c/abc.def']);
+  });
+
+  it('signs a click link copied from another email (another customer\'s, under another tracking host) for this one, straight to where it led', () => {
+    const copied = rewriteHtmlForTracking('<a href="https://b.example/">B</a>', Object.assign({}, clicksOnly, { emailId: 'email_OLD', trackingBaseUrl: 'https://old-host.example' }));
+    const out = rewriteHtmlForTracking(copied, clicksOnly);
+    const claims = [...out.matchAll(/\/t\/c\/([\w.-]+)/g)].map((match) => tokens.verify(match[1]));
+    expect(claims).toEqual([{ emailId: 'email_X', kind: 'click', url: 'https://b.example/', host: 't.example.com' }]);
+    expect(out).toMatch(/^<a href="https:\/\/t\.example\.com\/t\/c\/[\w.-]+">B<\/a>$/);
   });
 
   it('adds the open pixel once: not again when the html already has this email\'s pixel', () => {

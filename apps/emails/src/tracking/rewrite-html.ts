@@ -44,15 +44,21 @@ function followedUrl(value: string): string | null {
 /**
  * The URL a link tag's href is rewritten to, or null to leave it: only an
  * http(s) URL a browser can parse (signing one it cannot would turn a dead
- * link into our 404), not one of our own tracking links already (a link
- * copied from a tracked email, or html passed through here twice), not one
- * that must keep working without us, not one whose token the gateway would
- * not route.
+ * link into our 404), not one of this email's tracking links already (html
+ * passed through here twice), not one that must keep working without us
+ * (as written, or where a copied click link led), not one whose token the
+ * gateway would not route.
  */
 function clickUrl(href: LinkHref, base: string, host: string, options: TrackingOptions): string | null {
-  const url = followedUrl(href.attribute.value);
-  if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
-  if (ownTrackingClaim(url, options.tokens)?.kind === 'click') return null;
+  const written = followedUrl(href.attribute.value);
+  if (!written || !/^https?:\/\//i.test(written) || !URL.canParse(written)) return null;
+  const claim = ownTrackingClaim(written, options.tokens);
+  if (claim?.kind === 'click' && claim.emailId === options.emailId) return null;
+  // A click link copied from another email (a quoted reply, a template pasted from received mail, another customer's
+  // link) is signed again for this one, to where it led: a click in this email is this email's, not the other's (whose
+  // recipient never made it, and whose sender may be someone else), and it must not depend on the other's tracking host.
+  const url = claim?.kind === 'click' && claim.url ? claim.url : written;
+  if (keepAsIs(href, written, options.unsubscribeUrl) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
   const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
   return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : `${base}/t/c/${token}`;
 }
