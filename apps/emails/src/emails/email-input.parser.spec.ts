@@ -21,6 +21,11 @@ describe(parseEmailInput.name, () => {
     expect(problemOf({ headers: { [long]: 'x' } })).not.toMatch(/[\r\n]/);
   });
 
+  it('quotes the start of an overlong header name once: in single quotes as written, or JSON-escaped, never both', () => {
+    expect(problemOf({ headers: { [`X-${'n'.repeat(200)}`]: 'x' } })).toBe(`headers: header names must be at most 128 characters ('X-${'n'.repeat(22)}…' has 202)`);
+    expect(problemOf({ headers: { [`X\r\n${'a'.repeat(200)}`]: 'x' } })).toBe(`headers: header names must be at most 128 characters ("X\\r\\n${'a'.repeat(21)}…" has 203)`);
+  });
+
   it('quotes an address holding CR/LF JSON-escaped, never raw', () => {
     expect(problemOf({ to: ['ok@example.com', 'a\r\nb@x.com'] })).toBe('to[1]: "a\\r\\nb@x.com" is not a valid email address');
     expect(problemOf({ to: 'x@' })).toBe("to: 'x@' is not a valid email address");
