@@ -63,15 +63,17 @@ describe('tracking in a message actually received', () => {
     }
   });
 
-  it('leaves links in comments and scripts as written, and signs a link copied from an earlier tracked message for the new one', async () => {
+  it('leaves links in comments and scripts as written, and signs a link and a pixel copied from an earlier tracked message for the new one', async () => {
     const api = harness.stack.api;
     const first = await api.post('/v1/emails', { from: 'hi@acme.test', to: 'first@example.test', subject: 'First', html: '<a href="https://acme.test/first">F</a>' });
     await emailReaching(harness.stack, harness.stack.rootKey, first.body.id, ['delivered']);
-    const copied = trackingPathsIn(receivedText(harness.smtp, 'first@example.test'), TRACKING_HOST).links[0];
+    const firstTracking = trackingPathsIn(receivedText(harness.smtp, 'first@example.test'), TRACKING_HOST);
+    const copied = firstTracking.links[0];
+    const copiedPixel = firstTracking.pixel!;
 
     const html =
       `<html><body><!-- <a href="https://acme.test/old">Old</a> --><script>var a = '<a href=https://acme.test/script>';</script>` +
-      `<a href="https://${TRACKING_HOST}${copied}">Again</a><a href="https://acme.test/new">New</a></body></html>`;
+      `<a href="https://${TRACKING_HOST}${copied}">Again</a><a href="https://acme.test/new">New</a><img src="https://${TRACKING_HOST}${copiedPixel}" alt=""></body></html>`;
     const second = await api.post('/v1/emails', { from: 'hi@acme.test', to: 'second@example.test', subject: 'Second', html });
     await emailReaching(harness.stack, harness.stack.rootKey, second.body.id, ['delivered']);
     const received = /<html>[\s\S]*<\/html>/.exec(receivedText(harness.smtp, 'second@example.test'))![0];
@@ -79,8 +81,10 @@ describe('tracking in a message actually received', () => {
     const { pixel, links } = trackingPathsIn(received, TRACKING_HOST);
     expect(links).toHaveLength(2);
     expect(links[0]).not.toBe(copied);
-    expect(received.replace(/<img src="[^"]+"[^>]*>/, '').replace(links[0], '/AGAIN').replace(links[1], '/NEW')).toBe(
-      html.replace(copied, '/AGAIN').replace('https://acme.test/new', `https://${TRACKING_HOST}/NEW`),
+    expect(pixel).not.toBe(copiedPixel);
+    expect(received.match(/\/t\/o\//g)).toHaveLength(1);
+    expect(received.replace(pixel!, '/PIXEL').replace(links[0], '/AGAIN').replace(links[1], '/NEW')).toBe(
+      html.replace(copiedPixel, '/PIXEL').replace(copied, '/AGAIN').replace('https://acme.test/new', `https://${TRACKING_HOST}/NEW`),
     );
     const click = await trackingHit(harness.stack.baseUrl, links[0], TRACKING_HOST);
     expect(click.headers.location).toBe('https://acme.test/first');
@@ -89,7 +93,7 @@ describe('tracking in a message actually received', () => {
       const secondNow = await api.get(`/v1/emails/${second.body.id}`);
       return secondNow.body.opens === 1 && secondNow.body.clicks === 1;
     });
-    expect((await api.get(`/v1/emails/${first.body.id}`)).body.clicks).toBe(0);
+    expect((await api.get(`/v1/emails/${first.body.id}`)).body).toMatchObject({ clicks: 0, opens: 0 });
   });
 
   it('leaves the html alone when the email turns tracking off', async () => {

@@ -170,8 +170,18 @@ describe(rewriteHtmlForTracking.name, () => {
   it('adds the open pixel once: not again when the html already has this email\'s pixel', () => {
     const once = rewriteHtmlForTracking('<body>hi</body>', opensOnly);
     expect(rewriteHtmlForTracking(once, opensOnly)).toBe(once);
-    const otherEmails = rewriteHtmlForTracking('<body>hi</body>', Object.assign({}, opensOnly, { emailId: 'email_OLD' }));
-    expect(rewriteHtmlForTracking(otherEmails, opensOnly).match(/\/t\/o\//g)).toHaveLength(2);
+  });
+
+  it('makes a pixel copied from another email this email\'s, in its place, rather than count this email\'s opens for the other', () => {
+    const otherEmails = rewriteHtmlForTracking('<body>hi</body>', Object.assign({}, opensOnly, { emailId: 'email_OLD', trackingBaseUrl: 'https://old-host.example' }));
+    const out = rewriteHtmlForTracking(otherEmails, opensOnly);
+    const claims = [...out.matchAll(/\/t\/o\/([\w.-]+?)\.gif/g)].map((match) => tokens.verify(match[1]));
+    expect(claims).toEqual([{ emailId: 'email_X', kind: 'open', host: 't.example.com' }]);
+    expect(out.replace(/src="[^"]+"/, 'src=""')).toBe(otherEmails.replace(/src="[^"]+"/, 'src=""'));
+    // One in an Outlook-only block is made this email's too, and the pixel every reader sees is still added.
+    const inOutlook = `<body><!--[if mso]>${/<img [^>]+>/.exec(otherEmails)![0]}<![endif]-->hi</body>`;
+    const outlookOut = rewriteHtmlForTracking(inOutlook, opensOnly);
+    expect([...outlookOut.matchAll(/\/t\/o\/([\w.-]+?)\.gif/g)].map((match) => tokens.verify(match[1])?.emailId)).toEqual(['email_X', 'email_X']);
   });
 
   it('puts the pixel before the </body> a reader sees, not one in a comment, a script or an Outlook-only block', () => {

@@ -1,6 +1,6 @@
 import { canonicalTrackingHost, TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from '@mailroom/auth';
 import { decodeAttributeValue } from './character-references';
-import { MarkupTag, scanMarkup } from './html-markup';
+import { MarkupTag, scanMarkup, TagAttribute } from './html-markup';
 import { LinkHref, linkHref } from './link-href';
 import { ownTrackingClaim } from './own-tracking-url';
 
@@ -63,18 +63,39 @@ function clickUrl(href: LinkHref, base: string, host: string, options: TrackingO
   return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : `${base}/t/c/${token}`;
 }
 
-/** Whether the html already shows this email's open pixel (it went through here before). */
-function hasOwnPixel(tags: MarkupTag[], options: TrackingOptions): boolean {
-  return tags.some((tag) => {
-    const src = tag.kind === 'start' && tag.name === 'img' && !tag.outlookOnly ? tag.attributes.find((attribute) => attribute.name === 'src')?.value : undefined;
-    const claim = src === undefined ? null : ownTrackingClaim(followedUrl(src) ?? '', options.tokens);
-    return claim?.kind === 'open' && claim.emailId === options.emailId;
+interface OpenPixel {
+  /** Inside an Outlook-only block: not the one every reader sees. */
+  outlookOnly: boolean;
+  src: TagAttribute;
+  /** The email its token counts opens for. */
+  emailId: string;
+}
+
+/** The open pixels already in the html: this email's (it went through here before), or another's (copied from tracked mail). */
+function openPixelsIn(tags: MarkupTag[], tokens: TrackingTokens): OpenPixel[] {
+  return tags.flatMap((tag) => {
+    const src = tag.kind === 'start' && tag.name === 'img' ? tag.attributes.find((attribute) => attribute.name === 'src') : undefined;
+    const claim = src?.value === undefined ? null : ownTrackingClaim(followedUrl(src.value) ?? '', tokens);
+    return src && claim?.kind === 'open' ? [{ outlookOnly: tag.outlookOnly, src, emailId: claim.emailId }] : [];
   });
+}
+
+/** The edit that gives an attribute another value: its name keeps its case as written (`HREF`); an unquoted value gets quotes, which lose nothing. */
+function newValue(attribute: TagAttribute, value: string): Edit {
+  const quote = attribute.quote || '"';
+  return { start: attribute.start + attribute.name.length, end: attribute.end, text: `=${quote}${value}${quote}` };
+}
+
+/** What replaces html.slice(start, end). */
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
 }
 
 /**
  * Rewrites http(s) links to the click redirector and appends the 1×1 open
- * pixel, both under the domain's tracking host with signed tokens, each
+ * pixel (unless the html shows one already), both under the domain's tracking host with signed tokens, each
  * bound to that host (the gateway honours it on no other). Only markup a
  * reader's parser sees is touched (see scanMarkup): a link in a comment or in
  * a script is text, and stays as it is.
@@ -85,28 +106,30 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
   // Never an unbound token: the gateway would honour that one on any customer's tracking domain.
   if (!host) throw new Error(`the tracking base URL ${base} names no host`);
   const { tags, endAt, unclosed } = scanMarkup(html);
-  // What replaces html.slice(start, end), in the order of the html.
-  const edits: { start: number; end: number; text: string }[] = [];
+  const edits: Edit[] = [];
   if (options.clicks) {
     for (const tag of tags) {
       const href = linkHref(tag);
       const url = href && clickUrl(href, base, host, options);
-      if (!href || !url) continue;
-      // The name keeps its case as written (`HREF`), so only the value changes; an unquoted value gets quotes,
-      // which nothing in the tracked URL needs, but which lose nothing either.
-      const quote = href.attribute.quote || '"';
-      edits.push({ start: href.attribute.start + 'href'.length, end: href.attribute.end, text: `=${quote}${url}${quote}` });
+      if (href && url) edits.push(newValue(href.attribute, url));
     }
   }
-  if (options.opens && !hasOwnPixel(tags, options)) {
+  if (options.opens) {
     const token = options.tokens.sign({ emailId: options.emailId, kind: 'open', host });
-    const pixel = `<img src="${base}/t/o/${token}.gif" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
-    // Before the first </body> every reader sees (`</body >` too); else after whatever the html ends inside.
-    const bodyEnd = tags.find((tag) => tag.kind === 'end' && tag.name === 'body' && !tag.outlookOnly);
-    const at = bodyEnd ? bodyEnd.start : endAt;
-    edits.push({ start: at, end: at, text: bodyEnd ? pixel : `${unclosed}${pixel}` });
-    edits.sort((a, b) => a.start - b.start);
+    const pixelUrl = `${base}/t/o/${token}.gif`;
+    const pixels = openPixelsIn(tags, options.tokens);
+    // Another email's pixel (copied from tracked mail) would count this email's opens for that one, perhaps another
+    // customer's: it becomes this email's, where it stands.
+    for (const pixel of pixels) if (pixel.emailId !== options.emailId) edits.push(newValue(pixel.src, pixelUrl));
+    if (!pixels.some((pixel) => !pixel.outlookOnly)) {
+      const img = `<img src="${pixelUrl}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />`;
+      // Before the first </body> every reader sees (`</body >` too); else after whatever the html ends inside.
+      const bodyEnd = tags.find((tag) => tag.kind === 'end' && tag.name === 'body' && !tag.outlookOnly);
+      const at = bodyEnd ? bodyEnd.start : endAt;
+      edits.push({ start: at, end: at, text: bodyEnd ? img : `${unclosed}${img}` });
+    }
   }
+  edits.sort((a, b) => a.start - b.start);
   const pieces: string[] = [];
   let copied = 0;
   for (const edit of edits) {
