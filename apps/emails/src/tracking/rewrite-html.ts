@@ -80,12 +80,6 @@ function openPixelsIn(tags: MarkupTag[], tokens: TrackingTokens): OpenPixel[] {
   });
 }
 
-/** The edit that gives an attribute another value: its name keeps its case as written (`HREF`); an unquoted value gets quotes, which lose nothing. */
-function newValue(attribute: TagAttribute, value: string): Edit {
-  const quote = attribute.quote || '"';
-  return { start: attribute.start + attribute.name.length, end: attribute.end, text: `=${quote}${value}${quote}` };
-}
-
 /** What replaces html.slice(start, end). */
 interface Edit {
   start: number;
@@ -93,10 +87,17 @@ interface Edit {
   text: string;
 }
 
+/** The edit that gives an attribute another value: its name keeps its case as written (`HREF`); an unquoted value gets quotes, which lose nothing. */
+function newValue(attribute: TagAttribute, value: string): Edit {
+  const quote = attribute.quote || '"';
+  return { start: attribute.start + attribute.name.length, end: attribute.end, text: `=${quote}${value}${quote}` };
+}
+
 /**
  * Rewrites http(s) links to the click redirector and appends the 1×1 open
- * pixel (unless the html shows one already), both under the domain's tracking host with signed tokens, each
- * bound to that host (the gateway honours it on no other). Only markup a
+ * pixel (unless the html shows one already), both under the domain's
+ * tracking host with signed tokens, each bound to that host (the gateway
+ * honours it on no other). Only markup a
  * reader's parser sees is touched (see scanMarkup): a link in a comment or in
  * a script is text, and stays as it is.
  */
