@@ -15,13 +15,16 @@ interface SaxParser {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const SAXParser = require('parse5-sax-parser') as new (options: { sourceCodeLocationInfo: boolean }) => SaxParser;
 
+/** Where a tag is: an end tag by where it ends only, since parse5 starts one that ends escaped script data (`<script><!--</script>`) where the escape began. */
+const where = (kind: string, start: number, end: number) => (kind === 'end' ? `…-${end}` : `${start}-${end}`);
+
 /** Each tag as `kind name start-end` and, for a start tag, its attributes (a repeated name's first, its value decoded), as parse5 tokenizes the html. */
 function parse5Tags(html: string): string[] {
   const parser = new SAXParser({ sourceCodeLocationInfo: true });
   const tags: string[] = [];
   const describe = (kind: string) => (tag: SaxTag) => {
     const attributes = kind === 'start' ? tag.attrs.map((attribute) => `${attribute.name}=${attribute.value}`) : [];
-    tags.push([`${kind} ${tag.tagName} ${tag.sourceCodeLocation.startOffset}-${tag.sourceCodeLocation.endOffset}`, ...attributes].join(' '));
+    tags.push([`${kind} ${tag.tagName} ${where(kind, tag.sourceCodeLocation.startOffset, tag.sourceCodeLocation.endOffset)}`, ...attributes].join(' '));
   };
   parser.on('startTag', describe('start'));
   parser.on('endTag', describe('end'));
@@ -32,7 +35,7 @@ function parse5Tags(html: string): string[] {
 function scannedTags(html: string): string[] {
   return scanMarkup(html).tags.map((tag) => {
     const attributes = tag.kind === 'start' ? tag.attributes.filter((attribute, index, all) => all.findIndex((other) => other.name === attribute.name) === index) : [];
-    return [`${tag.kind} ${tag.name} ${tag.start}-${tag.end}`, ...attributes.map((attribute) => `${attribute.name}=${decodeAttributeValue(attribute.value ?? '')}`)].join(' ');
+    return [`${tag.kind} ${tag.name} ${where(tag.kind, tag.start, tag.end)}`, ...attributes.map((attribute) => `${attribute.name}=${decodeAttributeValue(attribute.value ?? '')}`)].join(' ');
   });
 }
 
