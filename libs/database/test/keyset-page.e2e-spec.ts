@@ -1,6 +1,9 @@
 import { keysetPage, keysetPageInOneSnapshot } from '@mailroom/database';
 import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
-import { Column, DataSource, Entity, EntityManager, PrimaryColumn } from 'typeorm';
+import { AfterLoad, Column, DataSource, Entity, EntityManager, PrimaryColumn } from 'typeorm';
+
+/** Called as the page's rows are loaded, so a test can order a commit after the page was read. */
+let onItemLoaded: (() => void) | undefined;
 
 @Entity('item')
 class Item {
@@ -9,6 +12,11 @@ class Item {
 
   @Column()
   status: string;
+
+  @AfterLoad()
+  loaded(): void {
+    onItemLoaded?.();
+  }
 }
 
 /** A list's page and its totalCount, while another connection commits a change to what they count. */
@@ -47,7 +55,18 @@ describe('keysetPageInOneSnapshot against Postgres', () => {
   });
 
   it('is needed: read on the pool, the same page and count disagree', async () => {
-    const page = await keysetPage(waiting(dataSource.manager), 'i.id', params, () => countAfterACommit(dataSource.manager));
-    expect({ listed: page.rows.length, totalCount: page.totalCount }).toEqual({ listed: 3, totalCount: 0 });
+    // The page and the count run side by side on the pool; the commit lands once the page was read (on a loaded
+    // machine it could otherwise land first, and both would agree on nothing).
+    const pageRead = new Promise<void>((resolve) => (onItemLoaded = resolve));
+    const countAfterThePage = async () => {
+      await pageRead;
+      return countAfterACommit(dataSource.manager);
+    };
+    try {
+      const page = await keysetPage(waiting(dataSource.manager), 'i.id', params, countAfterThePage);
+      expect({ listed: page.rows.length, totalCount: page.totalCount }).toEqual({ listed: 3, totalCount: 0 });
+    } finally {
+      onItemLoaded = undefined;
+    }
   });
 });
