@@ -20,6 +20,8 @@ export class WebhookSettings {
   readonly deliveryRetentionMs: number;
   readonly nats: NatsSettings;
   readonly eventStreamReplicas: number;
+  /** EVENT_BUFFER_BYTES: the event consumer's byte budget. */
+  readonly eventBufferBytes: number;
   readonly secretBox: SecretBox;
   /** How webhook hosts are resolved (see webhookLookup). */
   readonly dns: { dnsServers: string[]; dnsTimeoutMs: number };
@@ -37,6 +39,7 @@ export class WebhookSettings {
     this.deliveryRetentionMs = config.WEBHOOK_DELIVERY_RETENTION;
     this.nats = config;
     this.eventStreamReplicas = config.EVENT_STREAM_REPLICAS;
+    this.eventBufferBytes = config.EVENT_BUFFER_BYTES;
     this.dns = { dnsServers: config.DNS_SERVERS, dnsTimeoutMs: config.DNS_TIMEOUT_MS };
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));

@@ -1,19 +1,23 @@
 import { Client } from 'pg';
 import { connect, NatsConnection } from 'nats';
 import { EVENT_STREAM } from '@mailroom/contracts';
-import { eventually, Stack, startStack } from '@mailroom/testing';
+import { eventually, scrapeMetrics, Stack, startStack } from '@mailroom/testing';
 import { ACK_WAIT_MS, DISPATCHER_CONSUMER, MAX_UNACKED_EVENTS } from '../src/dispatch/dispatcher-consumer';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const BACKLOG = MAX_UNACKED_EVENTS + 500;
+/** EVENT_BUFFER_BYTES: far above the small events' backlog (1,000 of about 300 bytes), below a run of large ones. */
+const BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
  * A backlog on the stream (a first start, catching up after an outage) while
  * fan-out is slow. JetStream redelivers an event not acked within the ack
  * wait, and time an event waits in the dispatcher's queue counts: the
- * dispatcher must take no more events than it fans out well within it.
+ * dispatcher must take no more events than it fans out well within it, and
+ * of large events (internal services may publish up to NATS max_payload, 1 MB)
+ * no more than EVENT_BUFFER_BYTES.
  */
 describe('the webhook dispatcher catching up on a backlog of events', () => {
   let stack: Stack;
@@ -26,7 +30,7 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
   beforeAll(async () => {
     stack = await startStack({
       apps: ['keys', 'webhook-dispatcher', 'gateway'],
-      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50' },
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50', EVENT_BUFFER_BYTES: String(BUFFER_BYTES) },
     });
     nats = await connect({ servers: stack.nats.url });
     events = await EventPublisher.connect(stack.nats.url);
@@ -49,6 +53,18 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
     return { unacked: info.num_ack_pending, undelivered: info.num_pending, redelivered: info.num_redelivered, maxAckPending: info.config.max_ack_pending ?? -1 };
   }
 
+  /** The unacked events once the dispatcher has taken all it will: three reads in a row agree, and `ready` holds. */
+  async function unackedOnceSettled(ready: (state: Awaited<ReturnType<typeof consumerState>>) => boolean): Promise<number> {
+    const readings: number[] = [];
+    await eventually(async () => {
+      const state = await consumerState();
+      readings.push(state.unacked);
+      const last = readings.slice(-3);
+      return ready(state) && last.length === 3 && last.every((value) => value === last[0]);
+    }, 20000, 200);
+    return readings[readings.length - 1];
+  }
+
   it('holds at most MAX_UNACKED_EVENTS unacked while fan-out cannot write, also on a consumer made with the old window, and then sends each event once', async () => {
     // An installation whose consumer an earlier version created, with a window of 10,000 events.
     await stack.stopApp('webhook-dispatcher');
@@ -63,15 +79,8 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
     const published: string[] = [];
     try {
       for (let index = 0; index < BACKLOG; index += 1) published.push((await events.publish('email.delivered')).id);
-      // Every event is on the stream, and the dispatcher has taken all it will: three reads in a row agree.
-      const readings: number[] = [];
-      await eventually(async () => {
-        const state = await consumerState();
-        readings.push(state.unacked);
-        const last = readings.slice(-3);
-        return state.unacked + state.undelivered === BACKLOG && last.length === 3 && last.every((value) => value === last[0]);
-      }, 20000, 200);
-      expect(readings[readings.length - 1]).toBe(MAX_UNACKED_EVENTS);
+      // Every event is on the stream, and the dispatcher has taken all it will.
+      expect(await unackedOnceSettled((state) => state.unacked + state.undelivered === BACKLOG)).toBe(MAX_UNACKED_EVENTS);
     } finally {
       await database.query('COMMIT');
     }
@@ -106,4 +115,35 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
       await endpoint.stop();
     }
   }, ACK_WAIT_MS * 4);
+
+  it('takes no more large events than EVENT_BUFFER_BYTES holds while fan-out cannot write, and then sends each once', async () => {
+    // An endpoint and event kind of its own; 60 events of about 300 KB are over four budgets.
+    const endpoint = await new WebhookReceiver().start();
+    const filler = 'x'.repeat(300_000);
+    try {
+      await fixtures.create(endpoint.url(), ['email.opened']);
+      await database.query('BEGIN');
+      await database.query('LOCK TABLE webhooks.deliveries IN EXCLUSIVE MODE');
+      const published: string[] = [];
+      let eventBytes = 0;
+      try {
+        for (let index = 0; index < 60; index += 1) {
+          const envelope = await events.publish('email.opened', 'live', { filler });
+          published.push(envelope.id);
+          eventBytes = Buffer.byteLength(JSON.stringify(envelope));
+        }
+        expect(await unackedOnceSettled((state) => state.unacked > 0)).toBeLessThanOrEqual(Math.floor(BUFFER_BYTES / eventBytes));
+      } finally {
+        await database.query('COMMIT');
+      }
+      await eventually(() => new Set(endpoint.eventIds()).size === published.length, 60_000);
+      expect(endpoint.eventIds().sort()).toEqual(published.sort());
+      await eventually(async () => (await consumerState()).unacked === 0);
+      const peak = (await scrapeMetrics(stack.opsUrl('webhook-dispatcher'))).value('mailroom_webhook_event_buffer_peak_bytes');
+      expect(peak).toBeGreaterThanOrEqual(eventBytes);
+      expect(peak).toBeLessThanOrEqual(BUFFER_BYTES);
+    } finally {
+      await endpoint.stop();
+    }
+  });
 });

@@ -9,3 +9,5 @@ export * from './stream-message';
 export * from './origin-header';
 export * from './held-messages';
 export * from './stream-reader';
+export * from './byte-budget';
+export * from './budgeted-pulls';

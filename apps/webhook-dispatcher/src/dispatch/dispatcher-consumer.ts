@@ -11,6 +11,11 @@ export const ACK_WAIT_MS = 30_000;
 /** Events fanned out in one transaction. */
 export const FAN_OUT_BATCH = 200;
 /**
+ * Bytes of events fanned out in one transaction (at least one event): the
+ * statement carries them all as one JSON parameter, a copy as large again.
+ */
+export const FAN_OUT_BATCH_BYTES = 4 * 1024 * 1024;
+/**
  * Events handed to the dispatchers and not yet acked, all replicas together.
  * A pull consumer takes events as fast as the server sends them, not as fast
  * as fan-out writes them, so an event can wait behind this many. It was

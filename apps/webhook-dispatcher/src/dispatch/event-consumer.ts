@@ -1,11 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { consumeOptions, ensureEventStream, HeldMessages, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
-import { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import { ByteBudget, ensureEventStream, HeldMessages, MessageSource, pullWithinBudget, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
+import { JsMsg, NatsConnection } from 'nats';
 import { connectNats } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveryWorker } from './delivery-worker';
-import { ACK_WAIT_MS, DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, MAX_UNACKED_EVENTS } from './dispatcher-consumer';
+import { ACK_WAIT_MS, DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, FAN_OUT_BATCH_BYTES } from './dispatcher-consumer';
+import { eventBufferPeakGauge } from './event-buffer-metrics';
+import { takeBatch } from './fan-out-batch';
 import { DispatchRepository } from './dispatch.repository';
 
 /**
@@ -21,6 +23,8 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private readonly buffer: JsMsg[] = [];
   /** Kept from redelivery while they wait in the buffer or their fan-out runs, however long the database takes. */
   private readonly held = new HeldMessages(ACK_WAIT_MS);
+  /** Bytes of the messages in the buffer or in a fan-out (EVENT_BUFFER_BYTES): the stream is read only as far as it has room. */
+  private readonly budget: ByteBudget;
   private flushing?: Promise<void>;
   private reader?: StreamReader;
 
@@ -28,7 +32,10 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly repository: DispatchRepository,
     private readonly worker: DeliveryWorker,
     private readonly settings: WebhookSettings,
-  ) {}
+  ) {
+    this.budget = new ByteBudget(settings.eventBufferBytes);
+    eventBufferPeakGauge.set(0);
+  }
 
   /** Fails the boot when NATS cannot be reached; later interruptions are the read loop's to recover from. */
   async onApplicationBootstrap(): Promise<void> {
@@ -39,6 +46,8 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
       () => this.subscribe(connection),
       (message) => {
         this.held.hold(message);
+        this.budget.take(message);
+        eventBufferPeakGauge.set(this.budget.peak);
         this.buffer.push(message);
         if (!this.flushing) this.flushing = this.flush();
       },
@@ -61,22 +70,28 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
    * and StreamReader subscribes again: after the stream was deleted and made anew (a
    * NATS server back without its store), nats.js waited for the old consumer for
    * ever and no webhook received another event until the dispatcher restarted.
+   * Read within the byte budget: large events must not pile up in memory.
    */
-  private async subscribe(connection: NatsConnection): Promise<ConsumerMessages> {
+  private async subscribe(connection: NatsConnection): Promise<MessageSource> {
     const manager = await connection.jetstreamManager();
     await ensureEventStream(manager, this.settings.eventStreamReplicas);
     await ensureDispatcherConsumer(manager);
     const consumer = await connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
-    return consumer.consume(consumeOptions(MAX_UNACKED_EVENTS));
+    return pullWithinBudget(consumer, this.budget, connection.info?.max_payload ?? 0);
   }
 
   /** Fans out whatever has arrived, batch after batch, until the buffer is empty. */
   private async flush(): Promise<void> {
     try {
       while (this.buffer.length) {
-        const batch = this.buffer.splice(0, FAN_OUT_BATCH);
+        const batch = takeBatch(this.buffer, FAN_OUT_BATCH, FAN_OUT_BATCH_BYTES);
         // Every message of the batch is acked, handed back or dropped by the time fanOut returns.
-        await this.fanOut(batch).finally(() => batch.forEach((message) => this.held.release(message)));
+        await this.fanOut(batch).finally(() =>
+          batch.forEach((message) => {
+            this.held.release(message);
+            this.budget.give(message);
+          }),
+        );
       }
     } finally {
       this.flushing = undefined;
