@@ -6,7 +6,9 @@ import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
-import { consumeOptions, StreamReader } from './stream-reader';
+import { StreamReader } from './stream-reader';
+import { ByteBudget } from './byte-budget';
+import { pullWithinBudget } from './budgeted-pulls';
 import { StreamsWithDurable } from './streams-with-durable';
 
 export interface EventConsumerOptions {
@@ -51,7 +53,14 @@ export interface EventConsumerOptions {
    * handlers that do not care about order.
    */
   concurrency?: number;
+  /**
+   * EVENT_BUFFER_BYTES: bytes of events held at once, waiting or in a handler
+   * (default 16 MiB); the stream is read only as far as there is room.
+   */
+  bufferBytes?: number;
 }
+
+const DEFAULT_BUFFER_BYTES = 16 * 1024 * 1024;
 
 export interface RunningConsumer {
   stop(): Promise<void>;
@@ -68,6 +77,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const ackWaitMs = options.ackWaitMs ?? 30000;
 
   const streamWithDurable = new StreamsWithDurable();
+  const budget = new ByteBudget(options.bufferBytes ?? DEFAULT_BUFFER_BYTES);
   const setUp = async () => {
     const manager = await connection.jetstreamManager();
     await ensureEventStream(manager, options.streamReplicas);
@@ -83,7 +93,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       }),
     );
     streamWithDurable.seen(stream.created);
-    return (await connection.jetstream().consumers.get(EVENT_STREAM, options.durable)).consume(consumeOptions(100));
+    return pullWithinBudget(await connection.jetstream().consumers.get(EVENT_STREAM, options.durable), budget, connection.info?.max_payload ?? 0);
   };
 
   const concurrency = Math.max(1, options.concurrency ?? 1);
@@ -125,6 +135,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       const message = waiting.shift()!;
       const handled = handleOne(message).finally(() => {
         held.release(message);
+        budget.give(message);
         inFlight.delete(handled);
         startHandlers();
       });
@@ -132,12 +143,13 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
     }
   };
 
-  // Takes every message as it arrives (up to the consumer's ack window, 1,000 unacked), so each is held from the
-  // start however long the handlers ahead of it take; messages left in the client's own buffer were not.
+  // Takes every message as it arrives (up to the consumer's ack window, 1,000 unacked, and the byte budget), so each is
+  // held from the start however long the handlers ahead of it take; messages left in the client's own buffer were not.
   const reader = new StreamReader(
     setUp,
     (message) => {
       held.hold(message);
+      budget.take(message);
       waiting.push(message);
       startHandlers();
     },

@@ -51,6 +51,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
     this.consumer = await consumeEvents({
       nats: this.config,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
+      bufferBytes: this.config.EVENT_BUFFER_BYTES,
       durable: ANALYTICS_CONSUMER,
       filterSubject: 'email.>',
       handle: (event) => this.apply(event),

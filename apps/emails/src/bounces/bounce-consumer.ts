@@ -32,6 +32,7 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
     this.consumer = await consumeEvents({
       nats: this.config,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
+      bufferBytes: this.config.EVENT_BUFFER_BYTES,
       durable: BOUNCE_CONSUMER,
       filterSubject: 'email.bounced',
       // The relay names the outbox's schema as the events' origin.

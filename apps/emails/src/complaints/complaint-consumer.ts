@@ -28,6 +28,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
     this.consumer = await consumeEvents({
       nats: this.config,
       streamReplicas: this.config.EVENT_STREAM_REPLICAS,
+      bufferBytes: this.config.EVENT_BUFFER_BYTES,
       durable: COMPLAINT_CONSUMER,
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),
