@@ -122,6 +122,42 @@ describe(consumeEvents.name, () => {
     expect([...handled.values()].every((count) => count === 1)).toBe(true);
   });
 
+  it('takes no more events than bufferBytes holds while its handlers are busy, and handles each once', async () => {
+    // 40 events of about 300 KB (internal services may publish up to NATS max_payload, 1 MB): over five budgets.
+    const bufferBytes = 2 * 1024 * 1024;
+    const filler = 'x'.repeat(300_000);
+    const payloads = Array.from({ length: 40 }, (_, index) => JSON.stringify(envelope(500 + index, { type: 'email.clicked', data: { filler } })));
+    for (const payload of payloads) await publish('email.clicked', payload);
+    const handled = new Map<string, number>();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    consumer = await consumeEvents({
+      nats: { NATS_URL: nats.url },
+      durable: 'buffer-bytes-test',
+      filterSubject: 'email.clicked',
+      handle: async (event) => {
+        await released;
+        handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
+      },
+      concurrency: 200,
+      bufferBytes,
+    });
+    // Every handler waits: what the consumer took stays in memory. It has taken all it will once three reads agree.
+    const readings: number[] = [];
+    await eventually(async () => {
+      readings.push((await consumerState('buffer-bytes-test')).ackPending);
+      const last = readings.slice(-3);
+      return last.length === 3 && last[0] > 0 && last.every((value) => value === last[0]);
+    }, 15000, 300);
+    expect(readings[readings.length - 1]).toBeLessThanOrEqual(Math.floor(bufferBytes / Buffer.byteLength(payloads[0])));
+    release();
+    await eventually(async () => {
+      const state = await consumerState('buffer-bytes-test');
+      return handled.size === payloads.length && state.pending === 0 && state.ackPending === 0;
+    }, 30000);
+    expect([...handled.values()].every((count) => count === 1)).toBe(true);
+  });
+
   it('redelivers an event whose handler failed, until it succeeds', async () => {
     let calls = 0;
     await publish('email.bounced', JSON.stringify(envelope(3, { type: 'email.bounced' })));
