@@ -194,11 +194,11 @@ describe('an email.bounced event published by an internal service', () => {
     await ensureEventStream(manager);
     const { seq } = await publishBounce({ recipient: 'after.loss@example.test', smtp: { code: 550, reply: '550 5.1.1 gone while the stream was new' } });
 
-    const durable = await eventually(() => manager.consumers.info(EVENT_STREAM, CONSUMER).catch(() => undefined), 15000);
+    const durable = await eventually(() => manager.consumers.info(EVENT_STREAM, CONSUMER).catch(() => undefined), 30000);
     // The case in question: the report was on the new stream before the durable was made again.
     const published = await manager.streams.getMessage(EVENT_STREAM, { seq });
     expect(Date.parse(durable.created)).toBeGreaterThan(published.time.getTime());
-    expect(await eventually(() => suppression('live', 'after.loss@example.test'), 15000)).toEqual({
+    expect(await eventually(() => suppression('live', 'after.loss@example.test'), 30000)).toEqual({
       reason: 'bounce',
       details: '550 5.1.1 gone while the stream was new',
     });
