@@ -1,6 +1,14 @@
 import type { TrackingClaim, TrackingTokens } from '@mailroom/auth';
 
-/** The shape of the URLs the rewriter writes: `<tracking base>/t/c/<token>` and `<tracking base>/t/o/<token>.gif`. */
+/**
+ * The tracking URLs the rewriter writes, under the gateway's /t routes, and
+ * the claim of one found in html: one place for their shape, so the URLs
+ * written and the ones recognised as ours cannot drift apart.
+ */
+export const clickTrackingUrl = (base: string, token: string) => `${base}/t/c/${token}`;
+export const openPixelUrl = (base: string, token: string) => `${base}/t/o/${token}.gif`;
+
+/** The shape of clickTrackingUrl's and openPixelUrl's URLs under any base. */
 const TRACKING_URL = /^https?:\/\/[^/?#]+(?:\/[^?#]*)?\/t\/[co]\/([\w-]+\.[\w-]+)(?:\.gif)?$/i;
 
 /**

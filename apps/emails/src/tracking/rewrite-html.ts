@@ -2,7 +2,7 @@ import { canonicalTrackingHost, TRACKING_TOKEN_MAX_LENGTH, TrackingTokens } from
 import { decodeAttributeValue } from './character-references';
 import { MarkupTag, scanMarkup, TagAttribute } from './html-markup';
 import { LinkHref, linkHref } from './link-href';
-import { ownTrackingClaim } from './own-tracking-url';
+import { clickTrackingUrl, openPixelUrl, ownTrackingClaim } from './own-tracking-url';
 
 export interface TrackingOptions {
   emailId: string;
@@ -60,7 +60,7 @@ function clickUrl(href: LinkHref, base: string, host: string, options: TrackingO
   const url = claim?.kind === 'click' && claim.url ? claim.url : written;
   if (keepAsIs(href, written, options.unsubscribeUrl) || keepAsIs(href, url, options.unsubscribeUrl)) return null;
   const token = options.tokens.sign({ emailId: options.emailId, kind: 'click', url, host });
-  return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : `${base}/t/c/${token}`;
+  return token.length > TRACKING_TOKEN_MAX_LENGTH ? null : clickTrackingUrl(base, token);
 }
 
 interface OpenPixel {
@@ -117,7 +117,7 @@ export function rewriteHtmlForTracking(html: string, options: TrackingOptions): 
   }
   if (options.opens) {
     const token = options.tokens.sign({ emailId: options.emailId, kind: 'open', host });
-    const pixelUrl = `${base}/t/o/${token}.gif`;
+    const pixelUrl = openPixelUrl(base, token);
     const pixels = openPixelsIn(tags, options.tokens);
     // Another email's pixel (copied from tracked mail) would count this email's opens for that one, perhaps another
     // customer's: it becomes this email's, where it stands.
