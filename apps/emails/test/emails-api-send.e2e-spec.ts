@@ -222,6 +222,18 @@ describe('POST /v1/emails', () => {
       expect(await countEmails()).toBe(before);
     });
 
+    // 64 is MESSAGE_QUOTE_MAX_LENGTH: a name or value longer than that is quoted by its start and its length, not whole.
+    it.each([
+      ['a 100,000-character unknown field name', { ['f'.repeat(100_000)]: 1 }, `"${'f'.repeat(64)}…" (100000 characters): is not a known field`],
+      ['a 100,000-character metadata key', { metadata: { ['k'.repeat(100_000)]: 'v' } }, `metadata."${'k'.repeat(64)}…" (100000 characters): keys must be 1 to 256 characters`],
+      ['a 100,000-character address', { to: `${'a'.repeat(100_000)}@` }, `to: '${'a'.repeat(64)}…' (100001 characters) is not a valid email address`],
+    ])('%s is named by its start and length, in an answer under 2 KB', async (_name, override, message) => {
+      const response = await test.post('/v1/emails', emailBody(override));
+      expect(response.status).toBe(422);
+      expect(response.body.error).toEqual({ code: 'validation_error', message });
+      expect(Buffer.byteLength(JSON.stringify(response.body))).toBeLessThan(2048);
+    });
+
     it('a bad Idempotency-Key header', async () => {
       const response = await test.post('/v1/emails', emailBody(), { headers: { 'idempotency-key': 'has space' } });
       expect(response.status).toBe(422);

@@ -1,4 +1,4 @@
-import { DomainError } from '@mailroom/errors';
+import { DomainError, MESSAGE_QUOTE_MAX_LENGTH } from '@mailroom/errors';
 import { EmailSendInput } from '@mailroom/contracts';
 import { parseEmailInput } from './email-input.parser';
 
@@ -24,6 +24,21 @@ describe(parseEmailInput.name, () => {
   it('quotes the start of an overlong header name once: in single quotes as written, or JSON-escaped, never both', () => {
     expect(problemOf({ headers: { [`X-${'n'.repeat(200)}`]: 'x' } })).toBe(`headers: header names must be at most 128 characters ('X-${'n'.repeat(22)}…' has 202)`);
     expect(problemOf({ headers: { [`X\r\n${'a'.repeat(200)}`]: 'x' } })).toBe(`headers: header names must be at most 128 characters ("X\\r\\n${'a'.repeat(21)}…" has 203)`);
+  });
+
+  it('cuts an overlong header name before an emoji, never between its two halves', () => {
+    const name = `X-${'n'.repeat(21)}😀${'n'.repeat(200)}`;
+    expect(problemOf({ headers: { [name]: 'x' } })).toBe(`headers: header names must be at most 128 characters ('X-${'n'.repeat(21)}…' has ${name.length})`);
+  });
+
+  it('names a 100,000-character metadata key by its start and length, not whole', () => {
+    const key = 'k'.repeat(100_000);
+    expect(problemOf({ metadata: { [key]: 'x' } })).toBe(`metadata."${'k'.repeat(MESSAGE_QUOTE_MAX_LENGTH)}…" (100000 characters): keys must be 1 to 256 characters`);
+  });
+
+  it('quotes a 100,000-character address by its start and length, not whole', () => {
+    const address = `${'a'.repeat(100_000)}@`;
+    expect(problemOf({ to: address })).toBe(`to: '${'a'.repeat(MESSAGE_QUOTE_MAX_LENGTH)}…' (100001 characters) is not a valid email address`);
   });
 
   it('quotes an address holding CR/LF JSON-escaped, never raw', () => {

@@ -1,5 +1,5 @@
 import { EMAIL_LIMITS, EmailSendInput, fieldPath, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
-import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
+import { DomainError, ErrorCode, excerptForMessage, quotedForMessage } from '@mailroom/errors';
 import { assertAttachmentTypeFits } from './attachment-type';
 import { millisecondsRoundedUp } from './whole-milliseconds';
 
@@ -54,7 +54,7 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
   for (const [header, content] of entries) {
     const lower = header.toLowerCase();
     if (header.length > EMAIL_LIMITS.headerNameMaxLength) {
-      throw DomainError.validation(name, `header names must be at most ${EMAIL_LIMITS.headerNameMaxLength} characters (${quotedForMessage(`${header.slice(0, 24)}…`)} has ${header.length})`);
+      throw DomainError.validation(name, `header names must be at most ${EMAIL_LIMITS.headerNameMaxLength} characters (${quotedForMessage(excerptForMessage(header, 24))} has ${header.length})`);
     }
     if (!HEADER_NAME.test(header)) throw DomainError.validation(fieldPath(name, header), 'is not a valid header name');
     const reserved = RESERVED_HEADERS.get(lower);

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Inject, Logger, Param, Req, Res } from '@nestjs/common';
 import { canonicalTrackingHost, Public, TrackingClaim, TrackingKind, TrackingTokens } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
-import { DomainError } from '@mailroom/errors';
+import { DomainError, excerptForMessage } from '@mailroom/errors';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { TrackingClient } from '../clients/tracking.client';
 import { TakesAnyQuery } from '../http/route-inputs';
@@ -72,7 +72,7 @@ export class TrackingController {
   async click(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
     const claim = this.verifiedClaim(token, request, 'click');
     const target = claim?.kind === 'click' && claim.url ? redirectTarget(claim.url) : null;
-    if (!claim || !target) throw DomainError.notFound('tracked link', token.slice(0, 16));
+    if (!claim || !target) throw DomainError.notFound('tracked link', excerptForMessage(token, 16));
     if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
     reply.header('cache-control', NO_CACHE).redirect(target, 302);
   }

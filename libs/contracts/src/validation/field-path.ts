@@ -1,12 +1,14 @@
-import { escapedForMessage, isUnsafeInMessage } from '@mailroom/errors';
+import { escapedForMessage, excerptForMessage, isUnsafeInMessage } from '@mailroom/errors';
 
 /**
  * A field name as messages write it: as the client wrote it, or JSON-quoted
  * (`""` for an empty name, `"fro\r\nm"` with its escapes) when written as it
- * is it would name nothing or carry control characters.
+ * is it would name nothing or carry control characters, or when it is too long
+ * to quote whole (`"fff…" (100000 characters)`: the quotes set the cut name
+ * apart from the note that it was cut).
  */
 export function fieldName(key: string): string {
-  return key === '' || isUnsafeInMessage(key) ? escapedForMessage(key) : key;
+  return key === '' || isUnsafeInMessage(key) || excerptForMessage(key) !== key ? escapedForMessage(key) : key;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, IsArray, IsObject, IsString, Length, Matches, ValidateIf, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
+import { MESSAGE_QUOTE_MAX_LENGTH } from '@mailroom/errors';
 import { IsOmittable } from './is-omittable';
 import { validateDto } from './validate-dto';
 
@@ -86,6 +87,12 @@ describe(validateDto.name, () => {
     expect(problemOf({ 'fro\r\nm': 1 })).toBe('"fro\\r\\nm": is not a known field');
     expect(problemOf({ 'a\u2028b\u007fc\u0085': 1 })).toBe('"a\\u2028b\\u007fc\\u0085": is not a known field');
     expect(problemOf({ items: [{ label: 'a', 'x\ty': 'x' }] })).toBe('items[0]."x\\ty": is not a known field');
+  });
+
+  it('names a 100,000-character unknown field by its start and length, JSON-quoted, not whole', () => {
+    const name = 'f'.repeat(100_000);
+    expect(problemOf({ [name]: 1 })).toBe(`"${'f'.repeat(MESSAGE_QUOTE_MAX_LENGTH)}…" (100000 characters): is not a known field`);
+    expect(problemOf({ items: [{ label: 'a', [name]: 1 }] })).toBe(`items[0]."${'f'.repeat(MESSAGE_QUOTE_MAX_LENGTH)}…" (100000 characters): is not a known field`);
   });
 
   it('says a value of the wrong type has the wrong type, rather than quoting a pattern or size rule it also fails', () => {
