@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { validateDto } from '@mailroom/contracts';
+import { fieldName, validateDto } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 
 const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Object, Array]);
@@ -21,6 +21,6 @@ export class DtoValidationPipe implements PipeTransform {
 function refuseRepeatedParameters(query: unknown): void {
   if (query === null || typeof query !== 'object') return;
   for (const [name, value] of Object.entries(query)) {
-    if (Array.isArray(value)) throw DomainError.validation(name, `must be given once, not ${value.length} times`);
+    if (Array.isArray(value)) throw DomainError.validation(fieldName(name), `must be given once, not ${value.length} times`);
   }
 }

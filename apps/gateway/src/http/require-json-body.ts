@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode } from '@mailroom/errors';
+import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
 
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
@@ -24,16 +24,16 @@ export function assertJsonBody(request: RequestLike): void {
   if (!hasBody) return;
   const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity') {
-    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Encoding '${encoding}' is not supported; send the body uncompressed.`);
+    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Encoding ${quotedForMessage(encoding)} is not supported; send the body uncompressed.`);
   }
   const [mediaType, ...parameters] = String(request.headers['content-type'] ?? '').split(';');
   const type = mediaType.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type must be application/json, got '${type || 'none'}'.`);
+    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type must be application/json, got ${quotedForMessage(type || 'none')}.`);
   }
   const charset = charsetOf(parameters);
   if (charset !== undefined && !UTF8_NAMES.has(charset)) {
-    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type charset must be utf-8, got '${charset}'; JSON is UTF-8 (RFC 8259 §8.1).`);
+    throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type charset must be utf-8, got ${quotedForMessage(charset)}; JSON is UTF-8 (RFC 8259 §8.1).`);
   }
 }
 
