@@ -24,3 +24,4 @@ export * from './ip-client';
 export * from './address-policy';
 export * from './worker-thread';
 export * from './scrape-snapshot';
+export * from './dns-deadline';

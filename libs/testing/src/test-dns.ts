@@ -222,6 +222,36 @@ export async function startTestDns(): Promise<TestDns> {
   } as TestDns;
 }
 
+/** A DNS server that is down: it takes queries on a loopback UDP port and never answers one. */
+export interface SilentDns {
+  /** '127.0.0.1:<port>', for DNS_SERVERS or Resolver.setServers. */
+  address: string;
+  /** How many queries it has swallowed. */
+  readonly received: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A dead resolver, as a query to it looks from the client: the packet goes out and no reply, not even an ICMP
+ * port unreachable, comes back (a closed port would answer that, and c-ares would move on at once).
+ */
+export async function startSilentDns(): Promise<SilentDns> {
+  const udp = dgram.createSocket('udp4');
+  let received = 0;
+  udp.on('message', () => void received++);
+  await new Promise<void>((resolve, reject) => {
+    udp.once('error', reject);
+    udp.bind(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    address: `127.0.0.1:${udp.address().port}`,
+    get received() {
+      return received;
+    },
+    stop: () => new Promise<void>((resolve) => udp.close(() => resolve())),
+  };
+}
+
 type UdpServer = dgram.Socket;
 
 /** UDP on a random loopback port and TCP on the same one; a fresh pair is tried when TCP finds the port taken. */

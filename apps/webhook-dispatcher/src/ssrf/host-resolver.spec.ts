@@ -1,4 +1,5 @@
-import { AddressQueries, DnsTimeoutError, HostResolver, RESOLUTION_DELAY_MS } from './host-resolver';
+import { DnsTimeoutError } from '@mailroom/runtime';
+import { AddressQueries, HostResolver, RESOLUTION_DELAY_MS } from './host-resolver';
 
 type Answer = string[] | NodeJS.ErrnoException | 'never';
 

@@ -1,26 +1,10 @@
 import type { LookupAddress } from 'node:dns';
-import { Resolver } from 'node:dns/promises';
-import { performance } from 'node:perf_hooks';
+import { CancellableQueries, DnsDeadline, DnsTimeoutError, lookupChannel } from '@mailroom/runtime';
 
 /** The two queries a host lookup makes; node's c-ares Resolver in production, a fake in unit tests. */
-export interface AddressQueries {
+export interface AddressQueries extends CancellableQueries {
   resolve4(hostname: string): Promise<string[]>;
   resolve6(hostname: string): Promise<string[]>;
-  /** Stops the queries still in flight (a c-ares channel's cancel). */
-  cancel?(): void;
-}
-
-/**
- * Raised when a webhook host's lookup has no answer within the budget. The
- * message is what the webhook's owner reads in the attempt log: their DNS,
- * not their endpoint, is what failed.
- */
-export class DnsTimeoutError extends Error {
-  readonly code = 'ETIMEOUT';
-  constructor(hostname: string, timeoutMs: number) {
-    super(`DNS lookup of ${hostname} timed out after ${timeoutMs} ms`);
-    this.name = 'DnsTimeoutError';
-  }
 }
 
 /** An answer that says the name has no address of that family, as opposed to a DNS failure. */
@@ -56,19 +40,12 @@ export class HostResolver {
   ) {}
 
   /**
-   * servers: DNS_SERVERS (empty: the nameservers of /etc/resolv.conf). The lookup's own deadline is the budget:
-   * c-ares's timeout per try is not (Node 20's c-ares, told 8 s, gave up after 5–6 s, and told 3 s after 4), so it
-   * may try twice, which also resends a query whose packet was lost, and a timeout it reports first says how long
-   * the lookup really took.
+   * servers: DNS_SERVERS. The lookup, both families together, has DNS_TIMEOUT_MS: a webhook attempt must fail
+   * with its DNS's fault well within WEBHOOK_TIMEOUT_MS. A lookup is over at its deadline, or a resolution delay
+   * after an answer.
    */
   static create(servers: string[], timeoutMs: number): HostResolver {
-    // A channel per lookup: cancel() stops every query of its channel, and a lookup over (its deadline, or a
-    // resolution delay after an answer) must not leave c-ares retrying for up to another budget, nor stop another's.
-    return new HostResolver(() => {
-      const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
-      if (servers.length) resolver.setServers(servers);
-      return resolver;
-    }, timeoutMs);
+    return new HostResolver(() => lookupChannel(servers, timeoutMs), timeoutMs);
   }
 
   /**
@@ -77,39 +54,36 @@ export class HostResolver {
    */
   addresses(hostname: string, family: 0 | Family): Promise<LookupAddress[]> {
     const families: Family[] = family === 0 ? [4, 6] : [family];
-    const started = performance.now();
     const queries = this.queriesFor();
+    const deadline = new DnsDeadline(queries, this.timeoutMs);
     return new Promise((resolve, reject) => {
       const answers = new Map<Family, Answer>();
       let delay: NodeJS.Timeout | undefined;
       let settled = false;
-      const finish = (timedOut: boolean) => {
+      const finish = () => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
         clearTimeout(delay);
-        if (answers.size < families.length) queries.cancel?.();
+        deadline.end();
         const found = families.flatMap((each) => {
           const answer = answers.get(each);
           return answer && 'addresses' in answer ? answer.addresses.map((address) => ({ address, family: each })) : [];
         });
         if (found.length) return resolve(found);
-        if (timedOut) return reject(new DnsTimeoutError(hostname, this.timeoutMs));
-        const failures = [...answers.values()].flatMap((answer) => ('error' in answer ? [answer.error.code ?? 'EFAIL'] : []));
-        const failure = failures.find((code) => !NO_ADDRESS.has(code)) ?? failures[0] ?? 'ENODATA';
-        // c-ares's own timeout, when it fires before the deadline, is the same failure, with the time it really took.
-        reject(failure === 'ETIMEOUT' ? new DnsTimeoutError(hostname, Math.round(performance.now() - started)) : lookupError(hostname, failure));
+        const failures = [...answers.values()].flatMap((answer) => ('error' in answer ? [answer.error] : []));
+        const failure = failures.find((error) => !NO_ADDRESS.has(error.code ?? '')) ?? failures[0];
+        reject(failure instanceof DnsTimeoutError ? failure : lookupError(hostname, failure?.code ?? 'ENODATA'));
       };
-      const deadline = setTimeout(() => finish(true), this.timeoutMs);
       for (const each of families) {
         const query = each === 4 ? queries.resolve4(hostname) : queries.resolve6(hostname);
-        void query
+        void deadline
+          .within(hostname, query)
           .then((addresses): Answer => ({ addresses }), (error: NodeJS.ErrnoException): Answer => ({ error }))
           .then((answer) => {
             if (settled) return;
             answers.set(each, answer);
-            if (answers.size === families.length) return finish(false);
-            if ('addresses' in answer && answer.addresses.length && !delay) delay = setTimeout(() => finish(false), RESOLUTION_DELAY_MS);
+            if (answers.size === families.length) return finish();
+            if ('addresses' in answer && answer.addresses.length && !delay) delay = setTimeout(finish, RESOLUTION_DELAY_MS);
           });
       }
     });

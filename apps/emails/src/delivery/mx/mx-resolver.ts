@@ -1,7 +1,7 @@
 import type { RecordWithTtl } from 'node:dns';
-import { Resolver } from 'node:dns/promises';
+import type { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { refusedAddressReason } from '@mailroom/runtime';
+import { DnsDeadline, lookupChannel, refusedAddressReason } from '@mailroom/runtime';
 import { SmtpOutcome } from '../smtp-outcome';
 import { isNullMx, orderMxHosts, PreferredHost } from './mx-order';
 
@@ -29,6 +29,15 @@ interface HostAddresses {
 
 const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
 
+/**
+ * The budget of a whole resolution: the MX query, then the address lookups of its hosts (in parallel), get
+ * twice DNS_TIMEOUT_MS between them, one DNS_TIMEOUT_MS for each of the two queries in a row. One deadline
+ * rather than one per step, so that time one step did not need (a first server found dead on the MX query, say,
+ * which c-ares then skips for the hosts) is left to the other; and however many servers, tries and hosts c-ares
+ * works through, a domain whose DNS is down holds a delivery slot this long and no longer.
+ */
+export const mxResolutionBudgetMs = (dnsTimeoutMs: number) => 2 * dnsTimeoutMs;
+
 function dnsFailure(domain: string, error: NodeJS.ErrnoException): MailRoute {
   return { kind: 'unroutable', outcome: { kind: 'temporary', code: null, reply: `4.4.3 DNS lookup for ${domain} failed (${error.code ?? error.message})` } };
 }
@@ -38,26 +47,32 @@ function dnsFailure(domain: string, error: NodeJS.ErrnoException): MailRoute {
  * §5.1 says: the MX records in preference order; with no MX at all the
  * domain's own A/AAAA records act as an implicit MX; a null MX (RFC 7505)
  * or a domain that does not exist bounces at once. DNS trouble (timeout,
- * SERVFAIL) is temporary, so the recipient is retried; for one MX host of
- * several it only skips that host.
+ * SERVFAIL, the budget spent) is temporary, so the recipient is retried; for
+ * one MX host of several it only skips that host.
  */
 export class MxResolver implements MailRouter {
-  private readonly resolver: Resolver;
-
   /** allowPrivate: DELIVERY_ALLOW_PRIVATE_MX; otherwise non-public addresses are dropped from every host. */
   constructor(
-    servers: string[],
-    timeoutMs: number,
+    private readonly servers: string[],
+    private readonly timeoutMs: number,
     private readonly allowPrivate = false,
-  ) {
-    this.resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
-    if (servers.length) this.resolver.setServers(servers);
+  ) {}
+
+  /** Each resolution on a channel of its own, cancelled when it is over (lookupChannel says why). */
+  async route(domain: string): Promise<MailRoute> {
+    const channel = lookupChannel(this.servers, this.timeoutMs);
+    const deadline = new DnsDeadline(channel, mxResolutionBudgetMs(this.timeoutMs));
+    try {
+      return await this.routeWithin(domain, channel, deadline);
+    } finally {
+      deadline.end();
+    }
   }
 
-  async route(domain: string): Promise<MailRoute> {
+  private async routeWithin(domain: string, channel: Resolver, deadline: DnsDeadline): Promise<MailRoute> {
     let names: PreferredHost[];
     try {
-      const records = await this.resolver.resolveMx(domain);
+      const records = await deadline.within(domain, channel.resolveMx(domain));
       if (isNullMx(records)) {
         return { kind: 'unroutable', outcome: { kind: 'permanent', code: 556, reply: `556 5.1.10 ${domain} accepts no mail (null MX, RFC 7505)` } };
       }
@@ -73,7 +88,7 @@ export class MxResolver implements MailRouter {
     // the mail goes to the hosts that can be found, and waits only when none can.
     // (A failed lookup is marked rather than told apart with instanceof Error, which fails for errors of another realm.)
     const lookups = await Promise.all(
-      names.map((host) => this.addressesOf(host.name).catch((error: NodeJS.ErrnoException): { failure: NodeJS.ErrnoException } => ({ failure: error }))),
+      names.map((host) => this.addressesOf(host.name, channel, deadline).catch((error: NodeJS.ErrnoException): { failure: NodeJS.ErrnoException } => ({ failure: error }))),
     );
     const hosts: MailHost[] = [];
     const refused: string[] = [];
@@ -102,11 +117,11 @@ export class MxResolver implements MailRouter {
       : { kind: 'unroutable', outcome: { kind: 'temporary', code: null, reply: `4.4.3 the MX hosts of ${domain} have no address` } };
   }
 
-  private async addressesOf(name: string): Promise<HostAddresses> {
+  private async addressesOf(name: string, channel: Resolver, deadline: DnsDeadline): Promise<HostAddresses> {
     if (isIP(name)) return { addresses: [name], ttlSeconds: Infinity };
     const lookup = (query: Promise<RecordWithTtl[]>) =>
-      query.catch((error: NodeJS.ErrnoException) => (NO_DATA.has(error.code ?? '') ? [] : Promise.reject(error)));
-    const [v4, v6] = await Promise.all([lookup(this.resolver.resolve4(name, { ttl: true })), lookup(this.resolver.resolve6(name, { ttl: true }))]);
+      deadline.within(name, query).catch((error: NodeJS.ErrnoException) => (NO_DATA.has(error.code ?? '') ? [] : Promise.reject(error)));
+    const [v4, v6] = await Promise.all([lookup(channel.resolve4(name, { ttl: true })), lookup(channel.resolve6(name, { ttl: true }))]);
     const records = [...v4, ...v6];
     return { addresses: records.map((record) => record.address), ttlSeconds: Math.min(...records.map((record) => record.ttl)) };
   }
