@@ -46,6 +46,11 @@ describe(toHttpDomainError.name, () => {
     expect(toHttpDomainError(syntax)?.code).toBe(ErrorCode.InvalidJson);
   });
 
+  it("escapes the body's control characters a parser's message quotes", () => {
+    const syntax = Object.assign(new SyntaxError('Unexpected token \'\u0001\', "\r\n\u0001" is not valid JSON'), { statusCode: 400 });
+    expect(toHttpDomainError(syntax)?.message).toBe('The body is not valid JSON: Unexpected token \'\\u0001\', "\\r\\n\\u0001" is not valid JSON.');
+  });
+
   it('returns null for unknown failures so they become internal_error', () => {
     expect(toHttpDomainError(new Error('database exploded'))).toBeNull();
     expect(toHttpDomainError('a string')).toBeNull();

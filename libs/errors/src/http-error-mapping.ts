@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError } from './domain-error';
 import { ErrorCode } from './error-code';
+import { withUnsafeEscaped } from './message-text';
 
 /** Fastify's own error codes for bodies and paths it could not accept. */
 const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message: string }> = {
@@ -49,7 +50,7 @@ export function toHttpDomainError(exception: unknown): DomainError | null {
     const known = frameworkError.code ? FRAMEWORK_CODES[frameworkError.code] : undefined;
     if (known) return new DomainError(known.code, known.message);
     if (frameworkError.statusCode === 400 || exception instanceof SyntaxError) {
-      return new DomainError(ErrorCode.InvalidJson, `The body is not valid JSON: ${frameworkError.message ?? 'parse error'}.`);
+      return new DomainError(ErrorCode.InvalidJson, `The body is not valid JSON: ${withUnsafeEscaped(frameworkError.message ?? 'parse error')}.`);
     }
     const code = frameworkError.statusCode ? CODE_BY_HTTP_STATUS[frameworkError.statusCode] : undefined;
     if (code) return new DomainError(code, frameworkError.message ?? code);

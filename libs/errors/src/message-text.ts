@@ -34,9 +34,20 @@ export function excerptForMessage(text: string, maxLength = MESSAGE_QUOTE_MAX_LE
   return `${text.slice(0, end)}…`;
 }
 
+const unicodeEscape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /** `text` as a JSON string, with DEL, C1 and the separators \u-escaped too (JSON.stringify escapes C0 only). */
 function jsonEscaped(text: string): string {
-  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029]/g, unicodeEscape);
+}
+
+/**
+ * Text written by someone else that may hold the client's characters (a
+ * parser's error quoting part of the body), with every unsafe character
+ * escaped in place as JSON writes it (`\n`, `\u0001`); the rest is left as written.
+ */
+export function withUnsafeEscaped(text: string): string {
+  return text.replace(new RegExp(UNSAFE_IN_MESSAGE.source, 'g'), (char) => jsonEscaped(char).slice(1, -1));
 }
 
 /** The excerpt of `text`, quoted by `quote`; followed by the full length when the excerpt is not the whole of it. */

@@ -19,6 +19,14 @@ describe(parseJsonBody.name, () => {
     expect(problemOf('  ')).toEqual({ code: 'invalid_json', message: 'The body is not valid JSON: Unexpected end of JSON input.' });
   });
 
+  it("escapes the control characters and line separators the parser's words quote from the body", () => {
+    // V8 quotes the offending character and a stretch of the body raw: a CR, a NUL or a NEL would reach the client's
+    // one-line error display and the logs as they are.
+    const message = problemOf('\t\r\n\u0001')!.message;
+    expect(message).toBe('The body is not valid JSON: Unexpected token \'\\u0001\', "\\t\\r\\n\\u0001" is not valid JSON.');
+    expect(problemOf('[1,\u0085\u2028]')!.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+  });
+
   it('decodes bytes as UTF-8, dropping a byte order mark, and refuses bytes that are not UTF-8', () => {
     expect(parseJsonBody(Buffer.from('\ufeff{"name":"café"}'))).toEqual({ name: 'café' });
     expect(problemOf(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]))).toEqual({

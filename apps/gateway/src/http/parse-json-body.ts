@@ -1,5 +1,5 @@
 import secureJsonParse from 'secure-json-parse';
-import { DomainError, ErrorCode } from '@mailroom/errors';
+import { DomainError, ErrorCode, withUnsafeEscaped } from '@mailroom/errors';
 
 // secure-json-parse's one message for both kinds of prototype poisoning.
 const FORBIDDEN_PROTOTYPE = 'Object contains forbidden prototype property';
@@ -50,6 +50,6 @@ export function parseJsonBody(raw: Buffer): unknown {
     if (reason === FORBIDDEN_PROTOTYPE) {
       throw new DomainError(ErrorCode.InvalidJson, `The body is refused: it has the key ${forbiddenKey(body)}, which could alter the server's objects and is accepted nowhere.`);
     }
-    throw new DomainError(ErrorCode.InvalidJson, `The body is not valid JSON: ${reason}.`);
+    throw new DomainError(ErrorCode.InvalidJson, `The body is not valid JSON: ${withUnsafeEscaped(reason)}.`);
   }
 }
