@@ -173,36 +173,104 @@ describe('batch, cancel, reschedule and domain usage', () => {
       expect(response.body.error.message).toMatch(/being sent/);
     });
 
-    it('settles a cancel racing the worker that claims the email at its time one way: cancelled and never sent, or 409 and sent', async () => {
+    /**
+     * 40 emails due 4 s from now; `act` on each, one every 50 ms from 1 s before their time to 1 s after it:
+     * the first reach the email before any worker may, the last after. Once none is waiting to be claimed
+     * (`settledWhen`), each email's [answer, status, outbox events] must be one of `outcomes`.
+     */
+    const raceTheDueInstant = async (
+      label: string,
+      act: (id: string) => Promise<number>,
+      settledWhen: (row: { status: string; next_attempt_at: Date | null }) => boolean,
+      outcomes: Array<[number, string, string[]]>,
+    ) => {
       const dueAt = Date.now() + 4000;
-      const batch = await test.post('/v1/emails/batch', Array.from({ length: 40 }, (_, i) => emailBody({ subject: `race ${i}`, scheduledAt: new Date(dueAt).toISOString() })));
+      const batch = await test.post('/v1/emails/batch', Array.from({ length: 40 }, (_, i) => emailBody({ subject: `${label} ${i}`, scheduledAt: new Date(dueAt).toISOString() })));
       const ids: string[] = batch.body.data.map((email: { id: string }) => email.id);
       expect(Date.now()).toBeLessThan(dueAt - 1000);
-      // One cancel every 50 ms from 1 s before the time to 1 s after it: the first ones reach the email before any worker may, the last ones after.
-      const cancels = await Promise.all(
+      const answers = await Promise.all(
         ids.map(async (id, i) => {
           await new Promise((resolve) => setTimeout(resolve, dueAt - 1000 + i * 50 - Date.now()));
-          return (await test.post(`/v1/emails/${id}/cancel`)).status;
+          return act(id);
         }),
       );
       const settled = await eventually(async () => {
-        const rows = await queryDatabase<{ id: string; status: string; events: string[] }>(
+        const rows = await queryDatabase<{ id: string; status: string; next_attempt_at: Date | null; events: string[] }>(
           stack.databaseUrl,
-          `SELECT e.id, e.status, array(SELECT o.type FROM emails.outbox o WHERE o.data->>'emailId' = e.id ORDER BY o.seq) AS events
+          `SELECT e.id, e.status, e.next_attempt_at, array(SELECT o.type FROM emails.outbox o WHERE o.data->>'emailId' = e.id ORDER BY o.seq) AS events
              FROM emails.emails e WHERE e.id = ANY($1)`,
           [ids],
         );
-        return rows.every((row) => row.status !== 'queued' && row.status !== 'scheduled') && new Map(rows.map((row) => [row.id, row]));
+        return rows.every(settledWhen) && new Map(rows.map((row) => [row.id, row]));
       }, 20000);
-      const outcomes = ids.map((id, i) => [cancels[i], settled.get(id)!.status, settled.get(id)!.events.filter((type) => type !== 'email.scheduled')]);
-      for (const outcome of outcomes) {
-        expect([
-          [200, 'cancelled', ['email.cancelled']],
-          [409, 'delivered', ['email.queued', 'email.delivered']],
-        ]).toContainEqual(outcome);
-      }
       // Both sides of the race were run, not only one.
-      expect(new Set(cancels)).toEqual(new Set([200, 409]));
+      expect(new Set(answers)).toEqual(new Set([200, 409]));
+      for (const [i, id] of ids.entries()) expect(outcomes).toContainEqual([answers[i], settled.get(id)!.status, settled.get(id)!.events]);
+    };
+
+    it('settles a cancel racing the worker that claims the email at its time one way: cancelled and never sent, or 409 and sent', async () => {
+      await raceTheDueInstant(
+        'race',
+        async (id) => (await test.post(`/v1/emails/${id}/cancel`)).status,
+        (row) => row.status !== 'queued' && row.status !== 'scheduled',
+        [
+          [200, 'cancelled', ['email.scheduled', 'email.cancelled']],
+          [409, 'delivered', ['email.scheduled', 'email.queued', 'email.delivered']],
+        ],
+      );
+    });
+
+    it('settles a reschedule racing the worker the same way: rescheduled and not sent, or 409 and sent at the old time', async () => {
+      const later = new Date(Date.now() + 24 * 3600 * 1000);
+      await raceTheDueInstant(
+        'reschedule race',
+        async (id) => (await test.patch(`/v1/emails/${id}`, { scheduledAt: later.toISOString() })).status,
+        (row) => row.status === 'delivered' || (row.status === 'scheduled' && row.next_attempt_at?.getTime() === later.getTime()),
+        [
+          [200, 'scheduled', ['email.scheduled', 'email.scheduled']],
+          [409, 'delivered', ['email.scheduled', 'email.queued', 'email.delivered']],
+        ],
+      );
+    });
+
+    it('sends a rescheduled email at its new time, earlier than the first, and not before it', async () => {
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+      const soon = new Date(Date.now() + 1500).toISOString();
+      expect((await test.patch(`/v1/emails/${email.id}`, { scheduledAt: soon })).status).toBe(200);
+      const [queued] = await eventually(
+        async () => {
+          const rows = await queryDatabase<{ created_at: Date }>(stack.databaseUrl, `SELECT created_at FROM emails.outbox WHERE type = 'email.queued' AND data->>'emailId' = $1`, [email.id]);
+          return rows.length > 0 && rows;
+        },
+        8000,
+      );
+      expect(queued.created_at.getTime()).toBeGreaterThanOrEqual(Date.parse(soon));
+      expect((await eventually(async () => ((await test.get(`/v1/emails/${email.id}`)).body.status === 'delivered' ? true : undefined), 5000))).toBe(true);
+    });
+
+    it('takes a reschedule to the time it already has, and rules out a time now past or over 30 days ahead', async () => {
+      const at = inOneDay();
+      const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: at }));
+      const same = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: at });
+      expect(same.status).toBe(200);
+      expect(same.body).toMatchObject({ status: 'scheduled', scheduledAt: at });
+      const past = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: new Date(Date.now() - 1000).toISOString() });
+      expect(past.status).toBe(422);
+      expect(past.body.error.message).toMatch(/^scheduledAt: must be in the future/);
+      const far = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: new Date(Date.now() + 30 * 24 * 3600 * 1000 + 60_000).toISOString() });
+      expect(far.status).toBe(422);
+      expect(far.body.error.message).toMatch(/^scheduledAt: must be at most 30 days ahead/);
+      expect((await test.get(`/v1/emails/${email.id}`)).body).toMatchObject({ status: 'scheduled', scheduledAt: at });
+    });
+
+    it('cancels one email of a batch and leaves the others scheduled', async () => {
+      const at = inOneDay();
+      const batch = await test.post('/v1/emails/batch', [emailBody({ subject: 'member 0', scheduledAt: at }), emailBody({ subject: 'member 1', scheduledAt: at })]);
+      const [first, second] = batch.body.data.map((email: { id: string }) => email.id);
+      expect((await test.post(`/v1/emails/${first}/cancel`)).body).toMatchObject({ id: first, status: 'cancelled' });
+      expect((await test.get(`/v1/emails/${second}`)).body).toMatchObject({ status: 'scheduled', scheduledAt: at });
+      expect((await test.patch(`/v1/emails/${second}`, { scheduledAt: at })).status).toBe(200);
+      expect((await test.post(`/v1/emails/${first}/cancel`)).status).toBe(409);
     });
 
     it('needs emails:send', async () => {

@@ -1,4 +1,5 @@
-import { ApiClient, startExtraGateway, startStack, Stack } from '@mailroom/testing';
+import { Client } from 'pg';
+import { ApiClient, eventually, startExtraGateway, startStack, Stack, untilBlockedBy } from '@mailroom/testing';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
 describe('POST /v1/emails', () => {
@@ -410,6 +411,17 @@ describe('POST /v1/emails', () => {
       expect((await test.post('/v1/emails', emailBody({ subject: 'before expiry' }), { headers })).status).toBe(409);
     });
 
+    it('lets one of 10 concurrent requests take over a key past its 24 hours, and answers the others its answer', async () => {
+      const headers = { 'idempotency-key': 'expired-race-1' };
+      const first = await test.post('/v1/emails', emailBody({ subject: 'expired race, before' }), { headers });
+      await queryDatabase(stack.databaseUrl, `UPDATE emails.idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE key = 'expired-race-1'`);
+      const responses = await Promise.all(Array.from({ length: 10 }, () => test.post('/v1/emails', emailBody({ subject: 'expired race, after' }), { headers })));
+      expect(responses.map((r) => r.status)).toEqual(Array(10).fill(202));
+      expect(new Set(responses.map((r) => JSON.stringify(r.body)))).toEqual(new Set([JSON.stringify(responses[0].body)]));
+      expect(responses[0].body.id).not.toBe(first.body.id);
+      expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'expired race, after'`)).toEqual([{ id: responses[0].body.id }]);
+    });
+
     it('scopes keys per API key', async () => {
       const other = stack.api.withKey((await stack.issueKey({ mode: 'test' })).key);
       const headers = { 'idempotency-key': 'scoped-1' };
@@ -423,9 +435,64 @@ describe('POST /v1/emails', () => {
       const headers = { 'idempotency-key': 'concurrent-1' };
       const responses = await Promise.all(Array.from({ length: 10 }, () => test.post('/v1/emails', emailBody({ subject: 'race' }), { headers })));
       expect(responses.map((r) => r.status)).toEqual(Array(10).fill(202));
-      expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
+      // Every answer is the first one, word for word, whether it created the email or waited for the one that did.
+      expect(new Set(responses.map((r) => JSON.stringify(r.body)))).toEqual(new Set([JSON.stringify(responses[0].body)]));
       const rows = await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'race'`);
       expect(rows).toHaveLength(1);
+    });
+
+    it('makes a request that arrives while the first is still being stored wait for it, and answers it the first answer', async () => {
+      // Nothing else may be writing events, so the only sends the held lock stops are the two below.
+      await eventually(async () => (await queryDatabase<{ n: number }>(stack.databaseUrl, `SELECT count(*)::int AS n FROM emails.emails WHERE status = 'queued'`))[0].n === 0, 10000);
+      const holder = new Client({ connectionString: stack.databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE emails.outbox IN EXCLUSIVE MODE');
+        const headers = { 'idempotency-key': 'in-flight-1' };
+        const send = () => test.post('/v1/emails', emailBody({ subject: 'in flight' }), { headers });
+        const first = send();
+        // The first has claimed the key and waits to write its email's event.
+        await untilBlockedBy(holder);
+        const firstSession = (await holder.query(`SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`)).rows[0].pid;
+        const second = send();
+        // The second waits on the first's claim of the key.
+        await eventually(async () => (await holder.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [firstSession])).rowCount! > 0, 10000);
+        await holder.query('COMMIT');
+        const [a, b] = await Promise.all([first, second]);
+        expect([a.status, b.status]).toEqual([202, 202]);
+        expect(JSON.stringify(b.body)).toBe(JSON.stringify(a.body));
+        expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'in flight'`)).toEqual([{ id: a.body.id }]);
+      } finally {
+        await holder.end();
+      }
+    });
+
+    it('remembers nothing of a request refused with 422: the same key then takes the corrected body, and replays that', async () => {
+      const headers = { 'idempotency-key': 'fixed-after-422' };
+      const refused = await test.post('/v1/emails', emailBody({ subject: 'fixed later', to: ['x@'] }), { headers });
+      expect(refused.status).toBe(422);
+      expect(await queryDatabase(stack.databaseUrl, `SELECT key FROM emails.idempotency_keys WHERE key = 'fixed-after-422'`)).toEqual([]);
+      const fixed = await test.post('/v1/emails', emailBody({ subject: 'fixed later' }), { headers });
+      expect(fixed.status).toBe(202);
+      const again = await test.post('/v1/emails', emailBody({ subject: 'fixed later' }), { headers });
+      expect(again.body).toEqual(fixed.body);
+      // The key now belongs to the corrected body: the refused one is another request.
+      expect((await test.post('/v1/emails', emailBody({ subject: 'fixed later', to: ['x@'] }), { headers })).status).toBe(409);
+      expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'fixed later'`)).toEqual([{ id: fixed.body.id }]);
+    });
+
+    it('takes a key of 1 to 256 printable ASCII characters, and refuses a longer or empty one before storing anything', async () => {
+      const longest = '~'.repeat(255) + '!';
+      const accepted = await test.post('/v1/emails', emailBody({ subject: 'longest key' }), { headers: { 'idempotency-key': longest } });
+      expect(accepted.status).toBe(202);
+      expect((await test.post('/v1/emails', emailBody({ subject: 'longest key' }), { headers: { 'idempotency-key': longest } })).body.id).toBe(accepted.body.id);
+      for (const key of [`${longest}x`, '']) {
+        const refused = await test.post('/v1/emails', emailBody({ subject: 'bad key' }), { headers: { 'idempotency-key': key } });
+        expect(refused.status).toBe(422);
+        expect(refused.body.error.message).toBe('Idempotency-Key: must be 1 to 256 printable ASCII characters without spaces');
+      }
+      expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'bad key'`)).toEqual([]);
     });
 
     it('creates exactly one email for concurrent requests with one key split across two gateway replicas, single and batch', async () => {

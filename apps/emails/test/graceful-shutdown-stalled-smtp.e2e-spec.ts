@@ -1,5 +1,5 @@
 import { AppProcess, eventually, freeDnsPort, RawSmtp, startRawSmtp } from '@mailroom/testing';
-import { DeliveryHarness, eventsOf, routeMailTo, startDeliveryHarness, startEmailsProcess, verifiedDomain } from './support/delivery-harness';
+import { DeliveryHarness, eventsOf, routeMailTo, startDeliveryHarness, startEmailsProcess, untilEmailsProcessReady, verifiedDomain } from './support/delivery-harness';
 
 /** The drain's 10 s, the recording after the cut-off, and room for a loaded machine; below SHUTDOWN_TIMEOUT_MS (25 s). */
 const SHUTDOWN_BOUND_MS = 22000;
@@ -31,7 +31,7 @@ describe('SIGTERM to the emails process while an MX host stalls', () => {
       DELIVERY_LEASE_MS: '120000',
       DELIVERY_RETRY_SCHEDULE: '1h',
     });
-    await eventually(async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200, 30000);
+    await untilEmailsProcessReady(opsPort, 30000);
     await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
     await verifiedDomain(harness, 'acme.test');
   }, 240000);

@@ -1,5 +1,5 @@
-import { AppProcess, eventually, freeDnsPort } from '@mailroom/testing';
-import { DeliveryHarness, routeMailTo, startDeliveryHarness, startEmailsProcess, verifiedDomain } from './support/delivery-harness';
+import { AppProcess, eventually } from '@mailroom/testing';
+import { DeliveryHarness, startDeliveryHarnessBesideEmailsProcess, startEmailsProcess } from './support/delivery-harness';
 
 const SHUTDOWN_BOUND_MS = 15000;
 const SENDERS = 4;
@@ -34,13 +34,12 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
   };
 
   beforeAll(async () => {
-    harness = await startDeliveryHarness({}, ['keys', 'domains', 'webhook-dispatcher', 'gateway']);
-    routeMailTo(harness.dns, 'example.test');
-    opsPort = await freeDnsPort();
-    startEmails();
-    await becomesReady();
-    await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
-    await verifiedDomain(harness, 'acme.test');
+    await startDeliveryHarnessBesideEmailsProcess(async (started, port) => {
+      harness = started;
+      opsPort = port;
+      startEmails();
+      await becomesReady();
+    });
   }, 240000);
 
   afterAll(async () => {

@@ -165,3 +165,25 @@ export function startEmailsProcess(harness: DeliveryHarness, opsPort: number, en
   };
   return startAppProcess('emails', Object.assign(base, env));
 }
+
+/** Resolves once the emails process started with `opsPort` answers ready. */
+export async function untilEmailsProcessReady(opsPort: number, timeoutMs = 20000): Promise<void> {
+  await eventually(async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200, timeoutMs);
+}
+
+/**
+ * The delivery harness with the emails app left to the test, which runs it as a process of its own (to kill
+ * it, say): `startEmails` starts it on the ops port given and resolves once it is ready. The gateway then
+ * answers, and acme.test is a verified domain, with example.test routed to the test SMTP server.
+ */
+export async function startDeliveryHarnessBesideEmailsProcess(
+  startEmails: (harness: DeliveryHarness, opsPort: number) => Promise<void>,
+): Promise<{ harness: DeliveryHarness; opsPort: number }> {
+  const harness = await startDeliveryHarness({}, ['keys', 'domains', 'webhook-dispatcher', 'gateway']);
+  routeMailTo(harness.dns, 'example.test');
+  const opsPort = await freeDnsPort();
+  await startEmails(harness, opsPort);
+  await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
+  await verifiedDomain(harness, 'acme.test');
+  return { harness, opsPort };
+}
