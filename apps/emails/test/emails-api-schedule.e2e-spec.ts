@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiClient, eventually, startStack, Stack } from '@mailroom/testing';
+import { ApiClient, eventually, startStack, Stack, untilBlockedBy } from '@mailroom/testing';
 import { connect, JSONCodec } from 'nats';
+import { Client } from 'pg';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
 describe('batch, cancel, reschedule and domain usage', () => {
@@ -171,6 +172,30 @@ describe('batch, cancel, reschedule and domain usage', () => {
       const response = await test.post(`/v1/emails/${email.id}/cancel`);
       expect(response.status).toBe(409);
       expect(response.body.error.message).toMatch(/being sent/);
+    });
+
+    it('waits for a worker claim in progress, then answers 409 to a cancel or a reschedule and leaves the claim as it is', async () => {
+      const later = new Date(Date.now() + 2 * 24 * 3600 * 1000).toISOString();
+      for (const act of [(id: string) => test.post(`/v1/emails/${id}/cancel`), (id: string) => test.patch(`/v1/emails/${id}`, { scheduledAt: later })]) {
+        const { body: email } = await test.post('/v1/emails', emailBody({ scheduledAt: inOneDay() }));
+        // What a worker's claim writes, not yet committed.
+        const claim = new Client({ connectionString: stack.databaseUrl });
+        await claim.connect();
+        try {
+          await claim.query('BEGIN');
+          await claim.query(`UPDATE emails.emails SET status = 'queued', lease_owner = 'w1', lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [email.id]);
+          const answer = act(email.id);
+          await untilBlockedBy(claim);
+          await claim.query('COMMIT');
+          const response = await answer;
+          expect(response.status).toBe(409);
+          expect(response.body.error.message).toMatch(/is queued/);
+        } finally {
+          await claim.end();
+        }
+        const [row] = await queryDatabase(stack.databaseUrl, 'SELECT status, lease_owner, scheduled_at FROM emails.emails WHERE id = $1', [email.id]);
+        expect(row).toEqual({ status: 'queued', lease_owner: 'w1', scheduled_at: new Date(email.scheduledAt) });
+      }
     });
 
     /**
