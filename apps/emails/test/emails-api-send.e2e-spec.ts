@@ -388,6 +388,27 @@ describe('POST /v1/emails', () => {
       expect(response.body.error.code).toBe('conflict');
     });
 
+    it('takes a string and a one-item array for `to` as different bodies, as the README says', async () => {
+      const headers = { 'idempotency-key': 'string-or-array-1' };
+      expect((await test.post('/v1/emails', emailBody({ subject: 'string or array', to: 'ann@example.com' }), { headers })).status).toBe(202);
+      const response = await test.post('/v1/emails', emailBody({ subject: 'string or array', to: ['ann@example.com'] }), { headers });
+      expect(response.status).toBe(409);
+      expect(response.body.error.message).toBe(
+        "The Idempotency-Key 'string-or-array-1' was already used with a different request; use a new key for a new request.",
+      );
+    });
+
+    it('takes a batch as {emails: [...]} and as a bare array as one request, as it takes them for the same batch', async () => {
+      const headers = { 'idempotency-key': 'batch-forms-1' };
+      const emails = [emailBody({ subject: 'batch forms' })];
+      const wrapped = await test.post('/v1/emails/batch', { emails }, { headers });
+      expect(wrapped.status).toBe(202);
+      const bare = await test.post('/v1/emails/batch', emails, { headers });
+      expect(bare.status).toBe(202);
+      expect(bare.body).toEqual(wrapped.body);
+      expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'batch forms'`)).toEqual([{ id: wrapped.body.data[0].id }]);
+    });
+
     it('takes an optional field sent as null as the same request as one left out, as it takes the field itself', async () => {
       const headers = { 'idempotency-key': 'null-is-absent-1' };
       const first = await test.post('/v1/emails', emailBody({ subject: 'null or absent', cc: null, attachments: [{ filename: 'a.txt', content: 'aGk=', contentType: null }] }), { headers });

@@ -33,6 +33,7 @@ export class EmailsController {
   @RequirePermission('emails:send')
   batch(@Ctx() ctx: RequestContext, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
     const dto = validateDto(EmailBatchDto, Array.isArray(body) ? { emails: body } : body);
+    // The Idempotency-Key hash covers the emails alone: both forms of one batch are one request.
     return this.emails.batch(ctx, dto.emails, idempotencyFrom(key, 'POST /v1/emails/batch', dto.emails));
   }
 
