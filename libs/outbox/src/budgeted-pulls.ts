@@ -27,7 +27,7 @@ const MESSAGE_OVERHEAD_BYTES = 4096;
  * A stream or durable that is gone fails the fetch (no responders, consumer
  * deleted), which ends the iteration for StreamReader to set both up again.
  */
-export function pullWithinBudget(consumer: Consumer, budget: ByteBudget, largestMessage: number): MessageSource {
+export function pullWithinBudget(consumer: Consumer, budget: ByteBudget<JsMsg>, largestMessage: number): MessageSource {
   return new BudgetedPulls(consumer, budget, largestMessage + MESSAGE_OVERHEAD_BYTES);
 }
 
@@ -39,7 +39,7 @@ class BudgetedPulls implements MessageSource {
 
   constructor(
     private readonly consumer: Consumer,
-    private readonly budget: ByteBudget,
+    private readonly budget: ByteBudget<JsMsg>,
     private readonly smallestPull: number,
   ) {}
 

@@ -7,7 +7,7 @@ import { HeldMessages } from './held-messages';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 import { StreamReader } from './stream-reader';
-import { ByteBudget } from './byte-budget';
+import { messageBudget } from './byte-budget';
 import { pullWithinBudget } from './budgeted-pulls';
 import { StreamsWithDurable } from './streams-with-durable';
 
@@ -77,7 +77,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
   const ackWaitMs = options.ackWaitMs ?? 30000;
 
   const streamWithDurable = new StreamsWithDurable();
-  const budget = new ByteBudget(options.bufferBytes ?? DEFAULT_BUFFER_BYTES);
+  const budget = messageBudget(options.bufferBytes ?? DEFAULT_BUFFER_BYTES);
   const setUp = async () => {
     const manager = await connection.jetstreamManager();
     await ensureEventStream(manager, options.streamReplicas);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { ByteBudget, ensureEventStream, HeldMessages, MessageSource, pullWithinBudget, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
+import { ByteBudget, ensureEventStream, messageBudget, HeldMessages, MessageSource, pullWithinBudget, readEnvelope, redeliverLater, settle, StreamReader } from '@mailroom/outbox';
 import { JsMsg, NatsConnection } from 'nats';
 import { connectNats } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
@@ -24,7 +24,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   /** Kept from redelivery while they wait in the buffer or their fan-out runs, however long the database takes. */
   private readonly held = new HeldMessages(ACK_WAIT_MS);
   /** Bytes of the messages in the buffer or in a fan-out (EVENT_BUFFER_BYTES): the stream is read only as far as it has room. */
-  private readonly budget: ByteBudget;
+  private readonly budget: ByteBudget<JsMsg>;
   private flushing?: Promise<void>;
   private reader?: StreamReader;
 
@@ -33,7 +33,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly worker: DeliveryWorker,
     private readonly settings: WebhookSettings,
   ) {
-    this.budget = new ByteBudget(settings.eventBufferBytes);
+    this.budget = messageBudget(settings.eventBufferBytes);
     eventBufferPeakGauge.set(0);
   }
 
