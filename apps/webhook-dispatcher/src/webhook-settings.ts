@@ -22,6 +22,8 @@ export class WebhookSettings {
   readonly eventStreamReplicas: number;
   /** EVENT_BUFFER_BYTES: the event consumer's byte budget. */
   readonly eventBufferBytes: number;
+  /** WEBHOOK_DELIVERY_BUFFER_BYTES: the delivery pool's byte budget. */
+  readonly deliveryBufferBytes: number;
   readonly secretBox: SecretBox;
   /** How webhook hosts are resolved (see webhookLookup). */
   readonly dns: { dnsServers: string[]; dnsTimeoutMs: number };
@@ -40,6 +42,7 @@ export class WebhookSettings {
     this.nats = config;
     this.eventStreamReplicas = config.EVENT_STREAM_REPLICAS;
     this.eventBufferBytes = config.EVENT_BUFFER_BYTES;
+    this.deliveryBufferBytes = config.WEBHOOK_DELIVERY_BUFFER_BYTES;
     this.dns = { dnsServers: config.DNS_SERVERS, dnsTimeoutMs: config.DNS_TIMEOUT_MS };
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));

@@ -35,6 +35,7 @@ function setup() {
         webhookId,
         eventId: 'evt_1',
         payload: { id: 'evt_1', type: 'email.delivered', createdAt: '2026-11-26T00:00:00.000Z', mode: 'live', data: {} },
+        payloadBytes: 100,
         attempts: 0,
         attemptLimit: SCHEDULE.length,
         // Nothing listens there: a request that went out would fail with a network error, not a dispatcher fault.

@@ -7,6 +7,7 @@ function delivery(type: string): ClaimedDelivery {
     webhookId: 'wh_1',
     eventId: 'evt_1',
     payload: { id: 'evt_1', type, createdAt: '2026-11-26T00:00:00.000Z', mode: 'live', data: {} },
+    payloadBytes: 100,
     attempts: 2,
     attemptLimit: 8,
     url: 'https://hooks.example/1',

@@ -2,11 +2,12 @@ import { DeliveryPool, PREFETCH_FACTOR } from './delivery-pool';
 import type { ClaimedDelivery } from './dispatch.repository';
 
 let next = 0;
-const delivery = (webhookId: string): ClaimedDelivery => ({
+const delivery = (webhookId: string, payloadBytes = 100): ClaimedDelivery => ({
   id: `whd_${(next += 1)}`,
   webhookId,
   eventId: `evt_${next}`,
   payload: { id: `evt_${next}`, type: 'email.delivered', createdAt: '2026-01-01T00:00:00.000Z', mode: 'live', data: {} },
+  payloadBytes,
   attempts: 0,
   attemptLimit: 8,
   url: 'https://example.com/hooks',
@@ -17,7 +18,7 @@ const delivery = (webhookId: string): ClaimedDelivery => ({
 });
 
 describe(DeliveryPool.name, () => {
-  const makePool = (concurrency = 4, perEndpoint = 2) => new DeliveryPool({ concurrency, perEndpoint });
+  const makePool = (concurrency = 4, perEndpoint = 2, bufferBytes = 1_000_000) => new DeliveryPool({ concurrency, perEndpoint, bufferBytes });
 
   it('sends at most perEndpoint to one webhook at once, oldest claim first; the rest wait', () => {
     const pool = makePool();
@@ -50,7 +51,13 @@ describe(DeliveryPool.name, () => {
     items.forEach((item) => pool.add(item));
     pool.takeSendable();
     pool.markSent(items[0].id);
-    expect(pool.claimLimits()).toEqual({ limit: 4 * PREFETCH_FACTOR - 2, perEndpoint: 2 * PREFETCH_FACTOR, held: { wh_a: 2 }, slow: { ids: [], room: 2 } });
+    expect(pool.claimLimits()).toEqual({
+      limit: 4 * PREFETCH_FACTOR - 2,
+      perEndpoint: 2 * PREFETCH_FACTOR,
+      held: { wh_a: 2 },
+      slow: { ids: [], room: 2 },
+      bytes: { room: 1_000_000 - 300, atLeastOne: false },
+    });
     expect(pool.runningLow('wh_a')).toBe(true);
   });
 
@@ -72,6 +79,44 @@ describe(DeliveryPool.name, () => {
     pool.takeSendable();
     expect(pool.drainQueued()).toEqual([items[1].id]);
     expect(pool.ids()).toEqual([items[0].id]);
+  });
+
+  describe('payload bytes', () => {
+    it('claims only as many payload bytes as the buffer has room for, counting deliveries queued, sending and recording', () => {
+      const pool = makePool(4, 2, 1000);
+      const items = [delivery('wh_a', 300), delivery('wh_a', 250), delivery('wh_b', 200)];
+      items.forEach((item) => pool.add(item));
+      pool.takeSendable();
+      pool.markSent(items[0].id);
+      expect(pool.claimLimits()).toMatchObject({ limit: 4 * PREFETCH_FACTOR - 2, bytes: { room: 1000 - 750, atLeastOne: false } });
+      pool.remove(items[0].id);
+      expect(pool.claimLimits().bytes).toEqual({ room: 1000 - 450, atLeastOne: false });
+    });
+
+    it('claims nothing while the buffer is full, and one delivery however large once it holds none, so nothing is stuck', () => {
+      const pool = makePool(4, 2, 1000);
+      expect(pool.claimLimits()).toMatchObject({ limit: 4 * PREFETCH_FACTOR, bytes: { room: 1000, atLeastOne: true } });
+      const large = delivery('wh_a', 5000);
+      pool.add(large);
+      expect(pool.claimLimits()).toMatchObject({ limit: 0, bytes: { room: 0, atLeastOne: false } });
+      pool.takeSendable();
+      pool.markSent(large.id);
+      pool.remove(large.id);
+      expect(pool.claimLimits()).toMatchObject({ limit: 4 * PREFETCH_FACTOR, bytes: { room: 1000, atLeastOne: true } });
+    });
+
+    it('frees the bytes of deliveries handed back, and remembers the most it held at once', () => {
+      const pool = makePool(1, 1, 1000);
+      const items = [delivery('wh_a', 400), delivery('wh_a', 500)];
+      items.forEach((item) => pool.add(item));
+      expect(pool.peakBytes).toBe(900);
+      pool.takeSendable();
+      expect(pool.drainQueued()).toEqual([items[1].id]);
+      expect(pool.claimLimits().bytes).toEqual({ room: 600, atLeastOne: false });
+      pool.remove(items[0].id);
+      pool.add(delivery('wh_a', 700));
+      expect(pool.peakBytes).toBe(900);
+    });
   });
 
   describe('slow endpoints', () => {

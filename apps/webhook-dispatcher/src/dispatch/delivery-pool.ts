@@ -1,4 +1,5 @@
-import type { ClaimedDelivery, SlowEndpointsClaim } from './dispatch.repository';
+import { ByteBudget } from '@mailroom/outbox';
+import type { ClaimedDelivery, PayloadBytesClaim, SlowEndpointsClaim } from './dispatch.repository';
 import { SlowEndpoints } from './slow-endpoints';
 
 export interface PoolLimits {
@@ -6,6 +7,8 @@ export interface PoolLimits {
   concurrency: number;
   /** Requests open at once to one webhook (WEBHOOK_CONCURRENCY_PER_ENDPOINT). */
   perEndpoint: number;
+  /** Payload bytes held at once, from claim until the result is written (WEBHOOK_DELIVERY_BUFFER_BYTES). */
+  bufferBytes: number;
 }
 
 /**
@@ -27,6 +30,7 @@ export interface ClaimLimits {
   /** webhook id → deliveries queued or sending to it. */
   held: Record<string, number>;
   slow: SlowEndpointsClaim;
+  bytes: PayloadBytesClaim;
 }
 
 /**
@@ -40,9 +44,15 @@ export interface ClaimLimits {
  * count against the concurrency only up to that share: requests already open
  * when an endpoint turned slow run until they end (the timeout at most), and
  * the other endpoints keep the rest of the slots meanwhile, up to `maxOpen`.
+ *
+ * Every delivery held, recording ones too, keeps its payload in memory (parsed,
+ * and serialized again for the request), up to NATS max_payload each: claims
+ * stay within `bufferBytes` of payloads, or take one delivery alone, however
+ * large, when the pool holds none.
  */
 export class DeliveryPool {
   private readonly entries = new Map<string, { delivery: ClaimedDelivery; state: State }>();
+  private readonly bytes: ByteBudget<ClaimedDelivery>;
   /** Half the slots (at least one): however many endpoints stall, the others always have the rest. */
   readonly slowShare: number;
   /**
@@ -58,12 +68,19 @@ export class DeliveryPool {
   ) {
     this.slowShare = Math.max(1, Math.floor(limits.concurrency / 2));
     this.maxOpen = 2 * limits.concurrency - this.slowShare;
+    this.bytes = new ByteBudget(limits.bufferBytes, (delivery: ClaimedDelivery) => delivery.payloadBytes);
+  }
+
+  /** The most payload bytes held at once: at most bufferBytes, or one delivery when a single one is larger. */
+  get peakBytes(): number {
+    return this.bytes.peak;
   }
 
   /**
    * How many more a claim may take: none while results pile up unwritten (the
-   * database is the bottleneck then). Slow endpoints' deliveries count only up
-   * to their share, which they never claim beyond.
+   * database is the bottleneck then) or the payloads held fill bufferBytes.
+   * Slow endpoints' deliveries count only up to their share, which they never
+   * claim beyond.
    */
   claimLimits(): ClaimLimits {
     const held = this.heldByEndpoint();
@@ -73,11 +90,14 @@ export class DeliveryPool {
     const heldByOthers = Object.values(held).reduce((sum, count) => sum + count, 0) - heldBySlow;
     const recording = this.entries.size - heldBySlow - heldByOthers;
     const room = this.limits.concurrency * PREFETCH_FACTOR - heldByOthers - Math.min(heldBySlow, this.slowShare);
+    const bytes = { room: Math.max(0, this.bytes.limit - this.bytes.held), atLeastOne: this.entries.size === 0 };
+    const full = bytes.room === 0 && !bytes.atLeastOne;
     return {
-      limit: recording >= this.limits.concurrency ? 0 : Math.max(0, room),
+      limit: recording >= this.limits.concurrency || full ? 0 : Math.max(0, room),
       perEndpoint: this.limits.perEndpoint * PREFETCH_FACTOR,
       held,
       slow: { ids: slowIds, room: Math.max(0, this.slowShare - heldBySlow) },
+      bytes,
     };
   }
 
@@ -116,6 +136,7 @@ export class DeliveryPool {
 
   add(delivery: ClaimedDelivery): void {
     this.entries.set(delivery.id, { delivery, state: 'queued' });
+    this.bytes.take(delivery);
   }
 
   /** Marks and returns the queued deliveries that may be sent now. */
@@ -153,7 +174,10 @@ export class DeliveryPool {
   }
 
   remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
     this.entries.delete(id);
+    this.bytes.give(entry.delivery);
   }
 
   /** Removes and returns the deliveries not yet being sent (shutdown gives their leases back). */
@@ -164,7 +188,7 @@ export class DeliveryPool {
   /** Removes and returns the ids of the queued deliveries `which` picks: they are no longer this dispatcher's to send. */
   private takeQueued(which: (delivery: ClaimedDelivery) => boolean): string[] {
     const ids = [...this.entries].filter(([, entry]) => entry.state === 'queued' && which(entry.delivery)).map(([id]) => id);
-    for (const id of ids) this.entries.delete(id);
+    for (const id of ids) this.remove(id);
     return ids;
   }
 

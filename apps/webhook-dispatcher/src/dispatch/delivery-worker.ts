@@ -7,12 +7,14 @@ import { WebhookSettings } from '../webhook-settings';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { DeliveryAttempter } from './delivery-attempter';
 import { DeliveryPool } from './delivery-pool';
+import { deliveryPoolPeakGauge } from './delivery-pool-metrics';
 import { handedBackDeliveries } from './slow-endpoint-metrics';
 import { SLOW_AFTER_TIMEOUT_SHARE } from './slow-endpoints';
 
 /**
  * The delivery loop of one dispatcher: up to WEBHOOK_CONCURRENCY requests in
- * flight, at most WEBHOOK_CONCURRENCY_PER_ENDPOINT of them to one webhook.
+ * flight, at most WEBHOOK_CONCURRENCY_PER_ENDPOINT of them to one webhook,
+ * and no more than WEBHOOK_DELIVERY_BUFFER_BYTES of payloads held.
  * Each endpoint holds a small prefetched batch (DeliveryPool), so a freed
  * slot is refilled at once and claims come once per batch. A request's slot
  * frees when its HTTP exchange ends; its result is then written in a batch
@@ -46,7 +48,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly attempter: DeliveryAttempter,
     private readonly settings: WebhookSettings,
   ) {
-    this.pool = new DeliveryPool({ concurrency: settings.concurrency, perEndpoint: settings.concurrencyPerEndpoint });
+    this.pool = new DeliveryPool({ concurrency: settings.concurrency, perEndpoint: settings.concurrencyPerEndpoint, bufferBytes: settings.deliveryBufferBytes });
+    deliveryPoolPeakGauge.set(0);
     this.slowAfterMs = settings.timeoutMs * SLOW_AFTER_TIMEOUT_SHARE;
   }
 
@@ -98,9 +101,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       const limits = this.pool.claimLimits();
       if (limits.limit > 0) {
-        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, limits.limit, limits.perEndpoint, limits.held, limits.slow);
+        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, limits.limit, limits.perEndpoint, limits.held, limits.slow, limits.bytes);
         this.claimFailures.succeeded();
         for (const delivery of claimed) this.pool.add(delivery);
+        deliveryPoolPeakGauge.set(this.pool.peakBytes);
         this.pump();
         again = claimed.length === limits.limit;
       }

@@ -40,6 +40,12 @@ export class WebhookFixtures {
     return row.count;
   }
 
+  /** The webhook's deliveries in all, and how many of them a dispatcher holds under a lease right now. */
+  async leased(id: string): Promise<{ rows: number; leased: number }> {
+    const [row] = await this.query(`SELECT count(*)::int AS rows, count(lease_owner)::int AS leased FROM webhooks.deliveries WHERE webhook_id = $1`, [id]);
+    return row;
+  }
+
   private async query(sql: string, parameters: unknown[]): Promise<any[]> {
     const database = new Client({ connectionString: this.stack.databaseUrl });
     await database.connect();
