@@ -190,11 +190,6 @@ export class DeliveryRepository {
     return renewed.map((row) => row.id);
   }
 
-  /** Gives up a claim without recording an attempt (shutdown), so another worker can take it at once. */
-  async releaseLease(owner: string, id: string): Promise<void> {
-    await this.dataSource.query(`UPDATE emails.emails SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2`, [id, owner]);
-  }
-
   /**
    * The recipients of each claimed email that are still waiting and whose
    * time has come (a deferred one waits for its own next_attempt_at), each

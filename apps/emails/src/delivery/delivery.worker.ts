@@ -24,7 +24,8 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
 /**
  * The worker pool of one emails process: up to DELIVERY_CONCURRENCY emails in
  * flight. It polls every DELIVERY_POLL_MS (≤ 250 ms, so a scheduled email
- * goes out within a second of its time), claims as many due emails as it has
+ * goes out at most that late when a slot is free; with every slot busy it
+ * waits for one, as any due email does), claims as many due emails as it has
  * free slots, and polls again at once while there is more work. Leases are
  * renewed while deliveries run; a crashed process's leases simply expire and
  * any replica takes the emails over.
