@@ -11,7 +11,8 @@ export interface FromDomain {
 
 /**
  * Who may send from which domain. A key's domainRestrictions allow exactly
- * the listed domains (403). In live mode the domain must be verified with
+ * the listed domains (403 naming the field, so a refused batch says which of
+ * its emails is outside them). In live mode the domain must be verified with
  * the domains service (422 naming the field); test mode needs no domain.
  */
 @Injectable()
@@ -19,10 +20,10 @@ export class SenderPolicy {
   constructor(private readonly identities: SenderIdentityClient) {}
 
   async assertMaySendFrom(ctx: RequestContext, fromDomains: FromDomain[]): Promise<void> {
-    for (const { domain } of fromDomains) {
+    for (const { domain, field } of fromDomains) {
       if (ctx.domainRestrictions.length && !ctx.domainRestrictions.includes(domain)) {
         throw DomainError.forbidden(
-          `This API key may only send from ${ctx.domainRestrictions.join(', ')}; '${domain}' is not one of them.`,
+          `${field}: this API key may only send from ${ctx.domainRestrictions.join(', ')}; '${domain}' is not one of them.`,
         );
       }
     }
