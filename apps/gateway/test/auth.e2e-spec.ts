@@ -22,7 +22,8 @@ describe('authentication of /v1 routes', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ apps: ['keys', 'gateway'] });
+    // This suite sends more than twenty refused keys from 127.0.0.1 in a minute; the limit on failures has its own suite.
+    stack = await startStack({ apps: ['keys', 'gateway'], env: { AUTH_FAILURE_LIMIT: '0' } });
   });
   afterAll(() => stack?.stop());
 
@@ -35,6 +36,12 @@ describe('authentication of /v1 routes', () => {
 
   it('accepts a valid key', async () => {
     expect((await listWith(stack.rootKey)).status).toBe(200);
+  });
+
+  it('reads the scheme in any case, as RFC 7235 §2.1 has it', async () => {
+    for (const scheme of ['bearer', 'BEARER']) {
+      expect({ scheme, status: (await stack.api.get('/v1/api-keys', { key: null, headers: { authorization: `${scheme} ${stack.rootKey}` } })).status }).toEqual({ scheme, status: 200 });
+    }
   });
 
   describe('401 unauthorized', () => {
@@ -75,6 +82,23 @@ describe('authentication of /v1 routes', () => {
       const response = await listWith(flipped);
       expectUnauthorized(response);
       expect(response.body.error.message).toMatch(/malformed/);
+    });
+
+    it.each([
+      ['truncated by one character', (key: string) => key.slice(0, -1)],
+      ['with one character more', (key: string) => `${key}0`],
+      ["with a live key's body under the test prefix", (key: string) => `mr_test_${key.slice(3)}`],
+      ['that is the prefix alone', () => 'mr_'],
+      ['8,000 characters long', () => `mr_${'a'.repeat(8000)}`],
+      ['with a character outside base62', (key: string) => `${key.slice(0, 10)}é${key.slice(11)}`],
+    ])('with a key %s, as malformed, before any lookup', async (_label, spoil) => {
+      const response = await listWith(spoil(stack.rootKey));
+      expectUnauthorized(response);
+      expect(response.body.error.message).toMatch(/malformed/);
+    });
+
+    it('with a second token after the key', async () => {
+      expectUnauthorized(await stack.api.get('/v1/api-keys', { key: null, headers: { authorization: `Bearer ${stack.rootKey} ${stack.rootKey}` } }));
     });
 
     it('with a well-formed key nobody issued', async () => {

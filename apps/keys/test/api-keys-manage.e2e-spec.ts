@@ -155,6 +155,19 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
       expect((await stack.api.patch(`/v1/api-keys/${key.id}`, { ipRestrictions: ['10.0.0.0/8'] })).status).toBe(200);
       await eventually(async () => (await replica.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status === 403, 1000, 20);
     });
+
+    it('a new domain restriction through one replica is what the other forwards to the services', async () => {
+      const key = await cachedOnBoth();
+      const unrestricted = await create();
+      expect((await replica.api.patch(`/v1/api-keys/${unrestricted.id}`, { name: 'reached' }, { key: key.key })).status).toBe(200);
+      expect((await stack.api.patch(`/v1/api-keys/${key.id}`, { domainRestrictions: ['a.example.com'] })).status).toBe(200);
+      // The keys service judges the caller the gateway forwards: restricted now, it may not touch an unrestricted key.
+      const refused = await eventually(async () => {
+        const response = await replica.api.patch(`/v1/api-keys/${unrestricted.id}`, { name: 'reached again' }, { key: key.key });
+        return response.status === 403 ? response : undefined;
+      }, 1000, 20);
+      expect(refused.body.error.message).toContain('a.example.com');
+    });
   });
 
   describe('a key changes or deletes only keys it could have created', () => {
