@@ -1,4 +1,4 @@
-import { eventually, ExtraGateway, startExtraGateway, startStack, Stack } from '@mailroom/testing';
+import { eventually, ExtraGateway, GatewayProcess, startExtraGateway, startGatewayProcess, startStack, Stack } from '@mailroom/testing';
 
 const future = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -167,6 +167,25 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
         return response.status === 403 ? response : undefined;
       }, 1000, 20);
       expect(refused.body.error.message).toContain('a.example.com');
+    });
+  });
+
+  describe('changes reach a gateway replica in its own OS process within 1 second', () => {
+    /** Shares nothing in memory with this process: only NATS can tell it of a change. */
+    let other: GatewayProcess;
+
+    beforeAll(async () => {
+      other = await startGatewayProcess(stack, { AUTH_FAILURE_LIMIT: '0' });
+    });
+    afterAll(() => other?.stop());
+
+    it('a permission cut, then a delete, through this process are enforced by the other', async () => {
+      const key = await create({ permissions: ['api-keys:*', 'domains:*'] });
+      expect((await other.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status).toBe(200);
+      expect((await stack.api.patch(`/v1/api-keys/${key.id}`, { permissions: ['domains:*'] })).status).toBe(200);
+      await eventually(async () => (await other.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status === 403, 1000, 20);
+      expect((await stack.api.delete(`/v1/api-keys/${key.id}`)).status).toBe(200);
+      await eventually(async () => (await other.api.get(`/v1/api-keys/${key.id}`, { key: key.key })).status === 401, 1000, 20);
     });
   });
 
