@@ -39,6 +39,22 @@ describe('CountersRepository.applyMany', () => {
     return rows.length ? Number(rows[0].value) : 0;
   };
 
+  /** A live email from a.test tagged welcome, with these recipients in these states; answers its id. */
+  const liveEmailTo = async (idSuffix: string, status: string, recipients: Array<[address: string, status: string]>): Promise<string> => {
+    const emailId = `email_${encodeTime(at.getTime())}${idSuffix}`;
+    const to = recipients.map(([address]) => address);
+    await dataSource.query(
+      `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, tags, message_id)
+       VALUES ($1, 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', $2, $2, 'm', $3, ARRAY['welcome'], $4)`,
+      [emailId, to, status, `<${emailId}@a.test>`],
+    );
+    await dataSource.query(
+      `INSERT INTO emails.recipients (email_id, address, kind, status) SELECT $1, address, 'to', status FROM unnest($2::text[], $3::text[]) AS r(address, status)`,
+      [emailId, to, recipients.map(([, state]) => state)],
+    );
+    return emailId;
+  };
+
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
@@ -129,13 +145,7 @@ describe('CountersRepository.applyMany', () => {
   });
 
   it('counts a complaint about an email only from one of its recipients, as the emails app marks it', async () => {
-    const emailId = `email_${encodeTime(at.getTime())}COMPLAINEDOF0000`;
-    await dataSource.query(
-      `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, tags, message_id)
-       VALUES ($1, 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', ARRAY['ann@example.com'], ARRAY['ann@example.com'], 'm', 'delivered', ARRAY['welcome'], '<m@a.test>')`,
-      [emailId],
-    );
-    await dataSource.query(`INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, 'ann@example.com', 'to', 'delivered')`, [emailId]);
+    const emailId = await liveEmailTo('COMPLAINEDOF0000', 'delivered', [['ann@example.com', 'delivered']]);
     const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
     const complaint = (id: string, data: Record<string, unknown>, mode: 'live' | 'test' = 'live') =>
       projector.apply({ id, type: 'email.complained', createdAt: at.toISOString(), mode, data: Object.assign({ emailId }, data) });
@@ -147,6 +157,25 @@ describe('CountersRepository.applyMany', () => {
     await complaint('evt_fbl_reader_of_it', { recipient: 'Ann <ANN@example.com>' });
     expect(await value('a.test', '', 'complained')).toBe(1);
     expect(await value('a.test', 'welcome', 'complained')).toBe(1);
+  });
+
+  it('counts no complaint from a recipient the email never went to: suppressed, still waiting, or refused by the server', async () => {
+    const emailId = await liveEmailTo('NEVERSENTTO00000', 'queued', [
+      ['ann@example.com', 'sent'],
+      ['listed@example.com', 'suppressed'],
+      ['waiting@example.com', 'deferred'],
+      ['refused@example.com', 'bounced'],
+    ]);
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+    const complaint = (id: string, recipient: string) =>
+      projector.apply({ id, type: 'email.complained', createdAt: at.toISOString(), mode: 'live', data: { emailId, recipient } });
+    await complaint('evt_fbl_listed', 'listed@example.com');
+    await complaint('evt_fbl_waiting', 'waiting@example.com');
+    await complaint('evt_fbl_refused', 'refused@example.com');
+    expect(await value('a.test', '', 'complained')).toBe(0);
+    // The one the relay took.
+    await complaint('evt_fbl_sent', 'ann@example.com');
+    expect(await value('a.test', '', 'complained')).toBe(1);
   });
 
   it('forgets applied-event ids only once they are older than the retention', async () => {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { ulid } from '@mailroom/database';
 import { queryDatabase } from './emails-api-fixtures';
+import { emailReaching } from './support/delivery-harness';
 
 describe('an email.complained event published by an internal service', () => {
   let stack: Stack;
@@ -18,6 +19,8 @@ describe('an email.complained event published by an internal service', () => {
     const api = stack.api.withKey(key);
     const sent = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'reader@example.com', subject: 'Hi', text: 'hi' });
     expect(sent.status).toBeLessThan(300);
+    // A reader complains of mail that reached them.
+    await emailReaching(stack, key, sent.body.id, ['delivered']);
 
     // Exactly what the README tells internal services to do.
     const connection = await connect({ servers: stack.nats.url });
@@ -78,6 +81,8 @@ describe('an email.complained event published by an internal service', () => {
     const { key } = await stack.issueKey({ name: 'fbl-modes', mode: 'test' });
     const sent = await stack.api.withKey(key).post('/v1/emails', { from: 'hello@acme.test', to: 'modes@example.com', subject: 'Hi', text: 'hi' });
     expect(sent.status).toBeLessThan(300);
+    // Delivered, so only the mode keeps the complaint from marking it.
+    await emailReaching(stack, key, sent.body.id, ['delivered']);
     const connection = await connect({ servers: stack.nats.url });
     const id = `evt_${ulid()}`;
     const envelope = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'live', data: { emailId: sent.body.id, recipient: 'modes@example.com' } };
@@ -99,6 +104,7 @@ describe('an email.complained event published by an internal service', () => {
     const api = stack.api.withKey(key);
     const sent = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'Ann <ann@bücher.test>', subject: 'Hi', text: 'hi' });
     expect(sent.status).toBeLessThan(300);
+    await emailReaching(stack, key, sent.body.id, ['delivered']);
     const connection = await connect({ servers: stack.nats.url });
     const publish = async (recipient: string) => {
       const id = `evt_${ulid()}`;
@@ -119,6 +125,37 @@ describe('an email.complained event published by an internal service', () => {
     await connection.close();
     const [marked] = await queryDatabase(stack.databaseUrl, 'SELECT complained_at IS NOT NULL AS marked FROM emails.recipients WHERE email_id = $1', [sent.body.id]);
     expect(marked).toEqual({ marked: true });
+  });
+
+  it('marks no email for a complaint from a recipient it never went to: one suppressed at acceptance, or one of an email still scheduled', async () => {
+    const { key } = await stack.issueKey({ name: 'fbl-never-sent', mode: 'test' });
+    const api = stack.api.withKey(key);
+    expect((await api.post('/v1/suppressions', { email: 'listed@example.com' })).status).toBe(201);
+    const partly = await api.post('/v1/emails', { from: 'hello@acme.test', to: ['kept@example.com', 'listed@example.com'], subject: 'Hi', text: 'hi' });
+    const scheduledAt = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    const later = await api.post('/v1/emails', { from: 'hello@acme.test', to: 'later@example.com', subject: 'Hi', text: 'hi', scheduledAt });
+    expect([partly.status, later.status]).toEqual([202, 202]);
+    expect((await api.get(`/v1/emails/${partly.body.id}`)).body.recipients).toContainEqual(expect.objectContaining({ address: 'listed@example.com', status: 'suppressed' }));
+
+    const connection = await connect({ servers: stack.nats.url });
+    for (const [emailId, recipient] of [
+      [partly.body.id, 'listed@example.com'],
+      [later.body.id, 'later@example.com'],
+    ]) {
+      const id = `evt_${ulid()}`;
+      const envelope = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'test', data: { emailId, recipient } };
+      await connection.jetstream().publish('email.complained', JSON.stringify(envelope), { msgID: id });
+    }
+    await connection.close();
+    // Each complaint's suppression is written in the transaction that would have marked its email.
+    const reasonOf = async (address: string) =>
+      (await api.get('/v1/suppressions?limit=100')).body.data.find((entry: { email: string }) => entry.email === address)?.reason;
+    await eventually(async () => (await reasonOf('listed@example.com')) === 'complaint' && (await reasonOf('later@example.com')) === 'complaint', 15000);
+    for (const id of [partly.body.id, later.body.id]) expect((await api.get(`/v1/emails/${id}`)).body.complainedAt).toBeNull();
+    const marked = await queryDatabase(stack.databaseUrl, 'SELECT count(*)::int AS n FROM emails.recipients WHERE email_id = ANY($1) AND complained_at IS NOT NULL', [
+      [partly.body.id, later.body.id],
+    ]);
+    expect(marked).toEqual([{ n: 0 }]);
   });
 
   it('applies an event id once: the same complaint again, after its address was taken off the list, does not put it back', async () => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ANALYTICS_METRICS, AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
 import { deleteInBatches, firstIdAt, preparedStatements } from '@mailroom/database';
+import { ACCEPTED_BY_SERVER } from '../delivery/status-summary';
 
 /** The domain of the rows that sum every domain (see migration 1763800000293). */
 const ALL_DOMAINS = '*';
@@ -81,13 +82,17 @@ export class CountersRepository {
     return (await purge('event_id < $1', firstIdAt('evt_', cutoff))) + (await purge('event_id > $1', firstIdAt('evt_', now)));
   }
 
-  /** The from domain and tags of an email, for an event that names the email but carries no summary; null when it is gone. */
-  /** The email's from domain and tags; null when there is no such email of `mode`, or `recipient` is not one of its. */
+  /**
+   * The from domain and tags of an email, for an event that names the email but carries no summary; null when
+   * there is no such email of `mode` (it is gone, say), or, given a `recipient`, when no server took the email
+   * for that address (one suppressed or not yet sent to never got it to complain of).
+   */
   async summaryOf(mode: Mode, emailId: string, recipient: string | null = null): Promise<{ domain: string; tags: string[] } | null> {
     const rows: Array<{ from_domain: string; tags: string[] }> = await this.dataSource.query(
       `SELECT from_domain, tags FROM emails.emails e
-        WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3))`,
-      [emailId, mode, recipient],
+        WHERE id = $1 AND mode = $2
+          AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3 AND r.status = ANY($4::text[])))`,
+      [emailId, mode, recipient, ACCEPTED_BY_SERVER],
     );
     return rows[0] ? { domain: rows[0].from_domain, tags: rows[0].tags } : null;
   }

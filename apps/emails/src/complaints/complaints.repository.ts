@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
+import { ACCEPTED_BY_SERVER } from '../delivery/status-summary';
 import { AppliedEventsRepository } from '../reports/applied-events.repository';
 
 @Injectable()
@@ -25,12 +26,14 @@ export class ComplaintsRepository {
       );
       if (!emailId) return;
       // The email first, in the event's mode: a recipient of the other mode's email is not this complaint's. Only
-      // when the address is one of its recipients: a complaint naming someone the email never went to (a publisher's
-      // mix-up, or a forged report) marked another reader's email as complained of.
+      // when a server took the message for that address: a complaint naming someone the email never went to (a
+      // publisher's mix-up, or a forged report), a recipient suppressed or not yet sent to included, marked an
+      // email as complained of by a reader who never got it.
       const [, emailsMarked]: [unknown, number] = await manager.query(
         `UPDATE emails.emails e SET complained_at = COALESCE(e.complained_at, now())
-          WHERE e.id = $1 AND e.mode = $2 AND EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3)`,
-        [emailId, mode, address],
+          WHERE e.id = $1 AND e.mode = $2
+            AND EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3 AND r.status = ANY($4::text[]))`,
+        [emailId, mode, address, ACCEPTED_BY_SERVER],
       );
       if (!emailsMarked) return;
       await manager.query(

@@ -6,6 +6,13 @@ export type RecipientStatus = RecipientStatusValue;
 export type EmailStatus = EmailStatusValue;
 
 /**
+ * The states of a recipient whose server took the message: the only ones a
+ * bounce or a complaint reported afterwards can be about. One suppressed,
+ * cancelled, still waiting, or refused during the exchange never got it.
+ */
+export const ACCEPTED_BY_SERVER: readonly RecipientStatus[] = ['delivered', 'sent'];
+
+/**
  * The email's status summarizes its recipients, best outcome first:
  * while any recipient still waits (queued or deferred) the email is 'queued';
  * otherwise it is 'delivered' if any recipient was delivered, else 'sent' if
