@@ -49,6 +49,14 @@ describe('/v1/suppressions', () => {
     expect(unknown.body.error.message).toMatch(/^starting_after: /);
   });
 
+  // As GET /v1/emails refuses an empty id: a client whose cursor came out empty would otherwise page through page one for ever.
+  it.each(['starting_after', 'ending_before'])('refuses an empty %s: no address is on a previous page', async (cursor) => {
+    const response = await test.get(`/v1/suppressions?limit=1&${cursor}=`);
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('validation_error');
+    expect(response.body.error.message).toMatch(new RegExp(`^${cursor}: must be an address from a previous page`));
+  });
+
   it.each(['0x10', '1e1', '%2010'])('refuses limit=%s: decimal digits only', async (limit) => {
     const response = await test.get(`/v1/suppressions?limit=${limit}`);
     expect(response.status).toBe(422);

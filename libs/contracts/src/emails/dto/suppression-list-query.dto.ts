@@ -1,5 +1,8 @@
-import { IsOptional, MaxLength } from 'class-validator';
+import { IsOptional, MaxLength, MinLength } from 'class-validator';
 import { IsPageLimit } from '../../common/list-query.dto';
+
+/** An empty cursor names no address, so it is refused as an empty id is on the other lists, never read as "no cursor". */
+const CURSOR_MESSAGE = 'must be an address from a previous page';
 
 /** GET /v1/suppressions: newest first; the cursors are addresses from a previous page. */
 export class SuppressionListQueryDto {
@@ -7,10 +10,12 @@ export class SuppressionListQueryDto {
   limit?: number;
 
   @IsOptional()
+  @MinLength(1, { message: CURSOR_MESSAGE })
   @MaxLength(320)
   starting_after?: string;
 
   @IsOptional()
+  @MinLength(1, { message: CURSOR_MESSAGE })
   @MaxLength(320)
   ending_before?: string;
 }
