@@ -117,6 +117,21 @@ describe(DeliveryPool.name, () => {
       pool.add(delivery('wh_a', 700));
       expect(pool.peakBytes).toBe(900);
     });
+
+    it('keeps the delivery it holds when a claim hands it the same one again (its lease lapsed meanwhile): sent once, counted once', () => {
+      const pool = makePool(4, 2, 1000);
+      const held = delivery('wh_a', 600);
+      pool.add(held);
+      expect(pool.takeSendable()).toEqual([held]);
+      // The claim reads the row afresh: another object for the same delivery.
+      pool.add(Object.assign({}, held));
+      expect(pool.claimLimits().bytes).toEqual({ room: 400, atLeastOne: false });
+      expect(pool.takeSendable()).toEqual([]);
+      pool.markSent(held.id);
+      pool.remove(held.id);
+      expect(pool.ids()).toEqual([]);
+      expect(pool.claimLimits().bytes).toEqual({ room: 1000, atLeastOne: true });
+    });
   });
 
   describe('slow endpoints', () => {

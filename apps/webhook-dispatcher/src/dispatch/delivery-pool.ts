@@ -134,7 +134,14 @@ export class DeliveryPool {
     this.slow.clear(webhookId);
   }
 
+  /**
+   * A delivery already held is kept as it is: a claim hands one back to this
+   * same owner when its lease lapsed meanwhile (renewals failing while the
+   * database was away), and taking the new copy would queue it to be sent a
+   * second time and count its payload bytes twice, the first copy's for good.
+   */
   add(delivery: ClaimedDelivery): void {
+    if (this.entries.has(delivery.id)) return;
     this.entries.set(delivery.id, { delivery, state: 'queued' });
     this.bytes.take(delivery);
   }
