@@ -332,6 +332,15 @@ describe('error answers', () => {
       expect({ status: whole.status, name: whole.body.name }).toEqual({ status: 201, name: 'whole 😀' });
     });
 
+    it('names a field or quotes a body holding half a surrogate pair with it escaped, so the error itself is text a strict JSON decoder takes', async () => {
+      const key = await stack.api.post('/v1/api-keys', { name: 'ok', ['cut \ud83d']: 1 });
+      expectError(key, 422, 'validation_error');
+      expect(key.body.error.message).toBe('"cut \\ud83d": must not contain an unpaired UTF-16 surrogate (\\uD800-\\uDFFF without its other half), which is no character');
+      const body = await stack.api.request('POST', '/v1/api-keys', { rawBody: '😀', headers: { 'content-type': 'application/json' } });
+      expectError(body, 400, 'invalid_json');
+      expect(body.body.error.message).toBe('The body is not valid JSON: Unexpected token \'\\ud83d\', "😀" is not valid JSON.');
+    });
+
     it('answers a body over BODY_LIMIT_BYTES with 413 payload_too_large', async () => {
       const response = await stack.api.post('/v1/api-keys', { name: 'big', padding: 'x'.repeat(4096) });
       expectError(response, 413, 'payload_too_large');

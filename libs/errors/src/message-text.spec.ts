@@ -1,5 +1,5 @@
 import { DomainError } from './domain-error';
-import { escapedForMessage, excerptForMessage, MESSAGE_QUOTE_MAX_LENGTH, quotedForMessage } from './message-text';
+import { escapedForMessage, excerptForMessage, MESSAGE_QUOTE_MAX_LENGTH, quotedForMessage, withUnsafeEscaped } from './message-text';
 
 /** Half of a surrogate pair without its other half: what a cut by UTF-16 units can leave of an emoji. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -10,6 +10,13 @@ describe('message text', () => {
     expect(quotedForMessage('a\r\nb')).toBe('"a\\r\\nb"');
     expect(quotedForMessage('a\u0085b\u2028')).toBe('"a\\u0085b\\u2028"');
     expect(escapedForMessage('x\u007f')).toBe('"x\\u007f"');
+  });
+
+  it('JSON-escapes half a surrogate pair the client sent, which no client can decode as a character, and leaves whole pairs as written', () => {
+    expect(quotedForMessage('cut \ud83d')).toBe('"cut \\ud83d"');
+    expect(quotedForMessage('\ude00x')).toBe('"\\ude00x"');
+    expect(quotedForMessage('whole 😀')).toBe("'whole 😀'");
+    expect(withUnsafeEscaped("Unexpected token '\ud83d', \"a😀\ud83d\"")).toBe("Unexpected token '\\ud83d', \"a😀\\ud83d\"");
   });
 
   it('names an unknown id safely in a 404', () => {

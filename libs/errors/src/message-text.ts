@@ -1,10 +1,14 @@
 /**
  * Characters an error message must never carry raw: C0 and C1 controls, DEL,
- * and the Unicode line and paragraph separators. A CR/LF a client sent (in a
- * field name, an id in the path, an address) would otherwise split a log line
- * or a client's one-line error display when the message is quoted back.
+ * the Unicode line and paragraph separators, and half a surrogate pair. A
+ * CR/LF a client sent (in a field name, an id in the path, an address) would
+ * otherwise split a log line or a client's one-line error display when the
+ * message is quoted back. Half a surrogate pair (an emoji a client cut by
+ * UTF-16 units, or V8's JSON.parse message cut its quote of the body) is no
+ * character: the body goes out as `\ud83d`, which strict decoders (Rust's
+ * serde_json, say) refuse, so the client could not read the error at all.
  */
-const UNSAFE_IN_MESSAGE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const UNSAFE_IN_MESSAGE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The most of a client's text a message quotes, in UTF-16 code units (as the

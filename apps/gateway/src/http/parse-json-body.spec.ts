@@ -27,6 +27,12 @@ describe(parseJsonBody.name, () => {
     expect(problemOf('[1,\u0085\u2028]')!.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   });
 
+  it("escapes half an emoji where the parser's words cut the body by UTF-16 units", () => {
+    // V8 names the offending UTF-16 unit, and cuts its quote of the body after ten of them, between an emoji's halves.
+    expect(problemOf('😀')!.message).toBe('The body is not valid JSON: Unexpected token \'\\ud83d\', "😀" is not valid JSON.');
+    expect(problemOf(`${'a'.repeat(9)}😀${'b'.repeat(40)}`)!.message).toBe(`The body is not valid JSON: Unexpected token 'a', "${'a'.repeat(9)}\\ud83d"... is not valid JSON.`);
+  });
+
   it('decodes bytes as UTF-8, dropping a byte order mark, and refuses bytes that are not UTF-8', () => {
     expect(parseJsonBody(Buffer.from('\ufeff{"name":"café"}'))).toEqual({ name: 'café' });
     expect(problemOf(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]))).toEqual({
