@@ -34,6 +34,24 @@ describe(DnsDeadline.name, () => {
     deadline.end();
   });
 
+  it('handles the failure of a query asked after the budget was spent, which would otherwise be an unhandled rejection and end the process', async () => {
+    const deadline = new DnsDeadline({ cancel: () => undefined }, 1_000);
+    await jest.advanceTimersByTimeAsync(1_000);
+    // Real timers from here: Node reports an unhandled rejection once the turn that rejected it is over.
+    jest.useRealTimers();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const late = Promise.reject(Object.assign(new Error('queryA ETIMEOUT late.test'), { code: 'ETIMEOUT' }));
+      await expect(deadline.within('late.test', late)).rejects.toThrow(new DnsTimeoutError('late.test', 1_000));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('stops the clock and cancels the channel once, when the lookup ends before the budget', async () => {
     const channel = { cancel: jest.fn() };
     const deadline = new DnsDeadline(channel, 1_000);

@@ -64,7 +64,11 @@ export class DnsDeadline {
   within<T>(name: string, query: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const expire = () => reject(new DnsTimeoutError(name, this.budgetMs));
-      if (this.expired) return expire();
+      if (this.expired) {
+        // The query was asked all the same, and its failure must not go unhandled: Node ends the process on one.
+        query.catch(() => undefined);
+        return expire();
+      }
       this.expiries.add(expire);
       query
         .then(resolve, (error: NodeJS.ErrnoException) => reject(error.code === 'ETIMEOUT' ? new DnsTimeoutError(name, Math.round(performance.now() - this.started)) : error))
