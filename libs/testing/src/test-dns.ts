@@ -30,8 +30,8 @@ export interface TestDns {
   set(name: string, type: Exclude<TestDnsType, 'MX'>, value: string | string[]): void;
   /** Answers for the name arrive `ms` later (Infinity: never), to simulate a slow or dead server. */
   delay(name: string, ms: number): void;
-  /** Every query for the name is answered SERVFAIL. */
-  servfail(name: string): void;
+  /** Every query for the name (of `type` alone, when given) is answered SERVFAIL. */
+  servfail(name: string, type?: TestDnsType): void;
   /** Records of the name are served with this TTL instead of 0 (which tells resolvers not to cache). */
   ttl(name: string, seconds: number): void;
   /** Removes records, delays and failures of one name (every name when called without one). */
@@ -142,7 +142,7 @@ export async function startTestDns(): Promise<TestDns> {
     }
     const name = normalize(question.name);
     queries.push({ name, type: typeName(question.type) });
-    if (failing.has(name)) {
+    if (failing.has(name) || failing.has(`${name}/${typeName(question.type)}`)) {
       response.header.rcode = RCODE.SERVFAIL;
       response.header.aa = 0;
       return send(response);
@@ -192,7 +192,7 @@ export async function startTestDns(): Promise<TestDns> {
       records.get(key)!.set(type, value);
     },
     delay: (name, ms) => void delays.set(normalize(name), ms),
-    servfail: (name) => void failing.add(normalize(name)),
+    servfail: (name, type) => void failing.add(type ? `${normalize(name)}/${type}` : normalize(name)),
     ttl: (name, seconds) => void ttls.set(normalize(name), seconds),
     clear(name?: string) {
       if (name === undefined) {
@@ -205,7 +205,7 @@ export async function startTestDns(): Promise<TestDns> {
       const key = normalize(name);
       records.delete(key);
       delays.delete(key);
-      failing.delete(key);
+      for (const failure of [...failing]) if (failure === key || failure.startsWith(`${key}/`)) failing.delete(failure);
       ttls.delete(key);
     },
     forward: (zone, address) => void forwards.set(normalize(zone), address),

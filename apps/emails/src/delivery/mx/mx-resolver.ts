@@ -25,6 +25,8 @@ export interface MailRouter {
 interface HostAddresses {
   addresses: string[];
   ttlSeconds: number;
+  /** One address family's lookup failed: the addresses are the other family's alone. */
+  partial: boolean;
 }
 
 const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
@@ -101,7 +103,10 @@ export class MxResolver implements MailRouter {
       hosts.push(Object.assign({}, names[index], { addresses }));
       ttlSeconds = Math.min(ttlSeconds, found.ttlSeconds);
     });
-    if (hosts.length) return { kind: 'hosts', hosts, ttlSeconds };
+    // A route cut short by a failed lookup is used but never reused, as DNS failures are not: remembered, it
+    // would keep the mail off the hosts it misses for as long as the others' TTL.
+    const partial = lookups.some((found) => 'failure' in found || found.partial);
+    if (hosts.length) return { kind: 'hosts', hosts, ttlSeconds: partial ? 0 : ttlSeconds };
     const failed = lookups.findIndex((found) => 'failure' in found);
     if (failed >= 0) return dnsFailure(names[failed].name, (lookups[failed] as { failure: NodeJS.ErrnoException }).failure);
     // Every address found is internal: a recipient domain's DNS, which anyone may write, must not aim our SMTP
@@ -117,12 +122,20 @@ export class MxResolver implements MailRouter {
       : { kind: 'unroutable', outcome: { kind: 'temporary', code: null, reply: `4.4.3 the MX hosts of ${domain} have no address` } };
   }
 
+  /**
+   * A host's A and AAAA records. When one family's lookup fails and the other
+   * found addresses, those are used, as Postfix does: resolvers and
+   * middleboxes that drop or SERVFAIL AAAA queries are common, and the host is
+   * reachable over IPv4 all the same. A failure with nothing found fails.
+   */
   private async addressesOf(name: string, channel: Resolver, deadline: DnsDeadline): Promise<HostAddresses> {
-    if (isIP(name)) return { addresses: [name], ttlSeconds: Infinity };
+    if (isIP(name)) return { addresses: [name], ttlSeconds: Infinity, partial: false };
     const lookup = (query: Promise<RecordWithTtl[]>) =>
       deadline.within(name, query).catch((error: NodeJS.ErrnoException) => (NO_DATA.has(error.code ?? '') ? [] : Promise.reject(error)));
-    const [v4, v6] = await Promise.all([lookup(channel.resolve4(name, { ttl: true })), lookup(channel.resolve6(name, { ttl: true }))]);
-    const records = [...v4, ...v6];
-    return { addresses: records.map((record) => record.address), ttlSeconds: Math.min(...records.map((record) => record.ttl)) };
+    const families = await Promise.allSettled([lookup(channel.resolve4(name, { ttl: true })), lookup(channel.resolve6(name, { ttl: true }))]);
+    const records = families.flatMap((family) => (family.status === 'fulfilled' ? family.value : []));
+    const failed = families.find((family): family is PromiseRejectedResult => family.status === 'rejected');
+    if (failed && !records.length) throw failed.reason;
+    return { addresses: records.map((record) => record.address), ttlSeconds: Math.min(...records.map((record) => record.ttl)), partial: failed !== undefined };
   }
 }
