@@ -74,6 +74,32 @@ describe('an email.bounced event published by an internal service', () => {
     expect(next.body.status).toBe('suppressed');
   });
 
+  // The rule a bounce during delivery follows (README, Delivery): the mailbox is bad, or the address stays good.
+  it.each([
+    ['bounces but does not suppress on a full mailbox', 'full', { code: 552, reply: '552 5.2.2 <full@example.test>: mailbox full' }, false],
+    ['bounces but does not suppress on a refusal as spam', 'spam', { code: 550, reply: '550 5.7.1 Message blocked as spam' }, false],
+    ['bounces but does not suppress on a refusal of the content', 'content', { code: 554, reply: '554 5.6.0 Content rejected' }, false],
+    ['bounces and suppresses on a mailbox status', 'unknown', { code: 550, reply: '550 5.1.1 <unknown@example.test>: user unknown' }, true],
+    ['bounces and suppresses on a plain 550, as a refusal of the recipient itself', 'plain', { code: 550, reply: '550 user unknown' }, true],
+  ])('%s', async (_title, local, smtp, suppresses) => {
+    const address = `${local}@example.test`;
+    const id = await deliveredEmail(address);
+    await publishBounce({ emailId: id, recipient: address, smtp });
+
+    // The recipient and the suppression list change in one transaction: the bounce shows, so the list is as it stays.
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    expect(email.recipients).toEqual([expect.objectContaining({ address, status: 'bounced', smtpCode: smtp.code, smtpReply: smtp.reply })]);
+    expect(await suppression('live', address)).toEqual(suppresses ? { reason: 'bounce', details: smtp.reply } : undefined);
+  });
+
+  it('suppresses on a report that gives no reply: the publisher says the address bounced and no more', async () => {
+    const id = await deliveredEmail('no-reason@example.test');
+    await publishBounce({ emailId: id, recipient: 'no-reason@example.test' });
+
+    await emailReaching(harness.stack, harness.stack.rootKey, id, ['bounced']);
+    expect(await suppression('live', 'no-reason@example.test')).toEqual({ reason: 'bounce', details: 'bounce reported' });
+  });
+
   it('leaves the email delivered while another of its recipients was delivered', async () => {
     const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: ['kept@example.test', 'lost@example.test'], subject: 'Two', text: 'hi' });
     await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);

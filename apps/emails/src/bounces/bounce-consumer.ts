@@ -12,8 +12,9 @@ const BOUNCE_CONSUMER = 'emails-bounces';
 /**
  * Applies the email.bounced events internal services publish (a bounce
  * processor reading the DSNs sent to the return path, say): a server that
- * accepted a message and bounced it later. The recipient is suppressed and,
- * when the email is named, marked bounced. The email.bounced events of this
+ * accepted a message and bounced it later. The recipient is suppressed when
+ * the reply says its mailbox is bad (by delivery's rule) or no reply is given
+ * and, when the email is named, marked bounced. The email.bounced events of this
  * service's own outbox are skipped: delivery applied them when it wrote them,
  * and one whose server refused the envelope sender must suppress nobody. See
  * the README for the shape an internal publisher sends.

@@ -3,15 +3,35 @@ import { readBounceReport } from './bounce-report';
 describe(readBounceReport.name, () => {
   it('reads the recipient as a send stores it, with the email and the server reply', () => {
     expect(readBounceReport({ emailId: 'email_1', recipient: 'Reader <Reader@Bücher.de>', smtp: { code: 550, reply: '550 5.1.1 No such user' } })).toEqual({
-      report: { address: 'reader@xn--bcher-kva.de', emailId: 'email_1', smtpCode: 550, smtpReply: '550 5.1.1 No such user', details: '550 5.1.1 No such user' },
+      report: { address: 'reader@xn--bcher-kva.de', emailId: 'email_1', smtpCode: 550, smtpReply: '550 5.1.1 No such user', details: '550 5.1.1 No such user', suppress: true },
     });
   });
 
   it('applies a report without an email or an SMTP reply, saying so on the suppression list', () => {
     expect(readBounceReport({ recipient: 'gone@example.com' })).toEqual({
-      report: { address: 'gone@example.com', emailId: null, smtpCode: null, smtpReply: null, details: 'bounce reported' },
+      report: { address: 'gone@example.com', emailId: null, smtpCode: null, smtpReply: null, details: 'bounce reported', suppress: true },
     });
-    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '  ' } })).toMatchObject({ report: { smtpCode: null, details: 'bounce reported' } });
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '  ' } })).toMatchObject({ report: { smtpCode: null, details: 'bounce reported', suppress: true } });
+  });
+
+  // As at delivery (mailbox-refusal.ts), with a DSN answering for its recipient alone as its own RCPT TO reply does.
+  it.each([
+    [{ code: 552, reply: '552 5.2.2 mailbox full' }, false],
+    [{ code: 550, reply: '550 5.7.1 blocked as spam' }, false],
+    [{ code: 554, reply: '554 5.6.0 content rejected' }, false],
+    [{ code: 550, reply: '550 5.4.4 unroutable' }, false],
+    [{ code: 554, reply: '554 delivery failed' }, false],
+    [{ code: 552 }, false],
+    [{ reply: '552 5.2.2 mailbox full' }, false],
+    [{ reply: 'mailbox full' }, false],
+    [{ code: 550, reply: '550 5.1.1 user unknown' }, true],
+    [{ code: 550, reply: '550-5.2.1 account disabled\n550 5.2.1 sorry' }, true],
+    [{ code: 550, reply: '550 user unknown' }, true],
+    [{ code: 553 }, true],
+    [{ reply: '551 user not local' }, true],
+    [{ reply: '5.1.1 user unknown' }, true],
+  ])('suppresses only when the reply says the mailbox is bad: %j suppresses %s', (smtp, suppress) => {
+    expect(readBounceReport({ recipient: 'reader@example.com', smtp })).toMatchObject({ report: { suppress } });
   });
 
   it("ignores Mailroom's own bounce, which says whether it suppressed the address, even without the origin header", () => {

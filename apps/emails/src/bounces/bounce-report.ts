@@ -1,5 +1,7 @@
 import { isPlainObject } from '@mailroom/contracts';
+import { saysTheMailboxIsBad } from '../delivery/mailbox-refusal';
 import { storableReply } from '../delivery/recipient-transition';
+import { outcomeFromReply } from '../delivery/smtp-outcome';
 import { reportedAddress } from '../reports/reported-address';
 
 /** An email.bounced an internal service published, as the bounce consumer applies it. */
@@ -12,6 +14,8 @@ export interface BounceReport {
   smtpReply: string | null;
   /** What the suppression list says of the address. */
   details: string;
+  /** The address joins the suppression list: by the rule a bounce during delivery follows, or with no reply given. */
+  suppress: boolean;
 }
 
 export type BounceReading = { report: BounceReport } | { ignored: string };
@@ -41,8 +45,23 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
       smtpCode: code,
       smtpReply,
       details: smtpReply ?? 'bounce reported',
+      // With no reply at all the publisher says only that the address bounced: it is taken at its word.
+      suppress: (code === null && smtpReply === null) || reportSaysTheMailboxIsBad(code, smtpReply),
     },
   };
+}
+
+/**
+ * Whether a reported reply says the mailbox is bad, by the rule of a bounce
+ * during delivery (mailbox-refusal.ts): a DSN's full mailbox, spam or content
+ * refusal leaves a good address deliverable, as the same reply to RCPT TO
+ * would. A DSN answers for its one recipient, as that recipient's own RCPT TO
+ * reply does, so a plain 550, 551 or 553 counts; a report giving the reply
+ * alone has its code read off the reply's start.
+ */
+function reportSaysTheMailboxIsBad(code: number | null, reply: string | null): boolean {
+  const replied = reply ?? '';
+  return saysTheMailboxIsBad({ kind: 'permanent', code: code ?? outcomeFromReply(replied).code, reply: replied, recipientRefused: true });
 }
 
 /**

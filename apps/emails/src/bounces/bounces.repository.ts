@@ -14,20 +14,22 @@ export class BouncesRepository {
   ) {}
 
   /**
-   * Suppresses the address and bounces the email's recipient, in one
-   * transaction, once per event id: the same event again changes nothing, so
-   * an address taken off the list since stays off. No event is written: the
+   * Suppresses the address (when the report says to) and bounces the
+   * email's recipient, in one transaction, once per event id: the same event
+   * again changes nothing, so an address taken off the list since stays off. No event is written: the
    * reported one is on the stream already, for webhooks and analytics.
    */
   async apply(eventId: string, mode: Mode, report: BounceReport): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       if (!(await this.appliedEvents.markApplied(manager, 'bounces', eventId))) return;
       // An address already on the list keeps its entry, as a bounce at delivery leaves it.
-      await manager.query(
-        `INSERT INTO emails.suppressions (mode, address, reason, details, created_at) VALUES ($1, $2, 'bounce', $3, now())
-         ON CONFLICT (mode, address) DO NOTHING`,
-        [mode, report.address, report.details],
-      );
+      if (report.suppress) {
+        await manager.query(
+          `INSERT INTO emails.suppressions (mode, address, reason, details, created_at) VALUES ($1, $2, 'bounce', $3, now())
+           ON CONFLICT (mode, address) DO NOTHING`,
+          [mode, report.address, report.details],
+        );
+      }
       if (!report.emailId) return;
       // Locked before its recipients are read, as a delivery worker locks it to record an attempt: whichever
       // commits second sees the other's recipients, so the email's status always agrees with all of them.
