@@ -23,7 +23,9 @@ describe(readBounceReport.name, () => {
     [{ code: 554, reply: '554 delivery failed' }, false],
     [{ code: 552 }, false],
     [{ reply: '552 5.2.2 mailbox full' }, false],
-    [{ reply: 'mailbox full' }, false],
+    // No code to read: the publisher says only that the address bounced, as with no smtp at all.
+    [{ reply: 'mailbox full' }, true],
+    [{ reply: 'user unknown' }, true],
     [{ code: 550, reply: '550 5.1.1 user unknown' }, true],
     [{ code: 550, reply: '550-5.2.1 account disabled\n550 5.2.1 sorry' }, true],
     [{ code: 550, reply: '550 user unknown' }, true],

@@ -1,5 +1,5 @@
 import { isPlainObject } from '@mailroom/contracts';
-import { saysTheMailboxIsBad } from '../delivery/mailbox-refusal';
+import { enhancedStatusOf, saysTheMailboxIsBad } from '../delivery/mailbox-refusal';
 import { storableReply } from '../delivery/recipient-transition';
 import { outcomeFromReply } from '../delivery/smtp-outcome';
 import { reportedAddress } from '../reports/reported-address';
@@ -45,23 +45,27 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
       smtpCode: code,
       smtpReply,
       details: smtpReply ?? 'bounce reported',
-      // With no reply at all the publisher says only that the address bounced: it is taken at its word.
-      suppress: (code === null && smtpReply === null) || reportSaysTheMailboxIsBad(code, smtpReply),
+      suppress: reportSuppresses(code, smtpReply),
     },
   };
 }
 
 /**
- * Whether a reported reply says the mailbox is bad, by the rule of a bounce
- * during delivery (mailbox-refusal.ts): a DSN's full mailbox, spam or content
- * refusal leaves a good address deliverable, as the same reply to RCPT TO
- * would. A DSN answers for its one recipient, as that recipient's own RCPT TO
- * reply does, so a plain 550, 551 or 553 counts; a report giving the reply
- * alone has its code read off the reply's start.
+ * Whether a report puts its address on the suppression list: when its reply
+ * says the mailbox is bad, by the rule of a bounce during delivery
+ * (mailbox-refusal.ts), since a DSN's full mailbox, spam or content refusal
+ * leaves a good address deliverable, as the same reply to RCPT TO would. A
+ * DSN answers for its one recipient, as that recipient's own RCPT TO reply
+ * does, so a plain 550, 551 or 553 counts; a report giving the reply alone has
+ * its code read off the reply's start. A report no code can be read from (no
+ * smtp at all, or free text such as "user unknown") says only that the
+ * address bounced, and is taken at its word, as before the rule applied.
  */
-function reportSaysTheMailboxIsBad(code: number | null, reply: string | null): boolean {
+function reportSuppresses(code: number | null, reply: string | null): boolean {
   const replied = reply ?? '';
-  return saysTheMailboxIsBad({ kind: 'permanent', code: code ?? outcomeFromReply(replied).code, reply: replied, recipientRefused: true });
+  const basicCode = code ?? outcomeFromReply(replied).code;
+  if (basicCode === null && enhancedStatusOf(replied) === null) return true;
+  return saysTheMailboxIsBad({ kind: 'permanent', code: basicCode, reply: replied, recipientRefused: true });
 }
 
 /**
