@@ -44,8 +44,25 @@ describe('claiming deliveries within a byte room', () => {
     expect(counted.map((delivery) => delivery.eventId)).toEqual(['evt_4']);
   });
 
+  it('counts a delivery inserted before payload_bytes existed (NULL) by its computed size, in due order', async () => {
+    // Due before every delivery of the test above; evt_old as a row the migration left without a size.
+    expect(await dispatch.fanOut([event('evt_old')], -30_000, 8)).toBe(1);
+    expect(await dispatch.fanOut([event('evt_new')], -29_000, 8)).toBe(1);
+    await database.dataSource.query(`UPDATE webhooks.deliveries SET payload_bytes = NULL WHERE event_id = 'evt_old'`);
+    const jsonBytes = Buffer.byteLength(JSON.stringify(event('evt_old')));
+    const room = { room: Math.floor(1.5 * jsonBytes), atLeastOne: false };
+
+    const old = await dispatch.claimDue('worker-1', 60_000, 10, 10, {}, NO_SLOW, room);
+    expect(old.map((delivery) => delivery.eventId)).toEqual(['evt_old']);
+    const sized = await dispatch.claimDue('worker-1', 60_000, 10, 10, {}, NO_SLOW, room);
+    expect(sized.map((delivery) => delivery.eventId)).toEqual(['evt_new']);
+    // The same size the trigger stores for a payload of the same length.
+    expect(old[0].payloadBytes).toBe(sized[0].payloadBytes);
+    expect(old[0].payloadBytes).toBeGreaterThanOrEqual(jsonBytes);
+  });
+
   it('still walks deliveries_due_idx in due order, reading the stored payload size rather than each payload', async () => {
-    expect(DELIVERIES_CLAIM).toContain('d.payload_bytes FROM webhooks.deliveries d');
+    expect(DELIVERIES_CLAIM).toContain('COALESCE(d.payload_bytes, octet_length(d.payload::text)) AS payload_bytes FROM webhooks.deliveries d');
     const plan = await queryPlan(
       database.dataSource,
       DELIVERIES_CLAIM,

@@ -24,27 +24,57 @@ describe('webhooks schema migrations', () => {
     expect(await dataSource.query('SELECT id, domain_restrictions FROM webhooks.webhooks')).toEqual([{ id: 'wh_old', domain_restrictions: [] }]);
   });
 
-  it('gives deliveries made before payload_bytes their payload size, and new ones theirs as they are written', async () => {
-    await dataSource.query(
-      `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
-       VALUES ('wh_sized', 'live', 'https://hooks.example/sized', ARRAY['*'], 'active', 'sealed', 0, 0)`,
-    );
+  describe('payload_bytes', () => {
     const insertDelivery = (id: string, payload: object) =>
       dataSource.query(
         `INSERT INTO webhooks.deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, attempt_limit, next_attempt_at)
          VALUES ($1, 'wh_sized', $1, 'email.delivered', $2::jsonb, 'pending', 0, 8, now())`,
         [id, JSON.stringify(payload)],
       );
-    await database.undoThrough('AddDeliveryPayloadBytes1763800000330');
-    await insertDelivery('whd_before', { id: 'whd_before', data: { filler: 'x'.repeat(5000) } });
-    await dataSource.runMigrations({ transaction: 'each' });
-    await insertDelivery('whd_after', { id: 'whd_after', data: {} });
+    /** The file holding the table's rows: a new one means the table was rewritten. */
+    const deliveriesFile = async (): Promise<string> => {
+      const [row] = await dataSource.query(`SELECT relfilenode::text AS file FROM pg_class WHERE oid = 'webhooks.deliveries'::regclass`);
+      return row.file;
+    };
+    const payloadBytesObjects = async () => {
+      const [row] = await dataSource.query(
+        `SELECT (SELECT count(*)::int FROM information_schema.columns WHERE table_schema = 'webhooks' AND table_name = 'deliveries' AND column_name = 'payload_bytes') AS columns,
+                (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'webhooks.deliveries'::regclass AND tgname = 'deliveries_payload_bytes') AS triggers,
+                (SELECT count(*)::int FROM pg_proc WHERE pronamespace = 'webhooks'::regnamespace AND proname = 'deliveries_payload_bytes') AS functions`,
+      );
+      return row;
+    };
 
-    const sizes: Array<{ id: string; payload_bytes: number }> = await dataSource.query('SELECT id, payload_bytes FROM webhooks.deliveries ORDER BY id');
-    // As Postgres prints jsonb: `{"id": "whd_before", "data": {"filler": "xx…"}}`.
-    expect(sizes).toEqual([
-      { id: 'whd_after', payload_bytes: '{"id": "whd_after", "data": {}}'.length },
-      { id: 'whd_before', payload_bytes: `{"id": "whd_before", "data": {"filler": "${'x'.repeat(5000)}"}}`.length },
-    ]);
+    beforeAll(() =>
+      dataSource.query(
+        `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
+         VALUES ('wh_sized', 'live', 'https://hooks.example/sized', ARRAY['*'], 'active', 'sealed', 0, 0)`,
+      ),
+    );
+
+    it('is added without rewriting the deliveries table: rows already there keep NULL, rows inserted after get their size', async () => {
+      await database.undoThrough('AddDeliveryPayloadBytes1763800000330');
+      await insertDelivery('whd_before', { id: 'whd_before', data: { filler: 'x'.repeat(5000) } });
+      const fileBefore = await deliveriesFile();
+      await dataSource.runMigrations({ transaction: 'each' });
+      expect(await deliveriesFile()).toBe(fileBefore);
+
+      // As an insert that does not name the column does, a dispatcher of the previous version's fan-out among them.
+      await insertDelivery('whd_after', { id: 'whd_after', data: {} });
+      const sizes: Array<{ id: string; payload_bytes: number | null }> = await dataSource.query('SELECT id, payload_bytes FROM webhooks.deliveries ORDER BY id');
+      // As Postgres prints jsonb: `{"id": "whd_after", "data": {}}`.
+      expect(sizes).toEqual([
+        { id: 'whd_after', payload_bytes: '{"id": "whd_after", "data": {}}'.length },
+        { id: 'whd_before', payload_bytes: null },
+      ]);
+    });
+
+    it('is removed with its trigger and function by down, and added again by up', async () => {
+      expect(await payloadBytesObjects()).toEqual({ columns: 1, triggers: 1, functions: 1 });
+      await database.undoThrough('AddDeliveryPayloadBytes1763800000330');
+      expect(await payloadBytesObjects()).toEqual({ columns: 0, triggers: 0, functions: 0 });
+      await dataSource.runMigrations({ transaction: 'each' });
+      expect(await payloadBytesObjects()).toEqual({ columns: 1, triggers: 1, functions: 1 });
+    });
   });
 });

@@ -43,27 +43,36 @@ export const ATTEMPTS_RECORD = `WITH r AS (
  */
 export const WEBHOOK_LOCK_ORDER = `SELECT 1 FROM webhooks.webhooks WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE`;
 
+/** A delivery's payload size as JSON: stored since AddDeliveryPayloadBytes, computed for a row inserted before it (NULL). */
+const PAYLOAD_BYTES = 'COALESCE(d.payload_bytes, octet_length(d.payload::text))';
+
 /**
  * Claims due deliveries under a lease (DispatchRepository.claimDue); $1 owner,
  * $2 lease ms, $3 limit, $4 per endpoint, $5 held per endpoint, $6 slow
  * endpoints, $7 their room, $8 payload bytes room, $9 one row whatever its size.
  *
- * The byte room is a running total of payload_bytes over the candidates in due
+ * The byte room is a running total of payload sizes over the candidates in due
  * order: a prefix, so a delivery too large for the room waits (it is not
  * skipped for smaller ones behind it) until the pool has drained and takes it
- * alone. payload_bytes is a stored generated column (AddDeliveryPayloadBytes),
- * not octet_length(payload::text) here: this runs on every poll over up to
+ * alone. The size is the stored payload_bytes (AddDeliveryPayloadBytes), not
+ * octet_length(payload::text) here: this runs on every poll over up to
  * 4 × limit candidates, and serializing each one's jsonb means detoasting it
  * (up to 1 MB apiece). Measured on 4,000 due deliveries of 48 KB among 54,000
  * rows, claiming 128 of 512 candidates: 4.5-7.3 ms before the byte room,
  * 4.0-5.9 ms with the column, 61-66 ms computing it here. The column is an int
  * in the heap tuple the walk of deliveries_due_idx (see leaseQuery) fetches
  * anyway; the plan is unchanged, and the window sum runs over the few
- * candidates only. pg_column_size(payload) would be cheap too, but it is the
- * compressed size on disk, not what the dispatcher holds.
+ * candidates only. Rows inserted before the column existed hold NULL (the
+ * migration adds it without computing it, so upgrading does not rewrite the
+ * table under a lock that stops fan-out and claims): their size is computed
+ * here (PAYLOAD_BYTES), which only those still due pay for, and there are few.
+ * Left NULL, such a row would be skipped when first in due order (a NULL
+ * running total fits no room) and counted as 0 bytes after another.
+ * pg_column_size(payload) would be cheap too, but it is the compressed size on
+ * disk, not what the dispatcher holds.
  */
 export const DELIVERIES_CLAIM = `WITH candidates AS (
-         SELECT d.id, d.webhook_id, d.next_attempt_at, d.payload_bytes FROM webhooks.deliveries d
+         SELECT d.id, d.webhook_id, d.next_attempt_at, ${PAYLOAD_BYTES} AS payload_bytes FROM webhooks.deliveries d
           WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
             AND COALESCE(($5::jsonb ->> d.webhook_id)::int, 0) < CASE WHEN d.webhook_id = ANY($6::text[]) THEN LEAST($7, 1) ELSE $4 END
@@ -90,7 +99,7 @@ export const DELIVERIES_CLAIM = `WITH candidates AS (
           SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::double precision / 1000), updated_at = now()
          FROM locked, webhooks.webhooks w
         WHERE d.id = locked.id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, d.event_id, d.payload, d.payload_bytes, d.attempts, d.attempt_limit, w.url, w.status AS webhook_status,
+       RETURNING d.id, d.webhook_id, d.event_id, d.payload, ${PAYLOAD_BYTES} AS payload_bytes, d.attempts, d.attempt_limit, w.url, w.status AS webhook_status,
                  w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at`;
 
 /** A due delivery with what sending it needs from its webhook. */
