@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { SecretBox } from '@mailroom/auth';
 import { verifyWebhookSignature } from '@mailroom/contracts';
 import { eventually } from '@mailroom/testing';
@@ -214,6 +214,45 @@ describe('webhook delivery', () => {
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], rotated.body.secret)).toBe(true);
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], webhook.secret)).toBe(true);
     expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], 'whsec_other')).toBe(false);
+  });
+
+  it('verifies with an HMAC a receiver computes itself from the README: the whole whsec_ string as key, "<t>.<raw body>", at most 5 minutes old', async () => {
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.queued']);
+    await suite.events.publish('email.queued');
+    await eventually(() => suite.receiver.requests.length === 1);
+    const [request] = suite.receiver.requests;
+    const header = String(request.headers['service-signature']);
+    const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header)!;
+    expect(createHmac('sha256', webhook.secret).update(`${timestamp}.${request.rawBody}`).digest('hex')).toBe(signature);
+    // Standard Webhooks base64-decodes what follows whsec_; Mailroom does not, and a receiver that does gets another key.
+    const decodedKey = Buffer.from(webhook.secret.slice('whsec_'.length), 'base64url');
+    expect(createHmac('sha256', decodedKey).update(`${timestamp}.${request.rawBody}`).digest('hex')).not.toBe(signature);
+    expect(verifyWebhookSignature(request.rawBody, header, webhook.secret, { now: Number(timestamp) + 300 })).toBe(true);
+    expect(verifyWebhookSignature(request.rawBody, header, webhook.secret, { now: Number(timestamp) + 301 })).toBe(false);
+  });
+
+  it('signs with the two newest secrets only: rotating again within the grace stops the oldest at once', async () => {
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.scheduled']);
+    const first = (await suite.stack.api.post(`/v1/webhooks/${webhook.id}/secret/rotate`)).body;
+    const second = (await suite.stack.api.post(`/v1/webhooks/${webhook.id}/secret/rotate`)).body;
+    await suite.events.publish('email.scheduled');
+    await eventually(() => suite.receiver.requests.length === 1);
+    const [request] = suite.receiver.requests;
+    expect(String(request.headers['service-signature']).match(/v1=/g)).toHaveLength(2);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], second.secret)).toBe(true);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], first.secret)).toBe(true);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], webhook.secret)).toBe(false);
+  });
+
+  it('attempts a webhook.test delivery once: a failure ends it, with no retry on the schedule', async () => {
+    suite.receiver.reply = () => ({ status: 500 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.sent']);
+    const sent = await suite.stack.api.post(`/v1/webhooks/${webhook.id}/test`);
+    expect(sent.status).toBe(202);
+    const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'failed');
+    expect(delivery).toMatchObject({ id: sent.body.id, attempts: 1, responseCode: 500, nextAttemptAt: null });
+    expect(suite.receiver.requests).toHaveLength(1);
+    expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });
   });
 
   it('sends a webhook.test event to that endpoint only, and retries a delivery by hand', async () => {
