@@ -1,5 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { SecretBox } from '@mailroom/auth';
+import { createHmac } from 'node:crypto';
 import { verifyWebhookSignature } from '@mailroom/contracts';
 import { eventually } from '@mailroom/testing';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -186,15 +185,32 @@ describe('webhook delivery', () => {
 
   it('fails a delivery whose signing secret does not decrypt on the retry schedule, sends nothing, and leaves the webhook healthy', async () => {
     const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.opened']);
-    // As if ENCRYPTION_KEY had been changed without re-sealing the secrets: a well-formed box under another key.
-    const sealedElsewhere = new SecretBox(randomBytes(32).toString('base64')).encrypt(webhook.secret, webhook.id);
-    await suite.fixtures.overwriteStored(webhook.id, 'secret_sealed', sealedElsewhere);
+    await suite.fixtures.sealSecretUnderAnotherKey(webhook.id, webhook.secret);
     await suite.events.publish('email.opened');
     const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'failed', 15_000);
     expect(delivery).toMatchObject({ attempts: 3, responseCode: null, nextAttemptAt: null, error: 'signing secret could not be decrypted' });
     expect(delivery.attemptLog.map((attempt: any) => attempt.error)).toEqual(Array(3).fill('signing secret could not be decrypted'));
     expect(suite.receiver.requests).toHaveLength(0);
     expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'active', failureCount: 0, lastDeliveryStatus: null });
+  });
+
+  it('answers 409 for a secret that does not decrypt, naming the way out, and a rotation recovers: the new secret alone signs', async () => {
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.opened']);
+    await suite.fixtures.sealSecretUnderAnotherKey(webhook.id, webhook.secret);
+    const unreadable = await suite.stack.api.get(`/v1/webhooks/${webhook.id}/secret`);
+    expect(unreadable.status).toBe(409);
+    expect(unreadable.body.error).toEqual({ code: 'conflict', message: expect.stringMatching(/could not be decrypted.*POST \/v1\/webhooks\/\{id\}\/secret\/rotate/) });
+    const rotated = await suite.stack.api.post(`/v1/webhooks/${webhook.id}/secret/rotate`);
+    expect(rotated.status).toBe(200);
+    // Nothing could sign with the old secret any more, so it has no grace: it stopped at the rotation.
+    expect(Date.parse(rotated.body.previousSecretExpiresAt)).toBeLessThanOrEqual(Date.now());
+    expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}/secret`)).body).toEqual({ object: 'webhook_secret', secret: rotated.body.secret });
+    await suite.events.publish('email.opened');
+    const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'succeeded');
+    expect(delivery.attemptLog).toHaveLength(1);
+    const [request] = suite.receiver.requests;
+    expect(String(request.headers['service-signature']).match(/v1=/g)).toHaveLength(1);
+    expect(verifyWebhookSignature(request.rawBody, request.headers['service-signature'], rotated.body.secret)).toBe(true);
   });
 
   it('signs with both secrets for 24 hours after a rotation, and each verifies', async () => {

@@ -51,6 +51,7 @@ export const CONFLICTS: Record<string, string> = {
   'POST /v1/emails/batch': 'The Idempotency-Key was used with a different body.',
   'POST /v1/emails/{id}/cancel': 'Only a scheduled email can be cancelled; the message names the current state.',
   'PATCH /v1/emails/{id}': 'Only a scheduled email can be rescheduled; the message names the current state.',
+  'GET /v1/webhooks/{id}/secret': 'The stored secret could not be decrypted (ENCRYPTION_KEY changed without re-sealing it); rotate it to issue a new one.',
   'POST /v1/webhooks/{id}/test': 'The webhook is disabled; set its status to active first.',
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': 'The webhook is disabled, or the delivery is being attempted right now.',
 };

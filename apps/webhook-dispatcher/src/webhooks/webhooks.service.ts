@@ -21,7 +21,7 @@ import { webhookUrlProblem } from '../ssrf/url-policy';
 import { WebhookSettings } from '../webhook-settings';
 import { canReach } from './webhook-access';
 import { toListItem, toResponse } from './webhook.mapper';
-import { generateWebhookSecret, ROTATION_GRACE_MS } from './webhook-secret';
+import { generateWebhookSecret, openSecret, ROTATION_GRACE_MS, UNREADABLE_SECRET_MESSAGE } from './webhook-secret';
 import { WebhooksRepository } from './webhooks.repository';
 
 @Injectable()
@@ -94,23 +94,31 @@ export class WebhooksService {
 
   async getSecret(ctx: RequestContext, id: string): Promise<WebhookSecretResponse> {
     const entity = await this.find(ctx, id);
-    return { object: 'webhook_secret', secret: this.settings.secretBox.decrypt(entity.secretSealed, entity.id) };
+    const secret = openSecret(this.settings.secretBox, entity.secretSealed, entity.id);
+    if (secret === null) throw DomainError.conflict(UNREADABLE_SECRET_MESSAGE);
+    return { object: 'webhook_secret', secret };
   }
 
   /**
    * Issues a new secret. The current one keeps signing, as a second v1=
    * value, for 24 hours. Rotating again within that time drops the oldest.
+   * A current secret that does not decrypt gets no grace: nothing could sign
+   * with it, and kept as the previous one it would fail every delivery for
+   * the 24 hours, so the rotation that recovers from it would not.
    */
   async rotateSecret(ctx: RequestContext, id: string): Promise<WebhookSecretRotatedResponse> {
     const secret = generateWebhookSecret();
-    const expiresAt = new Date(Date.now() + ROTATION_GRACE_MS);
+    const now = Date.now();
+    let previousExpiresAt = new Date(now + ROTATION_GRACE_MS);
     // Locked like a PATCH: two rotations at once would each keep the same previous secret, and one caller's new secret would sign nothing.
     await this.modifyReachable(ctx, id, (entity) => {
-      entity.previousSecretSealed = entity.secretSealed;
-      entity.previousSecretExpiresAt = expiresAt;
+      const readable = openSecret(this.settings.secretBox, entity.secretSealed, entity.id) !== null;
+      if (!readable) previousExpiresAt = new Date(now);
+      entity.previousSecretSealed = readable ? entity.secretSealed : null;
+      entity.previousSecretExpiresAt = readable ? previousExpiresAt : null;
       entity.secretSealed = this.settings.secretBox.encrypt(secret, entity.id);
     });
-    return { object: 'webhook_secret', secret, previousSecretExpiresAt: expiresAt.toISOString() };
+    return { object: 'webhook_secret', secret, previousSecretExpiresAt: previousExpiresAt.toISOString() };
   }
 
   async find(ctx: RequestContext, id: string): Promise<WebhookEntity> {

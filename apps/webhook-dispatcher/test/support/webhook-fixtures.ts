@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { SecretBox } from '@mailroom/auth';
 import { Client } from 'pg';
 import { eventually, Stack } from '@mailroom/testing';
 import { ApiClient } from '@mailroom/testing';
@@ -32,6 +34,11 @@ export class WebhookFixtures {
   /** Writes a stored column behind the API's back, as a bad migration, an old version or a changed key would leave it. */
   async overwriteStored(id: string, column: 'url' | 'secret_sealed', value: string): Promise<void> {
     await this.query(`UPDATE webhooks.webhooks SET ${column} = $2 WHERE id = $1`, [id, value]);
+  }
+
+  /** Seals the webhook's secret under a key the dispatcher does not have, as if ENCRYPTION_KEY had been changed without re-sealing the secrets. */
+  async sealSecretUnderAnotherKey(id: string, secret: string): Promise<void> {
+    await this.overwriteStored(id, 'secret_sealed', new SecretBox(randomBytes(32).toString('base64')).encrypt(secret, id));
   }
 
   /** The webhook's deliveries not yet attempted that no dispatcher holds a lease on (the API does not show leases). */
