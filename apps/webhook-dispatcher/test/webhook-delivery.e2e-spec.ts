@@ -123,6 +123,16 @@ describe('webhook delivery', () => {
     expect(after).toMatchObject({ status: 'failing', failureCount: 3, lastDeliveryStatus: 'failure' });
   });
 
+  it('drops the deliveries of a deleted webhook with it: one waiting for a retry is gone, and its log with it', async () => {
+    suite.receiver.reply = () => ({ status: 500 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.delivery_delayed']);
+    await suite.events.publish('email.delivery_delayed');
+    await suite.fixtures.firstDeliveryOnce(webhook.id, 'retrying');
+    expect((await suite.stack.api.delete(`/v1/webhooks/${webhook.id}`)).status).toBe(200);
+    expect(await suite.fixtures.leased(webhook.id)).toEqual({ rows: 0, leased: 0 });
+    expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}/deliveries`)).status).toBe(404);
+  });
+
   it('goes active → failing → disabled after consecutive failed deliveries, stops sending, and PATCH active re-enables it', async () => {
     suite.receiver.reply = () => ({ status: 502 });
     const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.complained']);
