@@ -475,10 +475,13 @@ describe('POST /v1/emails', () => {
         const first = send();
         // The first has claimed the key and waits to write its email's event.
         await untilBlockedBy(holder);
-        const firstSession = (await holder.query(`SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`)).rows[0].pid;
         const second = send();
-        // The second waits on the first's claim of the key.
-        await eventually(async () => (await holder.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [firstSession])).rowCount! > 0, 10000);
+        // The second waits on the first's claim of the key. Told by its statement, not by which session the held lock
+        // stopped first: it also stops the outbox relay's read (a CI run took the relay for the first request). Read on
+        // a connection of its own: inside the holder's transaction pg_stat_activity stays as it was at first sight.
+        const waitingForTheKey = `SELECT 1 FROM pg_stat_activity
+          WHERE query LIKE 'INSERT INTO emails.idempotency_keys%' AND wait_event_type = 'Lock' AND cardinality(pg_blocking_pids(pid)) > 0`;
+        await eventually(async () => (await queryDatabase(stack.databaseUrl, waitingForTheKey)).length > 0, 10000);
         await holder.query('COMMIT');
         const [a, b] = await Promise.all([first, second]);
         expect([a.status, b.status]).toEqual([202, 202]);
