@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { eventually, metricTotal, startDatabaseOutage } from '@mailroom/testing';
+import { DatabaseOutage, eventually, metricTotal, startDatabaseOutage, startReadOnlyDatabase } from '@mailroom/testing';
 import { outcomeRecordRetries } from '../src/delivery/delivery-metrics';
 import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
@@ -24,27 +24,36 @@ describe('delivery while the database is briefly unavailable', () => {
     await harness?.stop();
   });
 
-  it('records the outcome once the database is back, and sends the message once', async () => {
+  /**
+   * Holds the next message's DATA reply, takes the database away as `outage` does until writing the 250 has
+   * failed `failures` times, and checks the message went out once.
+   */
+  async function sendThrough(outage: (databaseUrl: string, spare: number[]) => Promise<DatabaseOutage>, to: string, failures = 1): Promise<void> {
     const held = harness.smtp.holdNextData();
-    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'outage@example.test', subject: 'Outage', text: 'x' });
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to, subject: 'Outage', text: 'x' });
     expect(sent.status).toBe(202);
     await held.arrived;
 
     const retriesBefore = await retriesSoFar();
     const { rows: [own] } = await harness.db.query('SELECT pg_backend_pid() AS pid');
-    const outage = await startDatabaseOutage(harness.stack.databaseUrl, [own.pid]);
+    const away = await outage(harness.stack.databaseUrl, [own.pid]);
     try {
       held.release();
-      // The 250 is in, and writing it has failed at least once against the database being away.
-      await eventually(async () => (await retriesSoFar()) > retriesBefore, 10000);
+      // The 250 is in, and writing it has failed against the database being away.
+      await eventually(async () => (await retriesSoFar()) >= retriesBefore + failures, 10000);
     } finally {
-      await outage.end();
+      await away.end();
     }
 
     const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered'], 15000);
     expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
-    expect(harness.smtp.messagesFor('outage@example.test')).toHaveLength(1);
-  });
+    expect(harness.smtp.messagesFor(to)).toHaveLength(1);
+  }
+
+  it('records the outcome once the database is back, and sends the message once', () => sendThrough(startDatabaseOutage, 'outage@example.test'));
+
+  // Twice: the first write may fail only on a pooled connection the switch to read-only terminated; the second reaches the standby.
+  it('does the same while the database is a read-only standby (a failover under way)', () => sendThrough(startReadOnlyDatabase, 'standby@example.test', 2));
 });
 
 /**

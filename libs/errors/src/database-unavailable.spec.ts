@@ -7,6 +7,7 @@ describe(isDatabaseUnavailable.name, () => {
     ['an administrator shutting Postgres down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
     ['Postgres starting up', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
     ['too many connections', Object.assign(new Error('sorry, too many clients already'), { code: '53300' })],
+    ['a write that reached a read-only standby (a failover)', Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' })],
     ['a connection exception (class 08)', Object.assign(new Error('connection failure'), { code: '08006' })],
     ['a QueryFailedError around a shutdown', Object.assign(new Error('terminating connection'), { code: '57P01', driverError: { code: '57P01' } })],
     ['a connection that ended mid-query', new Error('Connection terminated unexpectedly')],

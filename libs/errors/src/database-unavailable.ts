@@ -4,9 +4,13 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 /**
  * SQLSTATEs that say the server cannot serve right now (Appendix A of the
  * Postgres manual): class 08 (connection exception), admin or crash shutdown,
- * "the database system is starting up", and too many connections.
+ * "the database system is starting up", too many connections, and 25006
+ * read_only_sql_transaction: a write that reached a read-only server, which
+ * during a failover is the old primary demoted to a standby, or a reader a DNS
+ * name still points at. Mailroom never opens a read-only transaction itself,
+ * so 25006 can only be the server's state, and nothing was written.
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 
 /** What node-postgres says when a connection ends or cannot be had, without an error code. */
 const UNAVAILABLE_MESSAGES = [

@@ -12,13 +12,33 @@ export interface DatabaseOutage {
  * the backend pids in `spare` (a test's own client). Run through an
  * administrative connection to another database, as an operator would.
  */
-export async function startDatabaseOutage(databaseUrl: string, spare: number[] = []): Promise<DatabaseOutage> {
+export function startDatabaseOutage(databaseUrl: string, spare: number[] = []): Promise<DatabaseOutage> {
+  return alterDatabase(databaseUrl, spare, 'ALLOW_CONNECTIONS false', 'ALLOW_CONNECTIONS true');
+}
+
+/**
+ * Makes a test database answer as a hot standby does while a failover is
+ * under way (a client routed to the old primary, now a replica, or to a
+ * reader while DNS lags, as after an Aurora failover): connections are taken
+ * and reads work, but every write fails with 25006 "cannot execute … in a
+ * read-only transaction". Open connections other than `spare` are terminated,
+ * so the new ones pick the setting up; `end()` undoes it the same way.
+ */
+export function startReadOnlyDatabase(databaseUrl: string, spare: number[] = []): Promise<DatabaseOutage> {
+  return alterDatabase(databaseUrl, spare, 'SET default_transaction_read_only = on', 'RESET default_transaction_read_only');
+}
+
+/** ALTER DATABASE … `start`, terminating its connections but `spare`; `end()` runs `end` and terminates them again. */
+async function alterDatabase(databaseUrl: string, spare: number[], start: string, end: string): Promise<DatabaseOutage> {
   const database = new URL(databaseUrl).pathname.slice(1);
   const admin = new Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
+  const alter = async (change: string) => {
+    await admin.query(`ALTER DATABASE "${database}" ${change}`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND NOT (pid = ANY($2::int[]))', [database, spare]);
+  };
   await admin.connect();
   try {
-    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND NOT (pid = ANY($2::int[]))', [database, spare]);
+    await alter(start);
   } catch (error) {
     await admin.end();
     throw error;
@@ -26,7 +46,7 @@ export async function startDatabaseOutage(databaseUrl: string, spare: number[] =
   return {
     end: async () => {
       try {
-        await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+        await alter(end);
       } finally {
         await admin.end();
       }
