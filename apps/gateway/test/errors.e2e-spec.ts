@@ -352,8 +352,12 @@ describe('error answers', () => {
     expect((await stack.api.get('/v1/api-keys')).status).toBe(200);
     await stack.stopApp('keys');
     try {
+      const started = Date.now();
       const response = await stack.api.get('/v1/api-keys');
       expectError(response, 503, 'service_unavailable');
+      // NATS says at once that nobody listens: the answer does not wait for the timeout, nor claim it did.
+      expect(response.body.error.message).toMatch(/keys service is not running/);
+      expect(Date.now() - started).toBeLessThan(RPC_TIMEOUT_MS);
     } finally {
       await stack.startApp('keys');
     }

@@ -64,7 +64,7 @@ export class RpcClient<M extends RpcMap<M>> {
     } catch (error) {
       if (error instanceof NoReplyError) {
         stopTimer({ outcome: error.reason });
-        throw new DomainError(ErrorCode.ServiceUnavailable, `The ${this.serviceName} service did not answer in time; try again.`);
+        throw this.noReply(error);
       }
       stopTimer({ outcome: 'error' });
       if (isConnectionLoss(error)) throw busUnavailable();
@@ -77,6 +77,16 @@ export class RpcClient<M extends RpcMap<M>> {
     }
     stopTimer({ outcome: 'ok' });
     return packet.response as M[S]['reply'];
+  }
+
+  /**
+   * Says which it was, as the metric does: nobody subscribed (NATS answers that
+   * at once: the service is down or still starting) is a different thing to
+   * look for than a service that took the request and stayed silent.
+   */
+  private noReply(error: NoReplyError): DomainError {
+    const what = error.reason === 'no_responders' ? 'is not running (nothing takes its requests)' : 'did not answer in time';
+    return new DomainError(ErrorCode.ServiceUnavailable, `The ${this.serviceName} service ${what}; try again.`);
   }
 
   /** Nest's client rejects with a bare string while NATS is reconnecting: that is a 503 to retry, not a bug. */
