@@ -1,5 +1,7 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { encodeTime } from '@mailroom/database';
+import { untilBlockedBy } from '@mailroom/testing';
 import { DeliveryEntity } from '../src/database/entities/delivery.entity';
 import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
 import { startWebhooksDatabase, WebhooksDatabase } from './support/webhooks-database';
@@ -51,5 +53,27 @@ describe('DeliveriesRepository.purgeFinished', () => {
     const orphans = await dataSource.query(`SELECT count(*)::int AS n FROM webhooks.delivery_attempts WHERE delivery_id = ANY($1::text[])`, [[oldSucceeded, oldFailed]]);
     expect(orphans).toEqual([{ n: 0 }]);
     expect(await deliveries.purgeFinished(RETENTION)).toBe(0);
+  });
+
+  it('keeps a finished delivery that a retry by hand makes due again while the purge waits for it', async () => {
+    const retried = await delivery(40, 'failed', 40);
+    const holder = new Client({ connectionString: (dataSource.options as { url: string }).url });
+    await holder.connect();
+    try {
+      // The retry holds the row when the purge comes for it, and commits while the purge waits.
+      await holder.query('BEGIN');
+      await holder.query(
+        `UPDATE webhooks.deliveries SET status = 'pending', attempt_limit = attempts + 1, next_attempt_at = now(), updated_at = now() WHERE id = $1`,
+        [retried],
+      );
+      const purge = deliveries.purgeFinished(RETENTION);
+      await untilBlockedBy(holder);
+      await holder.query('COMMIT');
+
+      expect(await purge).toBe(0);
+      expect(await remaining()).toContain(retried);
+    } finally {
+      await holder.end();
+    }
   });
 });

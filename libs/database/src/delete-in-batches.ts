@@ -5,6 +5,12 @@ import { DataSource } from 'typeorm';
  * statement, lowest `keyColumn` first, until none are left: a retention purge
  * that never holds locks or WAL for long in one statement. Answers how many
  * rows went.
+ *
+ * The batch is chosen FOR UPDATE: a row another transaction changed while the
+ * purge waited for it is read again and kept when it no longer matches (a
+ * finished webhook delivery retried by hand is due again). Without the lock
+ * only `keyColumn IN (...)` is checked again, against ids chosen from the
+ * purge's older snapshot, and the row went whatever it had become.
  */
 export async function deleteInBatches(
   dataSource: DataSource,
@@ -14,7 +20,7 @@ export async function deleteInBatches(
   for (;;) {
     // TypeORM answers a DELETE on Postgres with [rows, affected count].
     const [, deleted]: [unknown[], number] = await dataSource.query(
-      `DELETE FROM ${table} WHERE ${keyColumn} IN (SELECT ${keyColumn} FROM ${table} WHERE ${where} ORDER BY ${keyColumn} LIMIT ${batchSize})`,
+      `DELETE FROM ${table} WHERE ${keyColumn} IN (SELECT ${keyColumn} FROM ${table} WHERE ${where} ORDER BY ${keyColumn} LIMIT ${batchSize} FOR UPDATE)`,
       parameters,
     );
     deletedTotal += deleted;
