@@ -2,25 +2,27 @@ import { DataSource } from 'typeorm';
 
 /**
  * Deletes the rows of `table` that match `where`, at most `batchSize` per
- * statement, lowest `keyColumn` first, until none are left: a retention purge
- * that never holds locks or WAL for long in one statement. Answers how many
- * rows went.
+ * statement, lowest `orderBy` first (the key unless given: an indexed column
+ * that follows age keeps each statement's scan to the rows it deletes),
+ * until none are left: a retention purge that never holds locks or WAL for
+ * long in one statement. `key` is the primary key's column, or its columns
+ * joined by commas. Answers how many rows went.
  *
  * The batch is chosen FOR UPDATE: a row another transaction changed while the
  * purge waited for it is read again and kept when it no longer matches (a
  * finished webhook delivery retried by hand is due again). Without the lock
- * only `keyColumn IN (...)` is checked again, against ids chosen from the
+ * only `key IN (...)` is checked again, against ids chosen from the
  * purge's older snapshot, and the row went whatever it had become.
  */
 export async function deleteInBatches(
   dataSource: DataSource,
-  { table, keyColumn, where, parameters, batchSize = 5000 }: { table: string; keyColumn: string; where: string; parameters: unknown[]; batchSize?: number },
+  { table, key, orderBy = key, where, parameters, batchSize = 5000 }: { table: string; key: string; orderBy?: string; where: string; parameters: unknown[]; batchSize?: number },
 ): Promise<number> {
   let deletedTotal = 0;
   for (;;) {
     // TypeORM answers a DELETE on Postgres with [rows, affected count].
     const [, deleted]: [unknown[], number] = await dataSource.query(
-      `DELETE FROM ${table} WHERE ${keyColumn} IN (SELECT ${keyColumn} FROM ${table} WHERE ${where} ORDER BY ${keyColumn} LIMIT ${batchSize} FOR UPDATE)`,
+      `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${batchSize} FOR UPDATE)`,
       parameters,
     );
     deletedTotal += deleted;

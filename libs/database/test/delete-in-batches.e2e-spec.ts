@@ -20,7 +20,7 @@ describe(deleteInBatches.name, () => {
   it('deletes every matching row across several statements and keeps the rest', async () => {
     await dataSource.query('INSERT INTO items SELECT n, n % 3 <> 0 FROM generate_series(1, 20) AS n');
 
-    const deleted = await deleteInBatches(dataSource, { table: 'items', keyColumn: 'id', where: 'expired = $1', parameters: [true], batchSize: 4 });
+    const deleted = await deleteInBatches(dataSource, { table: 'items', key: 'id', where: 'expired = $1', parameters: [true], batchSize: 4 });
 
     const left: Array<{ id: number; expired: boolean }> = await dataSource.query('SELECT id, expired FROM items ORDER BY id');
     expect(deleted).toBe(14);

@@ -118,7 +118,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   purgePublished(): Promise<number> {
     return deleteInBatches(this.dataSource, {
       table: `${this.schema}.outbox`,
-      keyColumn: 'seq',
+      key: 'seq',
       where: 'published_at < now() - make_interval(secs => $1::double precision / 1000)',
       parameters: [this.config.OUTBOX_RETENTION],
     });

@@ -75,7 +75,7 @@ export class CountersRepository {
     const purge = (idRange: string, idBound: string) =>
       deleteInBatches(this.dataSource, {
         table: 'emails.analytics_applied_events',
-        keyColumn: 'event_id',
+        key: 'event_id',
         where: `${idRange} AND applied_at < to_timestamp($2::double precision / 1000)`,
         parameters: [idBound, cutoff],
       });

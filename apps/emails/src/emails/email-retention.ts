@@ -40,7 +40,7 @@ export class EmailRetention implements OnApplicationBootstrap, OnApplicationShut
     const cutoff = Date.now() - retentionMs;
     return deleteInBatches(this.dataSource, {
       table: 'emails.emails',
-      keyColumn: 'id',
+      key: 'id',
       where: `id < $1 AND status IN ('sent', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed')`,
       parameters: [firstIdAt('email_', cutoff)],
       batchSize: 1000,

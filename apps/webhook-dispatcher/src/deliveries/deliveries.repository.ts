@@ -84,7 +84,7 @@ export class DeliveriesRepository {
     const cutoff = Date.now() - retentionMs;
     return deleteInBatches(this.deliveries.manager.connection, {
       table: 'webhooks.deliveries',
-      keyColumn: 'id',
+      key: 'id',
       where: `id < $1 AND status IN ('succeeded', 'failed') AND updated_at < to_timestamp($2::double precision / 1000)`,
       parameters: [firstIdAt('whd_', cutoff), cutoff],
     });
