@@ -16,6 +16,15 @@ describe('durations', () => {
     expect(() => asDuration('0s')).toThrow(/longer than 0/);
   });
 
+  it('refuses more than a hundred years at boot: a huge one failed only at run time, each purge or retry out of the range of a timestamp', () => {
+    expect(asDuration('36500d')).toBe(36_500 * 86_400_000);
+    expect(() => asDuration('36501d')).toThrow(/longer than 100 years \(36500d\)/);
+    expect(() => asDuration('1000000000d')).toThrow(/longer than 100 years/);
+    expect(() => asDuration(`${'9'.repeat(400)}d`)).toThrow(/longer than 100 years/);
+    expect(() => asRetentionOrOff('1000000000d')).toThrow(/longer than 100 years/);
+    expect(() => asDurationList('1m,1000000000d')).toThrow(/item 2: .* longer than 100 years/);
+  });
+
   it('reads the default retry schedule', () => {
     expect(asDurationList('1m,5m,15m,1h,3h,6h,12h,24h,24h')).toEqual([60_000, 300_000, 900_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000, 86_400_000]);
     expect(asDurationList(' 500ms , 1s ')).toEqual([500, 1000]);

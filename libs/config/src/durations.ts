@@ -2,12 +2,21 @@ import { Parser } from './parsers';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/**
+ * No wait or retention needs more, and a far longer one was accepted at boot
+ * only to fail at run time: now() minus a billion days is out of Postgres's
+ * timestamp range (every outbox and webhook purge failed), and now plus it
+ * is an invalid Date (a retry time that cannot be stored).
+ */
+const LONGEST_DAYS = 36_500;
+
 /** A duration such as 500ms, 5s, 1m, 2h or 1d, in milliseconds. A bare number is not accepted: its unit would be a guess. */
 export const asDuration: Parser<number> = (raw) => {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(raw.trim());
   if (!match) throw new Error(`'${raw}' is not a duration (use a number with a unit: 500ms, 5s, 1m, 2h, 1d)`);
   const value = Math.round(Number(match[1]) * UNIT_MS[match[2]]);
   if (value <= 0) throw new Error(`'${raw}' must be longer than 0`);
+  if (value > LONGEST_DAYS * UNIT_MS.d) throw new Error(`'${raw}' is longer than 100 years (${LONGEST_DAYS}d)`);
   return value;
 };
 
