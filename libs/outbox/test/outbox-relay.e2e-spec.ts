@@ -102,13 +102,73 @@ describe(OutboxRelay.name, () => {
     const events = await append(4);
     await eventually(async () => (await unpublished()) === 0);
     const [old, recent, ...rest] = events.map((event) => event.id);
-    // Published two days ago (past the default 24h) vs. just now; and one that never went out.
+    // Published two days ago (past the default 24h) vs. just now; and one that never went out. Every event so far
+    // was created three days ago: as in life, an event was created before it was published, and in seq order.
+    await dataSource.query(`UPDATE ${SCHEMA}.outbox SET created_at = now() - interval '3 days'`);
     await dataSource.query(`UPDATE ${SCHEMA}.outbox SET published_at = now() - interval '2 days' WHERE id = ANY($1::text[])`, [[old, ...rest]]);
-    await dataSource.query(`UPDATE ${SCHEMA}.outbox SET published_at = NULL, created_at = now() - interval '3 days' WHERE id = $1`, [rest[0]]);
+    await dataSource.query(`UPDATE ${SCHEMA}.outbox SET published_at = NULL WHERE id = $1`, [rest[0]]);
 
     expect(await relay.purgePublished()).toBeGreaterThanOrEqual(2);
 
     const kept: Array<{ id: string }> = await dataSource.query(`SELECT id FROM ${SCHEMA}.outbox WHERE id = ANY($1::text[])`, [events.map((event) => event.id)]);
     expect(kept.map((row) => row.id).sort()).toEqual([recent, rest[0]].sort());
+  });
+});
+
+/** The purge's cost, on a table of its own that no running relay touches. */
+describe('OutboxRelay.purgePublished on a day of events', () => {
+  const PURGE_SCHEMA = 'outbox_purge_test';
+  let databaseUrl: string;
+  let dataSource: DataSource;
+  let relay: OutboxRelay;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    // One connection, so the statistics the purge's statements leave are that connection's to flush.
+    dataSource = await new DataSource({ type: 'postgres', url: databaseUrl, poolSize: 1 }).initialize();
+    await dataSource.query(`CREATE SCHEMA ${PURGE_SCHEMA}`);
+    for (const statement of outboxTableMigration(PURGE_SCHEMA).up) await dataSource.query(statement);
+    relay = new OutboxRelay(dataSource, PURGE_SCHEMA, configWith('emails', { DATABASE_URL: databaseUrl }));
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  /** Rows of the outbox read so far by scans of any kind, flushed from this connection first. */
+  async function rowsRead(): Promise<number> {
+    await dataSource.query('SELECT pg_stat_force_next_flush()');
+    const [row] = await dataSource.query(
+      `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS read FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'outbox'`,
+      [PURGE_SCHEMA],
+    );
+    return Number(row.read);
+  }
+
+  it('reads the events old enough to go, not the whole day kept after them', async () => {
+    const event = (name: string, age: string) =>
+      `SELECT '${name}-' || n, 'email.delivered', 'live', '{}'::jsonb, now() - interval '${age}' + n * interval '1 ms', now() - interval '${age}' + n * interval '1 ms'`;
+    const insert = `INSERT INTO ${PURGE_SCHEMA}.outbox (id, type, mode, data, created_at, published_at)`;
+    await dataSource.query(`${insert} ${event('old', '2 days')} FROM generate_series(1, 3) AS n`);
+    await dataSource.query(`${insert} ${event('recent', '20 hours')} FROM generate_series(1, 100000) AS n`);
+    await dataSource.query(`ANALYZE ${PURGE_SCHEMA}.outbox`);
+    const before = await rowsRead();
+
+    expect(await relay.purgePublished()).toBe(3);
+
+    expect(await rowsRead()).toBeLessThan(before + 1000);
+    const [{ count }] = await dataSource.query(`SELECT count(*)::int AS count FROM ${PURGE_SCHEMA}.outbox`);
+    expect(count).toBe(100000);
+  });
+
+  it('takes no bound from an event an app with its clock far ahead dated in the future', async () => {
+    await dataSource.query(`TRUNCATE ${PURGE_SCHEMA}.outbox`);
+    const insert = `INSERT INTO ${PURGE_SCHEMA}.outbox (id, type, mode, data, created_at, published_at) VALUES ($1, 'email.delivered', 'live', '{}', now() - $2::interval, now() - interval '2 days')`;
+    await dataSource.query(insert, ['before', '3 days']);
+    await dataSource.query(insert, ['from-a-clock-a-year-ahead', '-1 year']);
+    await dataSource.query(insert, ['after', '3 days']);
+
+    expect(await relay.purgePublished()).toBe(3);
   });
 });
