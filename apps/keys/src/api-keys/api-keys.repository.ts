@@ -75,11 +75,18 @@ export class ApiKeysRepository {
   }
 
   async markUsed(uses: Array<{ keyId: string; at: Date }>): Promise<void> {
-    // GREATEST keeps lastUsedAt monotonic when batches from replicas arrive out of order.
-    await this.repository.query(
-      `UPDATE keys.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
-       FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id`,
-      [uses.map((use) => use.keyId), uses.map((use) => use.at)],
-    );
+    const ids = uses.map((use) => use.keyId);
+    await this.repository.manager.transaction(async (manager) => {
+      // Each gateway lists its keys in the order they were first used, and the UPDATE locks rows in the order it
+      // joins them: two reports of the same keys in other orders, written at once, deadlocked and one was lost.
+      // Locked in id order first, the second report waits for the first.
+      await manager.query('SELECT 1 FROM keys.api_keys WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [ids]);
+      // GREATEST keeps lastUsedAt monotonic when batches from replicas arrive out of order.
+      await manager.query(
+        `UPDATE keys.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
+         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id`,
+        [ids, uses.map((use) => use.at)],
+      );
+    });
   }
 }
