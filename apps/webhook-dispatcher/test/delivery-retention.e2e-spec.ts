@@ -1,9 +1,11 @@
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { encodeTime } from '@mailroom/database';
-import { untilBlockedBy } from '@mailroom/testing';
+import { eventually, untilBlockedBy } from '@mailroom/testing';
 import { DeliveryEntity } from '../src/database/entities/delivery.entity';
+import { WebhookEntity } from '../src/database/entities/webhook.entity';
 import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
+import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { startWebhooksDatabase, WebhooksDatabase } from './support/webhooks-database';
 
 const DAY = 86_400_000;
@@ -72,6 +74,33 @@ describe('DeliveriesRepository.purgeFinished', () => {
 
       expect(await purge).toBe(0);
       expect(await remaining()).toContain(retried);
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('purges while the webhook of the deliveries it deletes is deleted, neither failing on a deadlock', async () => {
+    await dataSource.query(
+      `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
+       VALUES ('wh_2', 'live', 'https://hooks.example/2', ARRAY['*'], 'active', 'sealed', 0, 0)`,
+    );
+    const [, middle] = [await delivery(50, 'succeeded'), await delivery(49, 'failed'), await delivery(48, 'succeeded')];
+    await dataSource.query(`UPDATE webhooks.deliveries SET webhook_id = 'wh_2' WHERE webhook_id = 'wh_1'`);
+    const holder = new Client({ connectionString: (dataSource.options as { url: string }).url });
+    await holder.connect();
+    try {
+      // The middle delivery is held, so the purge and the webhook's delete each stop at it, holding what they took before.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [middle]);
+      const purge = deliveries.purgeFinished(RETENTION);
+      await untilBlockedBy(holder);
+      const webhookDeleted = new WebhooksRepository(dataSource.getRepository(WebhookEntity) as Repository<WebhookEntity>).delete('wh_2');
+      await eventually(async () => (await dataSource.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted'))[0].n >= 2 || undefined);
+      await holder.query('COMMIT');
+
+      const outcomes = await Promise.allSettled([purge, webhookDeleted]);
+      expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? String(outcome.reason) : 'done'))).toEqual(['done', 'done']);
+      expect(await dataSource.query(`SELECT id FROM webhooks.deliveries WHERE webhook_id = 'wh_2'`)).toEqual([]);
     } finally {
       await holder.end();
     }

@@ -53,14 +53,20 @@ export class WebhooksRepository {
    * webhook row first, then its deliveries. Holding the webhook row (FOR
    * UPDATE, the lock deleting it takes anyway) also holds back new deliveries
    * (their foreign key check waits for it), so the cascade of the last
-   * statement finds none to wait for. False when there was nothing to
-   * delete: another request deleted it first.
+   * statement finds none to wait for. The deliveries are locked in id order,
+   * the order the retention purge (purgeFinished) locks them in: taken in the
+   * order a plan happened to read them (the webhook's index is id DESC), a
+   * delete that met a purge among the same deliveries deadlocked and failed.
+   * False when there was nothing to delete: another request deleted it first.
    */
   async delete(id: string): Promise<boolean> {
     return this.repository.manager.transaction(async (manager) => {
       const locked: unknown[] = await manager.query(`SELECT 1 FROM webhooks.webhooks WHERE id = $1 FOR UPDATE`, [id]);
       if (!locked.length) return false;
-      await manager.query(`DELETE FROM webhooks.deliveries WHERE webhook_id = $1`, [id]);
+      await manager.query(
+        `DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries WHERE webhook_id = $1 ORDER BY id FOR UPDATE)`,
+        [id],
+      );
       return returningRows(await manager.query(`DELETE FROM webhooks.webhooks WHERE id = $1 RETURNING id`, [id])).length > 0;
     });
   }
