@@ -3,10 +3,19 @@ import type { ApiKeysUsedEvent } from '@mailroom/contracts';
 import type { KeysClient } from '../clients/keys.client';
 import { CachedKeyVerifier } from './cached-key-verifier';
 
-/** The verifier with a KeysClient that only records the usage reports it is given. */
-function verifierRecordingReports() {
+/** The verifier with a KeysClient that only records the usage reports it is given, refusing the first `failures`. */
+function verifierRecordingReports(failures = 0) {
   const reports: ApiKeysUsedEvent[] = [];
-  const keys = { reportUsed: (event: ApiKeysUsedEvent) => reports.push(event) } as unknown as KeysClient;
+  let refused = 0;
+  const keys = {
+    recordUses: async (event: ApiKeysUsedEvent) => {
+      reports.push(event);
+      if (refused < failures) {
+        refused += 1;
+        throw new Error('no keys replica answered');
+      }
+    },
+  } as unknown as KeysClient;
   const config = { KEY_CACHE_TTL_MS: 30_000, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig;
   return { verifier: new CachedKeyVerifier(keys, config), reports };
 }
@@ -29,6 +38,20 @@ describe(CachedKeyVerifier.name, () => {
     await verifier.onModuleDestroy();
     verifier.recordUse('key_late');
     expect(reports.map((report) => report.keyIds)).toEqual([['key_late']]);
+  });
+
+  it('sends the uses of a report the keys service did not record again with the next, a later use of a key replacing its earlier one', async () => {
+    const { verifier, reports } = verifierRecordingReports(1);
+    verifier.recordUse('key_a');
+    verifier.recordUse('key_b');
+    await verifier.onModuleDestroy();
+    const refusedReport = reports[0];
+    verifier.recordUse('key_b');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reports).toHaveLength(2);
+    expect(reports[1].keyIds.sort()).toEqual(['key_a', 'key_b']);
+    expect(reports[1].usedAtByKey!.key_a).toBe(refusedReport.usedAtByKey!.key_a);
+    expect(Date.parse(reports[1].usedAtByKey!.key_b)).toBeGreaterThanOrEqual(Date.parse(refusedReport.usedAtByKey!.key_b));
   });
 
   it('asks the keys service once about an unknown key within the TTL, and every time when the cache is off', async () => {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { MailroomConfig } from '@mailroom/config';
 import { VerifiedApiKey } from '@mailroom/contracts';
 import type { ApiKeyVerifier } from '@mailroom/auth';
-import { ChangeAwareCache, MAILROOM_CONFIG, connectNats, watchKeyChanges } from '@mailroom/runtime';
+import { ChangeAwareCache, MAILROOM_CONFIG, RepeatedFailureLog, connectNats, watchKeyChanges } from '@mailroom/runtime';
 import { NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
 import { UnknownKeyMemo } from './unknown-key-memo';
@@ -14,7 +14,8 @@ const UNKNOWN_KEYS_REMEMBERED = 10_000;
  * Caches verified keys per gateway replica, so a cache hit costs no NATS
  * round trip. Key changes evict at once on every replica (watchKeyChanges).
  * Uses are counted here and flushed in batches, so lastUsedAt costs no write
- * per request. Unknown keys are remembered as unknown for the same TTL, so a
+ * per request; a batch the keys service did not record (none was listening,
+ * or its database refused) goes out again with the next. Unknown keys are remembered as unknown for the same TTL, so a
  * client stuck on a deleted key does not cost a lookup per request.
  */
 @Injectable()
@@ -22,6 +23,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   private readonly logger = new Logger(CachedKeyVerifier.name);
   private readonly cache: ChangeAwareCache<VerifiedApiKey>;
   private readonly unknownKeys: UnknownKeyMemo;
+  private readonly flushFailures = new RepeatedFailureLog(this.logger, 'Reporting API key uses (lastUsedAt)');
   /** keyId → when it was last used (epoch ms), since the last report. */
   private used = new Map<string, number>();
   /** Set by the final flush: requests still arrive until the HTTP server closes, after this module is destroyed. */
@@ -40,14 +42,14 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   async onModuleInit(): Promise<void> {
     this.connection = await connectNats(this.config);
     watchKeyChanges(this.connection, this.cache, this.logger);
-    this.flushTimer = setInterval(() => this.flushUses(), this.config.LAST_USED_FLUSH_MS);
+    this.flushTimer = setInterval(() => void this.flushUses(), this.config.LAST_USED_FLUSH_MS);
     this.flushTimer.unref();
   }
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.flushTimer);
     this.closing = true;
-    this.flushUses();
+    void this.flushUses();
     await this.connection?.drain().catch(() => undefined);
   }
 
@@ -61,7 +63,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   recordUse(keyId: string): void {
     this.used.set(keyId, Date.now());
     // No timer flushes any more: the KeysClient's connection stays open until the HTTP server has closed.
-    if (this.closing) this.flushUses();
+    if (this.closing) void this.flushUses();
   }
 
   /**
@@ -73,11 +75,22 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
     this.cache.evict(keyId);
   }
 
-  private flushUses(): void {
+  private async flushUses(): Promise<void> {
     if (!this.used.size) return;
     const uses = this.used;
     this.used = new Map();
     const usedAtByKey = Object.fromEntries([...uses].map(([keyId, at]) => [keyId, new Date(at).toISOString()]));
-    this.keys.reportUsed({ keyIds: [...uses.keys()], usedAt: new Date(Math.max(...uses.values())).toISOString(), usedAtByKey });
+    try {
+      await this.keys.recordUses({ keyIds: [...uses.keys()], usedAt: new Date(Math.max(...uses.values())).toISOString(), usedAtByKey });
+      this.flushFailures.succeeded();
+    } catch (error) {
+      this.flushFailures.failed(error);
+      this.keepForNextFlush(uses);
+    }
+  }
+
+  /** Puts back uses that were not recorded; a key used again meanwhile keeps its later use. */
+  private keepForNextFlush(uses: Map<string, number>): void {
+    for (const [keyId, at] of uses) this.used.set(keyId, Math.max(at, this.used.get(keyId) ?? at));
   }
 }

@@ -5,7 +5,6 @@ import {
   ApiKeyCreateInput,
   ApiKeysUsedEvent,
   ApiKeyUpdateInput,
-  KeysEvents,
   KeysRpc,
   KeysSubjects,
   ListParams,
@@ -41,7 +40,7 @@ export class KeysClient {
   async verify(keyHash: string): Promise<VerifiedApiKey | null> {
     return (await this.rpc.request(KeysSubjects.verify, { keyHash })).key;
   }
-  reportUsed(event: ApiKeysUsedEvent): void {
-    this.rpc.emit(KeysEvents.used, event);
+  async recordUses(uses: ApiKeysUsedEvent): Promise<void> {
+    await this.rpc.request(KeysSubjects.recordUses, uses);
   }
 }

@@ -47,6 +47,13 @@ export class ApiKeysController {
     return { key: await this.apiKeys.verify(keyHash) };
   }
 
+  @MessagePattern(KeysSubjects.recordUses)
+  async recordUses(@Payload() uses: ApiKeysUsedEvent) {
+    await this.apiKeys.markUsed(uses);
+    return { recorded: uses.keyIds.length };
+  }
+
+  /** From a gateway of an earlier release, during a rolling upgrade. */
   @EventPattern(KeysEvents.used)
   used(@Payload() event: ApiKeysUsedEvent) {
     return this.apiKeys.markUsed(event);

@@ -7,6 +7,7 @@ import {
   ApiKeyList,
   ApiKeyListPayload,
   ApiKeyResponse,
+  ApiKeysUsedEvent,
   ApiKeyUpdatePayload,
   ApiKeyVerifyPayload,
   VerifiedApiKey,
@@ -20,11 +21,17 @@ export const KeysSubjects = {
   update: 'keys.api-key.update',
   delete: 'keys.api-key.delete',
   verify: 'keys.api-key.verify',
+  /**
+   * The gateway's batch of uses (lastUsedAt), answered once written so the
+   * gateway can send again what was not: the event `api-key.used` it replaces
+   * was lost whenever no keys replica listened (a restart) or Postgres refused it.
+   */
+  recordUses: 'keys.api-key.record-uses',
 } as const;
 
 /** Fire-and-forget subjects. */
 export const KeysEvents = {
-  /** Queue-grouped: one keys replica records lastUsedAt for a batch. */
+  /** Queue-grouped: one keys replica records lastUsedAt for a batch. Sent only by gateways of an earlier release (see KeysSubjects.recordUses). */
   used: 'api-key.used',
   /** Broadcast without a queue group: every gateway replica evicts its cache entry. */
   changed: 'api-key.changed',
@@ -37,4 +44,5 @@ export interface KeysRpc {
   [KeysSubjects.update]: { payload: ApiKeyUpdatePayload; reply: ApiKeyResponse };
   [KeysSubjects.delete]: { payload: ApiKeyDeletePayload; reply: DeletedResponse<'api_key'> };
   [KeysSubjects.verify]: { payload: ApiKeyVerifyPayload; reply: { key: VerifiedApiKey | null } };
+  [KeysSubjects.recordUses]: { payload: ApiKeysUsedEvent; reply: { recorded: number } };
 }
