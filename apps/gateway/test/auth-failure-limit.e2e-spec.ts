@@ -82,6 +82,20 @@ describe('failed authentications per client address', () => {
     expect((await from('203.0.113.5', stack.rootKey)).status).toBe(200);
   });
 
+  it('does not count a key once issued, now deleted or expired: a client left on a rotated-out key does not lock its address out', async () => {
+    const deleted = await stack.issueKey();
+    expect((await stack.api.delete(`/v1/api-keys/${deleted.id}`)).status).toBe(200);
+    const expired = await stack.issueKey({ expiresAt: new Date(Date.now() - 60_000).toISOString() });
+    for (let index = 0; index < LIMIT * 2; index += 1) {
+      expect((await from('203.0.113.9', deleted.key)).body.error.message).toMatch(/unknown or has been deleted/);
+      expect((await from('203.0.113.9', expired.key)).body.error.message).toMatch(/has expired/);
+    }
+    expect((await from('203.0.113.9', stack.rootKey)).status).toBe(200);
+    // Guesses from there still count.
+    expect(await failTimes('203.0.113.9', LIMIT)).toEqual(Array(LIMIT).fill(401));
+    expectBlocked(await from('203.0.113.9', deleted.key));
+  });
+
   it('leaves routes that need no key open to a blocked address, and an unknown route still answers 404', async () => {
     await failTimes('203.0.113.6', LIMIT);
     expect((await from('203.0.113.6', stack.rootKey)).status).toBe(429);

@@ -1,8 +1,8 @@
 import type { VerifiedApiKey } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { generateApiKey, hashApiKey } from './api-key-format';
-import { ApiKeyVerifier, AuthOptions } from './auth.tokens';
-import { authenticate, AuthRequest } from './authenticate';
+import { ApiKeyVerifier, AuthOptions, REVOKED_KEY } from './auth.tokens';
+import { authenticate, AuthRequest, RetiredKeyError } from './authenticate';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
 
@@ -94,11 +94,23 @@ describe(authenticate.name, () => {
     const error = await failure(authenticate(request({ authorization: `Bearer ${generateApiKey('live')}` }), '*', verifier, options));
     expect(error.code).toBe(ErrorCode.Unauthorized);
     expect(error.message).toMatch(/unknown or has been deleted/);
+    expect(error).not.toBeInstanceOf(RetiredKeyError);
   });
 
-  it('an expired key is unauthorized, one that expires later is accepted', async () => {
+  it('rule 3: a deleted key is unauthorized with the message of an unknown one, as a key that was issued (no guess)', async () => {
+    const secret = generateApiKey('live');
+    const verifier = { verify: async () => REVOKED_KEY, recordUse: () => undefined } as ApiKeyVerifier;
+    const error = await failure(authenticate({ authorization: `Bearer ${secret}`, clientIp: '127.0.0.1', requestId: undefined, now: NOW }, '*', verifier, { testModeEnabled: true }));
+    expect(error).toBeInstanceOf(RetiredKeyError);
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toBe('The API key is unknown or has been deleted.');
+  });
+
+  it('an expired key is unauthorized (a key that was issued, no guess), one that expires later is accepted', async () => {
     const expired = setup({ expiresAt: NOW.toISOString() });
-    expect((await failure(authenticate(expired.request(), '*', expired.verifier, expired.options))).code).toBe(ErrorCode.Unauthorized);
+    const error = await failure(authenticate(expired.request(), '*', expired.verifier, expired.options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error).toBeInstanceOf(RetiredKeyError);
     const valid = setup({ expiresAt: new Date(NOW.getTime() + 1000).toISOString() });
     await expect(authenticate(valid.request(), '*', valid.verifier, valid.options)).resolves.toBeDefined();
   });

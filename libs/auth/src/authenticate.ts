@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Permission, RequestContext, VerifiedApiKey } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { hashApiKey, parseApiKey } from './api-key-format';
-import { ApiKeyVerifier, AuthOptions } from './auth.tokens';
+import { ApiKeyVerifier, AuthOptions, REVOKED_KEY } from './auth.tokens';
 import { ipAllowed } from './ip-restriction';
 import { grants } from './permissions';
 
@@ -48,6 +48,19 @@ export function assertGranted(key: VerifiedApiKey, required: Permission): void {
 }
 
 const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);
+
+/**
+ * The 401 for a key that was issued and is no longer valid (deleted or
+ * expired). Sending one guesses nothing, so AUTH_FAILURE_LIMIT does not count
+ * it: a client left on a rotated-out key would otherwise lock every client of
+ * its address out. Its message is a 401's like any other.
+ */
+export class RetiredKeyError extends DomainError {
+  constructor(message: string) {
+    super(ErrorCode.Unauthorized, message);
+  }
+}
+const UNKNOWN_KEY = 'The API key is unknown or has been deleted.';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -71,8 +84,9 @@ export async function authenticate(
   if (mode === 'test' && !options.testModeEnabled) throw unauthorized('Test keys are disabled on this server (TEST_MODE_ENABLED=false).');
 
   const key = await verifier.verify(hashApiKey(match[1]));
-  if (!key) throw unauthorized('The API key is unknown or has been deleted.');
-  if (key.expiresAt && Date.parse(key.expiresAt) <= request.now.getTime()) throw unauthorized('The API key has expired.');
+  if (!key) throw unauthorized(UNKNOWN_KEY);
+  if (key === REVOKED_KEY) throw new RetiredKeyError(UNKNOWN_KEY);
+  if (key.expiresAt && Date.parse(key.expiresAt) <= request.now.getTime()) throw new RetiredKeyError('The API key has expired.');
   if (!ipAllowed(request.clientIp, key.ipRestrictions)) {
     throw DomainError.forbidden(`Requests from IP address ${request.clientIp} are not authorized for this API key (ipRestrictions).`);
   }

@@ -1,5 +1,6 @@
 import type { MailroomConfig } from '@mailroom/config';
 import type { ApiKeysUsedEvent } from '@mailroom/contracts';
+import { REVOKED_KEY } from '@mailroom/auth';
 import type { KeysClient } from '../clients/keys.client';
 import { CachedKeyVerifier } from './cached-key-verifier';
 
@@ -54,12 +55,12 @@ describe(CachedKeyVerifier.name, () => {
     expect(Date.parse(reports[1].usedAtByKey!.key_b)).toBeGreaterThanOrEqual(Date.parse(refusedReport.usedAtByKey!.key_b));
   });
 
-  it('asks the keys service once about an unknown key within the TTL, and every time when the cache is off', async () => {
+  it('asks the keys service once about an unknown or deleted key within the TTL, and every time when the cache is off', async () => {
     const asked: string[] = [];
     const keys = {
       verify: async (keyHash: string) => {
         asked.push(keyHash);
-        return null;
+        return { key: null, revoked: keyHash === 'deleted-hash' };
       },
     } as unknown as KeysClient;
     const verifier = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 30_000, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
@@ -68,9 +69,13 @@ describe(CachedKeyVerifier.name, () => {
     expect(await verifier.verify('other-hash')).toBeNull();
     expect(asked).toEqual(['unknown-hash', 'other-hash']);
 
+    expect(await verifier.verify('deleted-hash')).toBe(REVOKED_KEY);
+    expect(await verifier.verify('deleted-hash')).toBe(REVOKED_KEY);
+    expect(asked).toEqual(['unknown-hash', 'other-hash', 'deleted-hash']);
+
     const uncached = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 0, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
     await uncached.verify('unknown-hash');
     await uncached.verify('unknown-hash');
-    expect(asked.slice(2)).toEqual(['unknown-hash', 'unknown-hash']);
+    expect(asked.slice(3)).toEqual(['unknown-hash', 'unknown-hash']);
   });
 });

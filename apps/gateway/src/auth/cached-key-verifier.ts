@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { VerifiedApiKey } from '@mailroom/contracts';
-import type { ApiKeyVerifier } from '@mailroom/auth';
+import { ApiKeyVerifier, KeyLookup, REVOKED_KEY } from '@mailroom/auth';
 import { ChangeAwareCache, MAILROOM_CONFIG, RepeatedFailureLog, connectNats, watchKeyChanges } from '@mailroom/runtime';
 import { NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
-import { UnknownKeyMemo } from './unknown-key-memo';
+import { KeyMiss, UnknownKeyMemo } from './unknown-key-memo';
 
 /** How many unknown key hashes one replica remembers: 10,000 × about 150 bytes. */
 const UNKNOWN_KEYS_REMEMBERED = 10_000;
@@ -53,11 +53,18 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
     await this.connection?.drain().catch(() => undefined);
   }
 
-  async verify(keyHash: string): Promise<VerifiedApiKey | null> {
-    if (this.unknownKeys.has(keyHash)) return null;
-    const key = await this.cache.get(keyHash, () => this.keys.verify(keyHash));
-    if (key === null) this.unknownKeys.remember(keyHash);
-    return key;
+  async verify(keyHash: string): Promise<KeyLookup> {
+    const remembered = this.unknownKeys.recall(keyHash);
+    if (remembered !== undefined) return remembered;
+    let miss: KeyMiss = null;
+    const key = await this.cache.get(keyHash, async () => {
+      const reply = await this.keys.verify(keyHash);
+      if (reply.revoked) miss = REVOKED_KEY;
+      return reply.key;
+    });
+    if (key !== null) return key;
+    this.unknownKeys.remember(keyHash, Date.now(), miss);
+    return miss;
   }
 
   recordUse(keyId: string): void {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthenticatedRequest, AuthOptions, authenticate, authRequestOf } from '@mailroom/auth';
+import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthenticatedRequest, AuthOptions, authenticate, authRequestOf, RetiredKeyError } from '@mailroom/auth';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { enforceRateLimit } from '../rate-limit/enforce-rate-limit';
 import { RateLimiter } from '../rate-limit/rate-limiter';
@@ -43,9 +43,14 @@ export class RequestAdmission {
     try {
       request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
     } catch (error) {
-      if (presentsKey && error instanceof DomainError && error.code === ErrorCode.Unauthorized) this.sharedFailures.recordFailure(request.ip);
+      if (presentsKey && isGuessRefused(error)) this.sharedFailures.recordFailure(request.ip);
       throw error;
     }
     enforceRateLimit(this.limiter, request.mailroom.key.keyId, reply);
   }
+}
+
+/** A 401 to a key that could be a guess; one for a key that was issued and is now deleted or expired is not. */
+function isGuessRefused(error: unknown): boolean {
+  return error instanceof DomainError && error.code === ErrorCode.Unauthorized && !(error instanceof RetiredKeyError);
 }

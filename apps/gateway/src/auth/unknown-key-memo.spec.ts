@@ -1,3 +1,4 @@
+import { REVOKED_KEY } from '@mailroom/auth';
 import { UnknownKeyMemo } from './unknown-key-memo';
 
 describe(UnknownKeyMemo.name, () => {
@@ -7,6 +8,13 @@ describe(UnknownKeyMemo.name, () => {
     expect(memo.has('h1', 5_999)).toBe(true);
     expect(memo.has('h1', 6_000)).toBe(false);
     expect(memo.size).toBe(0);
+  });
+
+  it('recalls what was said of a hash: never issued (null) or deleted (revoked)', () => {
+    const memo = new UnknownKeyMemo(1_000, 10);
+    memo.remember('h1', 0);
+    memo.remember('h2', 0, REVOKED_KEY);
+    expect([memo.recall('h1', 1), memo.recall('h2', 1), memo.recall('h3', 1)]).toEqual([null, REVOKED_KEY, undefined]);
   });
 
   it('forgets the oldest hashes first past its bound', () => {

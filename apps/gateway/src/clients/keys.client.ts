@@ -37,8 +37,8 @@ export class KeysClient {
   delete(ctx: RequestContext, caller: VerifiedApiKey, id: string) {
     return this.rpc.request(KeysSubjects.delete, { ctx, caller, id });
   }
-  async verify(keyHash: string): Promise<VerifiedApiKey | null> {
-    return (await this.rpc.request(KeysSubjects.verify, { keyHash })).key;
+  verify(keyHash: string) {
+    return this.rpc.request(KeysSubjects.verify, { keyHash });
   }
   async recordUses(uses: ApiKeysUsedEvent): Promise<void> {
     await this.rpc.request(KeysSubjects.recordUses, uses);

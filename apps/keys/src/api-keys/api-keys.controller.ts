@@ -43,8 +43,8 @@ export class ApiKeysController {
   }
 
   @MessagePattern(KeysSubjects.verify)
-  async verify(@Payload() { keyHash }: ApiKeyVerifyPayload) {
-    return { key: await this.apiKeys.verify(keyHash) };
+  verify(@Payload() { keyHash }: ApiKeyVerifyPayload) {
+    return this.apiKeys.verify(keyHash);
   }
 
   @MessagePattern(KeysSubjects.recordUses)

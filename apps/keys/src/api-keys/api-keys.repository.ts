@@ -22,7 +22,8 @@ const COLUMNS = `id, name, mode, key_hash AS "keyHash", key_hint AS "keyHint", p
  * that cannot keep named statements the lookups could fail.
  */
 const FIND_LIVE = `SELECT ${COLUMNS} FROM keys.api_keys WHERE id = $1 AND mode = $2 AND deleted_at IS NULL`;
-const FIND_BY_HASH = `SELECT ${COLUMNS} FROM keys.api_keys WHERE key_hash = $1 AND deleted_at IS NULL`;
+/** Deleted keys too: their use is told apart from a guess (see ApiKeysService.verify). */
+const FIND_BY_HASH = `SELECT ${COLUMNS} FROM keys.api_keys WHERE key_hash = $1`;
 
 @Injectable()
 export class ApiKeysRepository {

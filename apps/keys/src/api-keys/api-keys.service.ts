@@ -8,11 +8,11 @@ import {
   ApiKeyResponse,
   ApiKeysUsedEvent,
   ApiKeyUpdatePayload,
+  ApiKeyVerifyReply,
   DeletedResponse,
   KeysEvents,
   ListParams,
   RequestContext,
-  VerifiedApiKey,
 } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import { hashesEqual } from '@mailroom/auth';
@@ -82,10 +82,11 @@ export class ApiKeysService {
     return { id, object: 'api_key', deleted: true };
   }
 
-  async verify(keyHash: string): Promise<VerifiedApiKey | null> {
+  async verify(keyHash: string): Promise<ApiKeyVerifyReply> {
     const entity = await this.repository.findByHash(keyHash);
-    if (!entity || !hashesEqual(entity.keyHash, keyHash)) return null;
-    return toVerified(entity);
+    if (!entity || !hashesEqual(entity.keyHash, keyHash)) return { key: null };
+    if (entity.deletedAt) return { key: null, revoked: true };
+    return { key: toVerified(entity) };
   }
 
   async markUsed({ keyIds, usedAt, usedAtByKey }: ApiKeysUsedEvent): Promise<void> {

@@ -70,6 +70,15 @@ export interface ApiKeyListPayload {
 export interface ApiKeyVerifyPayload {
   keyHash: string;
 }
+export interface ApiKeyVerifyReply {
+  key: VerifiedApiKey | null;
+  /**
+   * True when the hash is of a key that was deleted: one that was issued, so
+   * sending it guesses nothing and AUTH_FAILURE_LIMIT does not count it.
+   * Absent from keys services of an earlier release.
+   */
+  revoked?: boolean;
+}
 export interface ApiKeysUsedEvent {
   keyIds: string[];
   /** The latest use in the batch; what a gateway of an earlier release sends alone, as the time of its report. */

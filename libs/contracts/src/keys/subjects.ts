@@ -10,7 +10,7 @@ import {
   ApiKeysUsedEvent,
   ApiKeyUpdatePayload,
   ApiKeyVerifyPayload,
-  VerifiedApiKey,
+  ApiKeyVerifyReply,
 } from './api-key.types';
 
 /** Request-reply subjects of the keys service. Renaming one is a migration: old replicas stop answering. */
@@ -43,6 +43,6 @@ export interface KeysRpc {
   [KeysSubjects.get]: { payload: ApiKeyByIdPayload; reply: ApiKeyResponse };
   [KeysSubjects.update]: { payload: ApiKeyUpdatePayload; reply: ApiKeyResponse };
   [KeysSubjects.delete]: { payload: ApiKeyDeletePayload; reply: DeletedResponse<'api_key'> };
-  [KeysSubjects.verify]: { payload: ApiKeyVerifyPayload; reply: { key: VerifiedApiKey | null } };
+  [KeysSubjects.verify]: { payload: ApiKeyVerifyPayload; reply: ApiKeyVerifyReply };
   [KeysSubjects.recordUses]: { payload: ApiKeysUsedEvent; reply: { recorded: number } };
 }
