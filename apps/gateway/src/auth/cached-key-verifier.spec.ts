@@ -55,6 +55,16 @@ describe(CachedKeyVerifier.name, () => {
     expect(Date.parse(reports[1].usedAtByKey!.key_b)).toBeGreaterThanOrEqual(Date.parse(refusedReport.usedAtByKey!.key_b));
   });
 
+  it('reports many keys in several reports of at most 1000, each key once', async () => {
+    const { verifier, reports } = verifierRecordingReports();
+    const keyIds = Array.from({ length: 2500 }, (_, index) => `key_${index}`);
+    for (const keyId of keyIds) verifier.recordUse(keyId);
+    await verifier.onModuleDestroy();
+    expect(reports.map((report) => report.keyIds.length)).toEqual([1000, 1000, 500]);
+    expect(reports.flatMap((report) => report.keyIds)).toEqual(keyIds);
+    for (const report of reports) expect(Object.keys(report.usedAtByKey!)).toEqual(report.keyIds);
+  });
+
   it('asks the keys service once about an unknown or deleted key within the TTL, and every time when the cache is off', async () => {
     const asked: string[] = [];
     const keys = {

@@ -7,6 +7,13 @@ import { NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
 import { KeyMiss, UnknownKeyMemo } from './unknown-key-memo';
 
+/**
+ * Keys per usage report, about 90 bytes each: a report stays far below NATS's
+ * 1 MB max_payload however many keys were used, where one too large would be
+ * refused every time it was sent again.
+ */
+const USES_PER_REPORT = 1000;
+
 /** How many unknown key hashes one replica remembers: 10,000 × about 150 bytes. */
 const UNKNOWN_KEYS_REMEMBERED = 10_000;
 
@@ -84,11 +91,18 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
 
   private async flushUses(): Promise<void> {
     if (!this.used.size) return;
-    const uses = this.used;
+    const uses = [...this.used];
     this.used = new Map();
-    const usedAtByKey = Object.fromEntries([...uses].map(([keyId, at]) => [keyId, new Date(at).toISOString()]));
+    const reports: Array<Promise<void>> = [];
+    for (let start = 0; start < uses.length; start += USES_PER_REPORT) reports.push(this.report(uses.slice(start, start + USES_PER_REPORT)));
+    await Promise.all(reports);
+  }
+
+  private async report(uses: Array<[keyId: string, at: number]>): Promise<void> {
+    const usedAtByKey = Object.fromEntries(uses.map(([keyId, at]) => [keyId, new Date(at).toISOString()]));
+    const latest = uses.reduce((max, [, at]) => Math.max(max, at), 0);
     try {
-      await this.keys.recordUses({ keyIds: [...uses.keys()], usedAt: new Date(Math.max(...uses.values())).toISOString(), usedAtByKey });
+      await this.keys.recordUses({ keyIds: uses.map(([keyId]) => keyId), usedAt: new Date(latest).toISOString(), usedAtByKey });
       this.flushFailures.succeeded();
     } catch (error) {
       this.flushFailures.failed(error);
@@ -97,7 +111,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   }
 
   /** Puts back uses that were not recorded; a key used again meanwhile keeps its later use. */
-  private keepForNextFlush(uses: Map<string, number>): void {
+  private keepForNextFlush(uses: Array<[keyId: string, at: number]>): void {
     for (const [keyId, at] of uses) this.used.set(keyId, Math.max(at, this.used.get(keyId) ?? at));
   }
 }
