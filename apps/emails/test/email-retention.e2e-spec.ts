@@ -18,18 +18,19 @@ describe('EmailRetention.purgeOlderThan', () => {
   let serial = 0;
   const ctx: RequestContext = { requestId: 'req_1', keyId: 'key_1', mode: 'live', permissions: ['*'], domainRestrictions: [] };
 
-  /** An email accepted `ageDays` ago (its id carries that time, as a real one does), with two recipients. */
-  const email = async (ageDays: number, status: string, tags: string[] = []): Promise<string> => {
+  /** An email accepted `ageDays` ago (its id carries that time, as a real one does) and whose last delivery change (one recipient's) was `changedDaysAgo` ago. */
+  const email = async (ageDays: number, status: string, tags: string[] = [], changedDaysAgo = ageDays): Promise<string> => {
     const id = `email_${encodeTime(Date.now() - ageDays * DAY)}${String(++serial).padStart(16, '0')}`;
     await dataSource.query(
       `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, tags, message_id, created_at, updated_at)
        VALUES ($1, 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', ARRAY['ann@example.com'], ARRAY['ann@example.com'], 'm', $2, $3,
-               '<' || $1 || '@a.test>', now() - make_interval(days => $4), now() - make_interval(days => $4))`,
-      [id, status, tags, ageDays],
+               '<' || $1 || '@a.test>', now() - make_interval(days => $4), now() - make_interval(days => $5))`,
+      [id, status, tags, ageDays, changedDaysAgo],
     );
     await dataSource.query(
-      `INSERT INTO emails.recipients (email_id, address, kind, status) VALUES ($1, 'ann@example.com', 'to', 'queued'), ($1, 'bob@example.com', 'cc', 'queued')`,
-      [id],
+      `INSERT INTO emails.recipients (email_id, address, kind, status, updated_at)
+       VALUES ($1, 'ann@example.com', 'to', 'queued', now() - make_interval(days => $2)), ($1, 'bob@example.com', 'cc', 'queued', now() - make_interval(days => $3))`,
+      [id, ageDays, changedDaysAgo],
     );
     return id;
   };
@@ -63,5 +64,21 @@ describe('EmailRetention.purgeOlderThan', () => {
     expect(await counts.count(ctx, { status: 'delivered' })).toBe(1);
     expect(await counts.count(ctx, { tags: ['a'] })).toBe(1);
     expect(await retention.purgeOlderThan(RETENTION)).toBe(0);
+  });
+
+  it('keeps a finished email accepted before the retention until its last delivery change is as old: one scheduled far ahead, or retried for days, is not deleted as soon as it is sent', async () => {
+    const openedYesterday = await email(45, 'delivered', [], 31);
+    await dataSource.query(`UPDATE emails.emails SET opens = opens + 1, updated_at = now() - interval '1 day' WHERE id = $1`, [openedYesterday]);
+    const sentYesterday = await email(45, 'delivered', [], 1);
+    const failedAfterRetries = await email(32, 'failed', [], 3);
+    const longFinished = await email(45, 'delivered', [], 31);
+
+    // An open is no delivery change: it does not keep an email for longer.
+    expect(await retention.purgeOlderThan(RETENTION)).toBe(2);
+
+    const remaining = (await dataSource.query(`SELECT id FROM emails.emails WHERE id = ANY($1::text[]) ORDER BY id`, [[sentYesterday, failedAfterRetries, longFinished, openedYesterday]])).map(
+      (row: { id: string }) => row.id,
+    );
+    expect(remaining).toEqual([sentYesterday, failedAfterRetries].sort());
   });
 });

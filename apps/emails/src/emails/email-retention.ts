@@ -12,7 +12,11 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
  * deleted with their recipients (ON DELETE CASCADE), a thousand per
  * statement. Email ids start with the time they were accepted (email_ + a
  * ULID), so the primary key bounds the scan. An email still queued or
- * scheduled is never deleted, whatever its age. The count triggers take the
+ * scheduled is never deleted, whatever its age, and a finished one only once
+ * its recipients' last change (a delivery, a bounce, a cancellation) is older
+ * than the retention too: one scheduled a month ahead or retried for days
+ * would otherwise be gone, with its history, as soon as it was sent. Opens
+ * and clicks change only the email, so they do not keep it longer. The count triggers take the
  * deleted rows out of totalCount; analytics counters and the suppression
  * list are separate tables and stay.
  */
@@ -41,8 +45,9 @@ export class EmailRetention implements OnApplicationBootstrap, OnApplicationShut
     return deleteInBatches(this.dataSource, {
       table: 'emails.emails',
       key: 'id',
-      where: `id < $1 AND status IN ('sent', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed')`,
-      parameters: [firstIdAt('email_', cutoff)],
+      where: `id < $1 AND status IN ('sent', 'delivered', 'bounced', 'failed', 'cancelled', 'suppressed')
+              AND NOT EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = emails.emails.id AND r.updated_at >= to_timestamp($2::double precision / 1000))`,
+      parameters: [firstIdAt('email_', cutoff), cutoff],
       batchSize: 1000,
     });
   }
