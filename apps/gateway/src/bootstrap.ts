@@ -17,6 +17,7 @@ import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { refuseUnreadInput } from './http/refuse-unread-input';
 import { assertRouted } from './http/refuse-unrouted';
+import { dropForwardedForPorts } from './http/forwarded-for-ports';
 import { assertJsonBody } from './http/require-json-body';
 import { RouteInputs } from './http/route-inputs';
 import { recordRegisteredRoutes, registeredRoutes } from './openapi/registered-routes';
@@ -58,7 +59,10 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     allowedMethods = new AllowedMethods(registeredRoutes(app));
   });
   // Before the body is read: who asks is settled before what they sent (README, "The rules, in order").
+  const trustsProxies = config.TRUSTED_PROXIES.length > 0;
   fastify.addHook('onRequest', async (request, reply) => {
+    // Before anything reads request.ip; a header no trusted proxy sent is never read, so it is left alone.
+    if (trustsProxies) dropForwardedForPorts(request.raw.headers);
     try {
       assertNoNulInPath(request);
       assertRouted(request, reply, allowedMethods);

@@ -207,6 +207,13 @@ describe('authentication of /v1 routes', () => {
         expect(outside.body.error.message).toMatch(/IP address 198\.51\.100\.1/);
       });
 
+      it('reads an address a proxy wrote with its port (as Azure Application Gateway does)', async () => {
+        expect((await listWith(key, { 'x-forwarded-for': '203.0.113.7:54321' }, trusting.api)).status).toBe(200);
+        const outside = await listWith(key, { 'x-forwarded-for': '198.51.100.1:443' }, trusting.api);
+        expect(outside.status).toBe(403);
+        expect(outside.body.error.message).toMatch(/IP address 198\.51\.100\.1 /);
+      });
+
       it('takes the address the trusted proxy saw, not one the client prepended', async () => {
         expect((await listWith(key, { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' }, trusting.api)).status).toBe(403);
       });
