@@ -129,7 +129,16 @@ describe(authenticate.name, () => {
     const error = await failure(authenticate(request(), 'api-keys:*', verifier, options));
     expect(error.code).toBe(ErrorCode.Forbidden);
     expect(error.message).toContain("'api-keys:*'");
-    expect(verifier.used).toEqual([]);
+  });
+
+  it('records the use of a valid key refused for its permissions or ipRestrictions (a leaked key tried from elsewhere shows in lastUsedAt), never of a key refused as unauthorized', async () => {
+    const { key, verifier, options, request } = setup({ permissions: ['emails:send'], ipRestrictions: ['10.0.0.0/8'] });
+    await failure(authenticate(request({ clientIp: '10.0.0.1' }), 'api-keys:*', verifier, options));
+    await failure(authenticate(request({ clientIp: '192.0.2.1' }), 'emails:send', verifier, options));
+    expect(verifier.used).toEqual([key.keyId, key.keyId]);
+    const expired = setup({ expiresAt: '2029-12-31T00:00:00Z' });
+    await failure(authenticate(expired.request(), '*', expired.verifier, expired.options));
+    expect(expired.verifier.used).toEqual([]);
   });
 
   it('rule 4: * grants every permission', async () => {

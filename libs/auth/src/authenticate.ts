@@ -87,11 +87,12 @@ export async function authenticate(
   if (!key) throw unauthorized(UNKNOWN_KEY);
   if (key === REVOKED_KEY) throw new RetiredKeyError(UNKNOWN_KEY);
   if (key.expiresAt && Date.parse(key.expiresAt) <= request.now.getTime()) throw new RetiredKeyError('The API key has expired.');
+  // A valid key is in use even when refused below: a leaked key tried from another address shows in lastUsedAt.
+  verifier.recordUse(key.keyId);
   if (!ipAllowed(request.clientIp, key.ipRestrictions)) {
     throw DomainError.forbidden(`Requests from IP address ${request.clientIp} are not authorized for this API key (ipRestrictions).`);
   }
   assertGranted(key, required);
-  verifier.recordUse(key.keyId);
   const requestId = request.requestId && REQUEST_ID.test(request.requestId) ? request.requestId : randomUUID();
   return {
     key,
