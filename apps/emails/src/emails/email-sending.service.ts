@@ -1,5 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { schedulePurge } from '@mailroom/runtime';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -21,7 +20,6 @@ import { SingleSendCommitter } from './single-send.committer';
 
 /** Sends are accepted for asynchronous delivery: 202 Accepted, also when replayed. */
 export const SEND_STATUS_CODE = 202;
-const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * The list envelope around a batch's items. Also applied to a stored answer, since one
@@ -40,10 +38,7 @@ function batchEnvelope(items: EmailListItem[]): EmailBatchResponse {
  * rows.
  */
 @Injectable()
-export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(EmailSendingService.name);
-  private purgeTimer?: NodeJS.Timeout;
-
+export class EmailSendingService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly writer: EmailWriter,
@@ -78,14 +73,6 @@ export class EmailSendingService implements OnModuleInit, OnModuleDestroy {
     );
     // Lost an Idempotency-Key race? The winner's stored answer may predate the envelope's counts.
     return batchEnvelope(stored.data);
-  }
-
-  onModuleInit(): void {
-    this.purgeTimer = schedulePurge(this.logger, 'Idempotency-Key answers past their 24 hours', PURGE_EVERY_MS, () => this.idempotency.purgeExpired());
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.purgeTimer);
   }
 
   private async store<R>(

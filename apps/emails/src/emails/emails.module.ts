@@ -12,6 +12,7 @@ import { EmailCountsCompactor } from './email-counts.compactor';
 import { EmailCountsRepository } from './email-counts.repository';
 import { EmailsController } from './emails.controller';
 import { EmailsRepository } from './emails.repository';
+import { IdempotencyPurger } from './idempotency.purger';
 import { IdempotencyStore } from './idempotency.store';
 import { EMAILS_NATS_CLIENT, SenderIdentityClient } from './sender-identity.client';
 import { SenderPolicy } from './sender-policy';
@@ -37,7 +38,7 @@ export class EmailsModule {
         EmailSendingService,
         EmailScheduleService,
         EmailQueryService,
-        ...backgroundOnly(config, [EmailCountsCompactor, EmailRetention]),
+        ...backgroundOnly(config, [EmailCountsCompactor, EmailRetention, IdempotencyPurger]),
       ],
       exports: [EmailsRepository, SenderIdentityClient],
     };
