@@ -18,6 +18,7 @@ export * from './key-changes';
 export * from './reply-inbox';
 export * from './loop-turn-queue';
 export * from './periodic-purge';
+export * from './periodic-purger';
 export * from './repeated-failure-log';
 export * from './ip-address';
 export * from './ip-client';

@@ -1,11 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { MailroomConfig } from '@mailroom/config';
 import { deleteInBatches, firstIdAt } from '@mailroom/database';
-import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
-
-const PURGE_EVERY_MS = 10 * 60 * 1000;
+import { MAILROOM_CONFIG, PeriodicPurger } from '@mailroom/runtime';
 
 /**
  * EMAIL_RETENTION: emails in a final state older than the retention are
@@ -21,22 +19,23 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
  * list are separate tables and stay.
  */
 @Injectable()
-export class EmailRetention implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(EmailRetention.name);
-  private timer?: NodeJS.Timeout;
+export class EmailRetention extends PeriodicPurger {
+  protected readonly what = 'finished emails past EMAIL_RETENTION';
+  protected readonly everyMs = 10 * 60 * 1000;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const retentionMs = this.config.EMAIL_RETENTION;
-    if (retentionMs > 0) this.timer = schedulePurge(this.logger, 'finished emails past EMAIL_RETENTION', PURGE_EVERY_MS, () => this.purgeOlderThan(retentionMs));
+  ) {
+    super();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  protected enabled(): boolean {
+    return this.config.EMAIL_RETENTION > 0;
+  }
+
+  protected purge(): Promise<number> {
+    return this.purgeOlderThan(this.config.EMAIL_RETENTION);
   }
 
   /** Deletes the finished emails accepted more than `retentionMs` ago; answers how many. */

@@ -1,22 +1,18 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { schedulePurge } from '@mailroom/runtime';
+import { Injectable } from '@nestjs/common';
+import { PeriodicPurger } from '@mailroom/runtime';
 import { IdempotencyStore } from './idempotency.store';
-
-const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** Drops Idempotency-Key answers past their 24 hours, once an hour: background work, so only in processes that do it (EMAILS_ROLE). */
 @Injectable()
-export class IdempotencyPurger implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(IdempotencyPurger.name);
-  private timer?: NodeJS.Timeout;
+export class IdempotencyPurger extends PeriodicPurger {
+  protected readonly what = 'Idempotency-Key answers past their 24 hours';
+  protected readonly everyMs = 60 * 60 * 1000;
 
-  constructor(private readonly idempotency: IdempotencyStore) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = schedulePurge(this.logger, 'Idempotency-Key answers past their 24 hours', PURGE_EVERY_MS, () => this.idempotency.purgeExpired());
+  constructor(private readonly idempotency: IdempotencyStore) {
+    super();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  protected purge(): Promise<number> {
+    return this.idempotency.purgeExpired();
   }
 }

@@ -1,9 +1,7 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { schedulePurge } from '@mailroom/runtime';
+import { Injectable } from '@nestjs/common';
+import { PeriodicPurger } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveriesRepository } from './deliveries.repository';
-
-const PURGE_EVERY_MS = 10 * 60 * 1000;
 
 /**
  * Keeps the delivery log to WEBHOOK_DELIVERY_RETENTION: without it every
@@ -12,21 +10,18 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
  * twice is simply not found the second time.
  */
 @Injectable()
-export class DeliveryLogPurger implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(DeliveryLogPurger.name);
-  private timer?: NodeJS.Timeout;
+export class DeliveryLogPurger extends PeriodicPurger {
+  protected readonly what = 'finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION';
+  protected readonly everyMs = 10 * 60 * 1000;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
     private readonly settings: WebhookSettings,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const retentionMs = this.settings.deliveryRetentionMs;
-    this.timer = schedulePurge(this.logger, 'finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION', PURGE_EVERY_MS, () => this.deliveries.purgeFinished(retentionMs));
+  ) {
+    super();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  protected purge(): Promise<number> {
+    return this.deliveries.purgeFinished(this.settings.deliveryRetentionMs);
   }
 }
