@@ -1,0 +1,56 @@
+import type { DomainKeyRow, DomainsRepository } from '../domains/domains.repository';
+import { DkimKeyCache } from './dkim-key-cache';
+
+const ID = 'dom_01jb00000000000000000000ab';
+const KEY: DomainKeyRow = { id: ID, name: 'example.com', dkimSelector: 'mr202611', dkimPublicKey: 'MIIBIjAN' } as DomainKeyRow;
+const LABEL = `mr202611-${ID.slice(4).toLowerCase()}`;
+
+/** A repository whose database can be taken away, counting the lookups that reach it. */
+function repository() {
+  const state = { down: false, lookups: 0, key: KEY as DomainKeyRow | null };
+  const repo = {
+    findKey: async () => {
+      state.lookups += 1;
+      if (state.down) throw new Error('Connection terminated unexpectedly');
+      return state.key;
+    },
+  } as unknown as DomainsRepository;
+  return { repo, state };
+}
+
+describe(DkimKeyCache.name, () => {
+  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-27T00:00:00Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  it('keeps answering a key it has read while the database is away (serve-stale, RFC 8767), asking the database again at most every few seconds', async () => {
+    const { repo, state } = repository();
+    const cache = new DkimKeyCache(repo);
+    expect(await cache.byLabel(LABEL)).toEqual(KEY);
+
+    state.down = true;
+    jest.advanceTimersByTime(10 * 60_000); // long past the entry's freshness
+    expect(await cache.byLabel(LABEL)).toEqual(KEY);
+    const lookups = state.lookups;
+    expect(await cache.byLabel(LABEL)).toEqual(KEY);
+    expect(state.lookups).toBe(lookups); // a resolver's retries do not each wait on the dead database
+
+    jest.advanceTimersByTime(6_000);
+    await cache.byLabel(LABEL);
+    expect(state.lookups).toBe(lookups + 1);
+
+    state.down = false;
+    state.key = null; // deleted meanwhile on another replica
+    jest.advanceTimersByTime(6_000);
+    expect(await cache.byLabel(LABEL)).toBeNull();
+  });
+
+  it('fails (SERVFAIL) for a key it never read, and for one read longer ago than a day', async () => {
+    const { repo, state } = repository();
+    const cache = new DkimKeyCache(repo);
+    await cache.byLabel(LABEL);
+    state.down = true;
+    await expect(cache.byLabel(`mr202611-${'01jb00000000000000000000cd'}`)).rejects.toThrow(/Connection terminated/);
+    jest.advanceTimersByTime(25 * 60 * 60_000);
+    await expect(cache.byLabel(LABEL)).rejects.toThrow(/Connection terminated/);
+  });
+});
