@@ -44,5 +44,26 @@ describe('delivery while the domains service is away', () => {
 
     await emailReaching(harness.stack, harness.stack.rootKey, later.body.id, ['delivered']);
     expect(await dkimResultsOf(receivedWithSubject('while away')!.raw)).toEqual(['pass']);
+      await harness.stack.startApp('domains');
+  });
+
+  it('accepts live sends from a domain it has sent from, and answers 503 for one it has not asked about', async () => {
+    await verifiedDomain(harness, 'busy.test');
+    await verifiedDomain(harness, 'quiet.test');
+    const before = await harness.stack.api.post('/v1/emails', { from: 'hi@busy.test', to: 'ann@example.test', subject: 'before', text: 'Hello' });
+    expect(before.status).toBe(202);
+    await emailReaching(harness.stack, harness.stack.rootKey, before.body.id, ['delivered']); // the worker has read its key too
+
+    await harness.stack.stopApp('domains');
+    try {
+      const during = await harness.stack.api.post('/v1/emails', { from: 'hi@busy.test', to: 'ann@example.test', subject: 'during', text: 'Hello' });
+      expect(during.status).toBe(202);
+      const unknown = await harness.stack.api.post('/v1/emails', { from: 'hi@quiet.test', to: 'ann@example.test', subject: 'unknown', text: 'Hello' });
+      expect(unknown.status).toBe(503);
+      expect(unknown.body.error.code).toBe('service_unavailable');
+      await emailReaching(harness.stack, harness.stack.rootKey, during.body.id, ['delivered']);
+    } finally {
+      await harness.stack.startApp('domains');
+    }
   });
 });

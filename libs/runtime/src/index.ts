@@ -2,6 +2,7 @@ export * from './pino-logger';
 export * from './nats-options';
 export * from './nats-authentication';
 export * from './rpc-client';
+export * from './last-read-while-away';
 export * from './service-app';
 export * from './config.module';
 export * from './run-main';

@@ -3,15 +3,12 @@ import { ClientProxy } from '@nestjs/microservices';
 import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
-import { DomainError, ErrorCode } from '@mailroom/errors';
-import { MAILROOM_CONFIG, RepeatedFailureLog, RpcClient } from '@mailroom/runtime';
+import { LastReadWhileAway, MAILROOM_CONFIG, RepeatedFailureLog, RpcClient } from '@mailroom/runtime';
 import { OpenedSenderIdentity, openSenderIdentity } from './open-sender-identity';
 
 export const DELIVERY_NATS_CLIENT = Symbol('DeliveryNatsClient');
 
-/** How old an identity may be and still be used while the domains service is away. */
-const STALE_MAX_MS = 24 * 60 * 60_000;
-/** While it is away, how long a stale identity is used before asking again. */
+/** While the domains service is away, how long a stale identity is used before asking again. */
 const STALE_RETRY_MS = 5_000;
 
 type SenderIdentityRpc = { [SENDER_IDENTITY_SUBJECT]: { payload: SenderIdentityPayload; reply: SenderIdentityReply } };
@@ -32,8 +29,8 @@ export class SenderIdentityCache {
   private readonly openFailures = new RepeatedFailureLog(this.logger, 'opening the DKIM keys the domains service sends');
   private readonly rpc: RpcClient<SenderIdentityRpc>;
   private readonly entries = new Map<string, { expiresAt: number; identity: Promise<OpenedSenderIdentity | null> }>();
-  /** What the domains service last said of each domain, and when: answered while it is away (see staleOr). */
-  private readonly lastRead = new Map<string, { identity: OpenedSenderIdentity | null; readAt: number }>();
+  /** What the domains service last said of each domain: answered while it is away (see standIn). */
+  private readonly lastRead = new LastReadWhileAway<OpenedSenderIdentity | null>();
   private readonly box: SecretBox;
 
   constructor(@Inject(DELIVERY_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig) {
@@ -53,12 +50,8 @@ export class SenderIdentityCache {
     const cached = this.entries.get(domain);
     if (cached && cached.expiresAt > now) return cached.identity;
     const identity = this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain }).then(
-      (reply) => {
-        const opened = reply.identity && this.open(reply.identity);
-        this.lastRead.set(domain, { identity: opened, readAt: now });
-        return opened;
-      },
-      (error: unknown) => this.staleOr(domain, error, now),
+      (reply) => this.lastRead.remember(domain, reply.identity && this.open(reply.identity), now),
+      (error: unknown) => this.standIn(domain, error, now),
     );
     this.entries.set(domain, { expiresAt: now + this.config.SENDER_IDENTITY_CACHE_TTL, identity });
     // A failed lookup is not cached: the next attempt asks again.
@@ -68,18 +61,15 @@ export class SenderIdentityCache {
 
   /**
    * While the domains service is away (a restart, a deploy, its database
-   * down), the identity last read within STALE_MAX_MS, kept for
-   * STALE_RETRY_MS before asking again: nothing about a domain can change
-   * while the service that changes it is away, and without it every email
-   * from the domain would spend attempts of its retry schedule waiting. Any
-   * other failure (a key that does not open) is thrown as it came.
+   * down), the identity last read within the day, used for STALE_RETRY_MS
+   * before asking again: without it every email from the domain would spend
+   * attempts of its retry schedule waiting. A key that does not open, or a
+   * domain never read, fails as it came.
    */
-  private staleOr(domain: string, error: unknown, now: number): OpenedSenderIdentity | null {
-    const last = this.lastRead.get(domain);
-    const away = error instanceof DomainError && error.code === ErrorCode.ServiceUnavailable;
-    if (!away || !last || now - last.readAt > STALE_MAX_MS) throw error;
-    this.entries.set(domain, { expiresAt: now + STALE_RETRY_MS, identity: Promise.resolve(last.identity) });
-    return last.identity;
+  private standIn(domain: string, error: unknown, now: number): OpenedSenderIdentity | null {
+    const identity = this.lastRead.standIn(domain, error, now);
+    this.entries.set(domain, { expiresAt: now + STALE_RETRY_MS, identity: Promise.resolve(identity) });
+    return identity;
   }
 
   private open(identity: NonNullable<SenderIdentityReply['identity']>): OpenedSenderIdentity {

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
-import { RpcClient } from '@mailroom/runtime';
+import { LastReadWhileAway, RpcClient } from '@mailroom/runtime';
+
+type DomainStatus = NonNullable<SenderIdentityReply['identity']>['status'];
 
 export const EMAILS_NATS_CLIENT = Symbol('EmailsNatsClient');
 
@@ -17,13 +19,25 @@ const DOMAINS_TIMEOUT_MS = 2000;
 @Injectable()
 export class SenderIdentityClient {
   private readonly rpc: RpcClient<DomainsSenderRpc>;
+  private readonly lastRead = new LastReadWhileAway<DomainStatus | null>();
 
   constructor(@Inject(EMAILS_NATS_CLIENT) client: ClientProxy) {
     this.rpc = new RpcClient<DomainsSenderRpc>(client, DOMAINS_TIMEOUT_MS, 'domains');
   }
 
-  async statusOf(domain: string): Promise<'pending' | 'verified' | 'failed' | null> {
-    const reply = await this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain });
-    return reply.identity?.status ?? null;
+  /**
+   * While the domains service is away (a restart, a deploy, its database
+   * down), the status it last gave within the day, so live sends from a domain
+   * already in use are still accepted: nothing about a domain changes while
+   * the service that changes it is away. A domain not asked about since this
+   * process started is a 503, as before.
+   */
+  async statusOf(domain: string): Promise<DomainStatus | null> {
+    try {
+      const reply = await this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain });
+      return this.lastRead.remember(domain, reply.identity?.status ?? null);
+    } catch (error) {
+      return this.lastRead.standIn(domain, error);
+    }
   }
 }
