@@ -64,8 +64,8 @@ export class TrackingController {
   async open(@Param('token') token: string, @Req() request: RequestLike, @Res() reply: ReplyLike): Promise<void> {
     const claim = this.verifiedClaim(token.replace(/\.gif$/, ''), request, 'open');
     // A bad token still gets the pixel (mail clients show broken images otherwise) but counts nothing.
-    if (claim?.kind === 'open' && this.counts(request, `o ${claim.emailId}`)) await this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
     reply.status(200).header('content-type', 'image/gif').header('cache-control', NO_CACHE).header('pragma', 'no-cache').send(TRANSPARENT_GIF);
+    if (claim?.kind === 'open' && this.counts(request, `o ${claim.emailId}`)) this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
   }
 
   @Get('c/:token')
@@ -73,8 +73,8 @@ export class TrackingController {
     const claim = this.verifiedClaim(token, request, 'click');
     const target = claim?.kind === 'click' && claim.url ? redirectTarget(claim.url) : null;
     if (!claim || !target) throw DomainError.notFound('tracked link', excerptForMessage(token, 16));
-    if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) await this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
     reply.header('cache-control', NO_CACHE).redirect(target, 302);
+    if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
   }
 
   /**
@@ -105,8 +105,12 @@ export class TrackingController {
     return { emailId, userAgent: (Array.isArray(userAgent) ? userAgent[0] : userAgent) ?? null, ip: request.ip ?? null };
   }
 
-  /** The reader comes first: if the emails service is unreachable the redirect still happens, and the miss is logged. */
-  private async record(call: () => Promise<unknown>): Promise<void> {
-    await call().catch((error: Error) => this.logger.warn({ err: error.message }, 'tracking hit not recorded'));
+  /**
+   * The reader comes first: the answer is sent before the hit is recorded, so
+   * an emails service that is away or slow (up to RPC_TIMEOUT_MS) never
+   * holds a redirect or a pixel; a hit not recorded is logged.
+   */
+  private record(call: () => Promise<unknown>): void {
+    call().catch((error: Error) => this.logger.warn({ err: error.message }, 'tracking hit not recorded'));
   }
 }
