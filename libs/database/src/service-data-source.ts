@@ -1,4 +1,5 @@
 import { DataSourceOptions } from 'typeorm';
+import { LeavesReadOnlyServer } from './read-only-server';
 
 export interface ServiceSchema {
   /** The Postgres schema the service owns; no other service reads it. */
@@ -19,6 +20,7 @@ export function serviceDataSourceOptions(databaseUrl: string, owned: ServiceSche
     migrationsRun: false,
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, application_name: `mailroom-${owned.schema}` },
+    // Client: a connection to a server that turned out read-only (a failover) is not reused (LeavesReadOnlyServer).
+    extra: { max: poolSize, application_name: `mailroom-${owned.schema}`, Client: LeavesReadOnlyServer },
   };
 }
