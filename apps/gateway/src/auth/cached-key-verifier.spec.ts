@@ -88,4 +88,23 @@ describe(CachedKeyVerifier.name, () => {
     await uncached.verify('unknown-hash');
     expect(asked.slice(3)).toEqual(['unknown-hash', 'unknown-hash']);
   });
+
+  it('answers every concurrent lookup of a deleted key as deleted, and remembers it so (lookups are not shared, so none loses the signal)', async () => {
+    let asked = 0;
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const keys = {
+      verify: async () => {
+        asked += 1;
+        await answered;
+        return { key: null, revoked: true };
+      },
+    } as unknown as KeysClient;
+    const verifier = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 30_000, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
+    const lookups = [verifier.verify('deleted-hash'), verifier.verify('deleted-hash'), verifier.verify('deleted-hash')];
+    answer();
+    expect(await Promise.all(lookups)).toEqual([REVOKED_KEY, REVOKED_KEY, REVOKED_KEY]);
+    expect(await verifier.verify('deleted-hash')).toBe(REVOKED_KEY);
+    expect(asked).toBe(3);
+  });
 });
