@@ -3,10 +3,12 @@ import { Client, ClientConfig } from 'pg';
 /** read_only_sql_transaction: a write refused because the server (or the session) is read-only. */
 const READ_ONLY_SQL_TRANSACTION = '25006';
 
+type PoolRelease = (error?: Error | boolean) => void;
+
 /**
- * The pool's client: one whose server refused a write as read-only is closed
- * once its statement is over (the transaction it was in is void anyway), so
- * the pool opens a new connection for the next request.
+ * The pool's client: one whose server refused a write as read-only is given
+ * back to the pool as broken when released, so the pool closes it and opens
+ * a new connection for a later request.
  *
  * Mailroom never opens a read-only transaction, so a 25006 is the server's
  * state: a failover's old primary demoted to a standby, or a reader that a
@@ -14,18 +16,29 @@ const READ_ONLY_SQL_TRANSACTION = '25006';
  * open, and a pool reusing it answered every write 503 for as long as the
  * connection lived (under steady traffic it never idles out) while new
  * connections would long have reached the new primary.
+ *
+ * pg-pool gives each client it lends a `release`, which closes the client
+ * instead of keeping it when called with an error; the caller (TypeORM)
+ * calls it without one, so the accessor below adds the error. Closing the
+ * client ourselves instead raced with that release: the client could already
+ * be idle in the pool when closed, and was then lent out closed.
  */
 export class LeavesReadOnlyServer extends Client {
-  private leaving = false;
+  private readOnlyServer = false;
+  private poolRelease?: PoolRelease;
 
   constructor(config?: string | ClientConfig) {
     super(config);
     this.connection.on('errorMessage', (message: { code?: string }) => {
-      if (message.code !== READ_ONLY_SQL_TRANSACTION || this.leaving) return;
-      this.leaving = true;
-      // After the statement's ReadyForQuery: the caller gets the 25006 itself, and what it sends next (a ROLLBACK)
-      // fails as on any closed connection; the pool drops a closed client when it is released.
-      this.once('drain', () => void this.end().catch(() => undefined));
+      if (message.code === READ_ONLY_SQL_TRANSACTION) this.readOnlyServer = true;
     });
+  }
+
+  get release(): PoolRelease {
+    return (error) => this.poolRelease?.(error || (this.readOnlyServer ? new Error('the server refused a write as read-only (25006)') : undefined));
+  }
+
+  set release(release: PoolRelease) {
+    this.poolRelease = release;
   }
 }

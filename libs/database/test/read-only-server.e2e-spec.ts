@@ -1,7 +1,6 @@
 import { serviceDataSourceOptions } from '@mailroom/database';
 import { isDatabaseUnavailable } from '@mailroom/errors';
-import { createTestDatabase, dropTestDatabase, eventually } from '@mailroom/testing';
-import { Client } from 'pg';
+import { createTestDatabase, dropTestDatabase, eventually, startReadOnlyDatabase } from '@mailroom/testing';
 import { DataSource } from 'typeorm';
 
 /**
@@ -12,37 +11,20 @@ import { DataSource } from 'typeorm';
  * (for ever, under steady traffic, which never lets it idle out), long after
  * the name points at the new primary.
  *
- * Modelled here as a database whose default_transaction_read_only was on when
- * the pool's connection opened and is off again: connections opened from now
- * on reach a writable server, as they do once DNS has moved.
+ * Modelled as a database whose default_transaction_read_only was on when the
+ * pool's one connection opened and is off again (startReadOnlyDatabase's end
+ * leaves that connection open): connections opened from then on reach a
+ * writable server, as they do once DNS has moved.
  */
 describe('a pooled connection to a read-only server', () => {
   let databaseUrl: string;
-  let admin: Client;
   let dataSource: DataSource;
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
-    admin = new Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
-    await admin.connect();
   });
 
-  afterAll(async () => {
-    await admin?.end();
-    await dropTestDatabase(databaseUrl);
-  });
-
-  /** The pool's one connection opened while the server is read-only, then the failover done: new connections reach a writable server. */
-  async function onReadOnlyConnection(refusedWrite: () => Promise<unknown>): Promise<void> {
-    const database = new URL(databaseUrl).pathname.slice(1);
-    await admin.query(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
-    await eventually(async () => (await dataSource.query('SHOW default_transaction_read_only'))[0].default_transaction_read_only === 'on' || undefined, 5000);
-    const refused = await refusedWrite().catch((error: unknown) => error);
-    expect((refused as { code?: string }).code).toBe('25006');
-    expect(isDatabaseUnavailable(refused)).toBe(true);
-    await admin.query(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
-  }
+  afterAll(() => dropTestDatabase(databaseUrl));
 
   beforeEach(async () => {
     dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, { schema: 'public', entities: [], migrations: [] }, 1)).initialize();
@@ -51,14 +33,27 @@ describe('a pooled connection to a read-only server', () => {
 
   afterEach(() => dataSource.destroy());
 
+  /** Refuses `write` on the pool's connection, opened while the server was read-only, then ends the failover. */
+  async function refusedOnReadOnlyConnection(write: () => Promise<unknown>): Promise<void> {
+    const standby = await startReadOnlyDatabase(databaseUrl);
+    try {
+      await eventually(async () => (await dataSource.query('SHOW default_transaction_read_only'))[0].default_transaction_read_only === 'on' || undefined, 5000);
+      const refused = await write().catch((error: unknown) => error);
+      expect((refused as { code?: string }).code).toBe('25006');
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+    } finally {
+      await standby.end();
+    }
+  }
+
   it('is left after a write in a transaction it refused, so the next write reaches the writable server', async () => {
-    await onReadOnlyConnection(() => dataSource.transaction((manager) => manager.query('INSERT INTO item VALUES (1)')));
+    await refusedOnReadOnlyConnection(() => dataSource.transaction((manager) => manager.query('INSERT INTO item VALUES (1)')));
     await dataSource.query('INSERT INTO item VALUES (2)');
     expect(await dataSource.query('SELECT id FROM item WHERE id IN (1, 2)')).toEqual([{ id: 2 }]);
   });
 
   it('is left after a write outside a transaction it refused', async () => {
-    await onReadOnlyConnection(() => dataSource.query('INSERT INTO item VALUES (3)'));
+    await refusedOnReadOnlyConnection(() => dataSource.query('INSERT INTO item VALUES (3)'));
     await dataSource.transaction((manager) => manager.query('INSERT INTO item VALUES (4)'));
     expect(await dataSource.query('SELECT id FROM item WHERE id IN (3, 4)')).toEqual([{ id: 4 }]);
   });

@@ -22,19 +22,22 @@ export function startDatabaseOutage(databaseUrl: string, spare: number[] = []): 
  * reader while DNS lags, as after an Aurora failover): connections are taken
  * and reads work, but every write fails with 25006 "cannot execute … in a
  * read-only transaction". Open connections other than `spare` are terminated,
- * so the new ones pick the setting up; `end()` undoes it the same way.
+ * so the new ones pick the setting up. `end()` undoes the setting but leaves
+ * the connections opened meanwhile open and read-only, as a reader keeps the
+ * connections it took once DNS has moved to the new primary: the apps must
+ * leave them themselves (LeavesReadOnlyServer) to write again.
  */
 export function startReadOnlyDatabase(databaseUrl: string, spare: number[] = []): Promise<DatabaseOutage> {
-  return alterDatabase(databaseUrl, spare, 'SET default_transaction_read_only = on', 'RESET default_transaction_read_only');
+  return alterDatabase(databaseUrl, spare, 'SET default_transaction_read_only = on', 'RESET default_transaction_read_only', false);
 }
 
-/** ALTER DATABASE … `start`, terminating its connections but `spare`; `end()` runs `end` and terminates them again. */
-async function alterDatabase(databaseUrl: string, spare: number[], start: string, end: string): Promise<DatabaseOutage> {
+/** ALTER DATABASE … `start`, terminating its connections but `spare`; `end()` runs `end` and, unless told not to, terminates them again. */
+async function alterDatabase(databaseUrl: string, spare: number[], start: string, end: string, terminateAtEnd = true): Promise<DatabaseOutage> {
   const database = new URL(databaseUrl).pathname.slice(1);
   const admin = new Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
-  const alter = async (change: string) => {
+  const alter = async (change: string, terminate = true) => {
     await admin.query(`ALTER DATABASE "${database}" ${change}`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND NOT (pid = ANY($2::int[]))', [database, spare]);
+    if (terminate) await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND NOT (pid = ANY($2::int[]))', [database, spare]);
   };
   await admin.connect();
   try {
@@ -46,7 +49,7 @@ async function alterDatabase(databaseUrl: string, spare: number[], start: string
   return {
     end: async () => {
       try {
-        await alter(end);
+        await alter(end, terminateAtEnd);
       } finally {
         await admin.end();
       }
