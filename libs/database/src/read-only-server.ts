@@ -34,8 +34,10 @@ export class LeavesReadOnlyServer extends Client {
     });
   }
 
+  /** The release of this loan: one kept from an earlier loan still reaches that loan's, which refuses a second call. */
   get release(): PoolRelease {
-    return (error) => this.poolRelease?.(error || (this.readOnlyServer ? new Error('the server refused a write as read-only (25006)') : undefined));
+    const release = this.poolRelease;
+    return (error) => release?.(error || (this.readOnlyServer ? new Error('the server refused a write as read-only (25006)') : undefined));
   }
 
   set release(release: PoolRelease) {
