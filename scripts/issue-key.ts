@@ -7,7 +7,7 @@ import { ApiKeyEntity } from '../apps/keys/src/database/entities/api-key.entity'
 
 /** Creates a key straight in the keys schema: for the first start, the CLI and the e2e harness. */
 export async function issueKeyDirectly(databaseUrl: string, input: IssueInput): Promise<ApiKeyCreatedResponse> {
-  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, KEYS_SCHEMA, 1));
+  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, KEYS_SCHEMA, { size: 1 }));
   await dataSource.initialize();
   try {
     return await issueApiKey(input, (entity) => dataSource.getRepository(ApiKeyEntity).save(entity));
@@ -17,7 +17,7 @@ export async function issueKeyDirectly(databaseUrl: string, input: IssueInput): 
 }
 
 export async function countKeys(databaseUrl: string): Promise<number> {
-  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, KEYS_SCHEMA, 1));
+  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, KEYS_SCHEMA, { size: 1 }));
   await dataSource.initialize();
   try {
     return await dataSource.getRepository(ApiKeyEntity).count();

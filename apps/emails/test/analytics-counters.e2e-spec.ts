@@ -58,7 +58,7 @@ describe('CountersRepository.applyMany', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 8)).initialize();
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, { size: 8 })).initialize();
     counters = new CountersRepository(dataSource);
   });
 
@@ -206,7 +206,7 @@ describe('CountersRepository.applyMany', () => {
 
   it('buckets and series are UTC hours and days when the server keeps another time zone', async () => {
     // A server set up in India (+05:30): its own hours begin at half past the UTC hour, and its days at 18:30 UTC.
-    const elsewhere = await new DataSource({ ...serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 1), extra: { max: 1, options: '-c TimeZone=Asia/Kolkata' } }).initialize();
+    const elsewhere = await new DataSource({ ...serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, { size: 1 }), extra: { max: 1, options: '-c TimeZone=Asia/Kolkata' } }).initialize();
     try {
       expect((await elsewhere.query('SHOW TimeZone'))[0].TimeZone).toBe('Asia/Kolkata');
       const counted = new CountersRepository(elsewhere);

@@ -17,7 +17,7 @@ describe('the summary update of recorded attempts against Postgres', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 1)).initialize();
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, { size: 1 })).initialize();
   });
 
   afterAll(async () => {

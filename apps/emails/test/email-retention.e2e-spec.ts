@@ -39,7 +39,7 @@ describe('EmailRetention.purgeOlderThan', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 2)).initialize();
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, { size: 2 })).initialize();
     retention = new EmailRetention(dataSource, { EMAIL_RETENTION: RETENTION } as MailroomConfig);
   });
 

@@ -33,7 +33,7 @@ describe('the hot statements of a send and its delivery, after a migration adds 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, 1)).initialize();
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, { size: 1 })).initialize();
     // The counts repository serves reads only; a send never touches it.
     writer = new EmailWriter(new EmailsRepository(dataSource, {} as EmailCountsRepository));
     delivery = new DeliveryRepository(dataSource);

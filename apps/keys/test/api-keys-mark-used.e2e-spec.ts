@@ -24,7 +24,7 @@ describe('ApiKeysRepository.markUsed', () => {
        SELECT 'key_' || lpad(n::text, 4, '0'), 'k', 'live', 'hash' || n, 'hint', '{*}' FROM generate_series(1, 2000) AS n`,
     );
     await database.dataSource.query('ANALYZE keys.api_keys');
-    pool = await new DataSource(serviceDataSourceOptions(url(), KEYS_SCHEMA, 4)).initialize();
+    pool = await new DataSource(serviceDataSourceOptions(url(), KEYS_SCHEMA, { size: 4 })).initialize();
     keys = new ApiKeysRepository(pool.getRepository(ApiKeyEntity));
   });
 

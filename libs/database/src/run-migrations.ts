@@ -13,7 +13,7 @@ const MIGRATION_LOCK_ID = 0x6d61696c; // "mail"
  */
 export async function runServiceMigrations(databaseUrl: string, owned: ServiceSchema, lockWait: MigrationLockWait = MIGRATION_LOCK_WAIT): Promise<string[]> {
   // One connection, so the session settings below hold for every statement.
-  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, owned, 1));
+  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, owned, { size: 1 }));
   await dataSource.initialize();
   try {
     await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);

@@ -8,8 +8,28 @@ export interface ServiceSchema {
   migrations: DataSourceOptions['migrations'];
 }
 
+/**
+ * A pooled connection left idle this long starts TCP keepalive probes, so one
+ * whose host vanished without a word (a failover that moved the address, a
+ * dropped NAT entry) is found dead and dropped while idle, rather than handed
+ * to the next query to hang on.
+ */
+const KEEPALIVE_AFTER_IDLE_MS = 10_000;
+
+export interface PoolLimits {
+  /** Connections the pool opens at most; 10 unless set. */
+  size?: number;
+  /**
+   * How long a query waits for a connection, a free one of the pool or a new
+   * one to be opened; past it the query fails as the database being
+   * unavailable. Unset, it waits for as long as Postgres takes (migrations and
+   * scripts, which have no caller to answer in time).
+   */
+  acquireTimeoutMs?: number;
+}
+
 /** TypeORM options for one service: its own schema and migrations table, never synchronize. */
-export function serviceDataSourceOptions(databaseUrl: string, owned: ServiceSchema, poolSize = 10): DataSourceOptions {
+export function serviceDataSourceOptions(databaseUrl: string, owned: ServiceSchema, pool: PoolLimits = {}): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -20,7 +40,15 @@ export function serviceDataSourceOptions(databaseUrl: string, owned: ServiceSche
     migrationsRun: false,
     synchronize: false,
     logging: false,
-    // Client: a connection to a server that turned out read-only (a failover) is not reused (LeavesReadOnlyServer).
-    extra: { max: poolSize, application_name: `mailroom-${owned.schema}`, Client: LeavesReadOnlyServer },
+    extra: {
+      max: pool.size ?? 10,
+      application_name: `mailroom-${owned.schema}`,
+      // node-postgres's name; 0 is its "no limit".
+      connectionTimeoutMillis: pool.acquireTimeoutMs ?? 0,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_AFTER_IDLE_MS,
+      // A connection to a server that turned out read-only (a failover) is not reused (LeavesReadOnlyServer).
+      Client: LeavesReadOnlyServer,
+    },
   };
 }

@@ -7,5 +7,5 @@ import { serviceDataSourceOptions, ServiceSchema, usePreparedStatements } from '
 export function serviceDatabaseModule(config: MailroomConfig, owned: ServiceSchema): DynamicModule {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required');
   usePreparedStatements(config.DATABASE_PREPARED_STATEMENTS);
-  return TypeOrmModule.forRoot(serviceDataSourceOptions(config.DATABASE_URL, owned));
+  return TypeOrmModule.forRoot(serviceDataSourceOptions(config.DATABASE_URL, owned, { acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS }));
 }

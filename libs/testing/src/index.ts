@@ -20,3 +20,4 @@ export * from './lock-waiters';
 export * from './process-stack';
 export * from './raw-smtp';
 export * from './request-as';
+export * from './stalling-proxy';

@@ -17,7 +17,7 @@ export interface MigratedSchema {
 export async function startMigratedSchema(owned: ServiceSchema): Promise<MigratedSchema> {
   const databaseUrl = await createTestDatabase();
   await runServiceMigrations(databaseUrl, owned);
-  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, owned, 1));
+  const dataSource = new DataSource(serviceDataSourceOptions(databaseUrl, owned, { size: 1 }));
   await dataSource.initialize();
   return {
     dataSource,

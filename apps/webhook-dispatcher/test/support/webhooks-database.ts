@@ -16,7 +16,7 @@ export interface WebhooksDatabase {
 export async function startWebhooksDatabase(): Promise<WebhooksDatabase> {
   const databaseUrl = await createTestDatabase();
   await runServiceMigrations(databaseUrl, WEBHOOKS_SCHEMA);
-  const dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, WEBHOOKS_SCHEMA, 4)).initialize();
+  const dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, WEBHOOKS_SCHEMA, { size: 4 })).initialize();
   await dataSource.query(
     `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak)
      VALUES ('wh_1', 'live', 'https://hooks.example/1', ARRAY['*'], 'active', 'sealed', 0, 0)`,
