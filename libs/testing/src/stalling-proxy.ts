@@ -5,27 +5,41 @@ export interface StallingProxy {
   url: string;
   /** From now on nothing passes either way and new connections are taken but not answered: a host gone silent. */
   stall(): void;
+  /**
+   * From now on the server's replies, and its closing of a connection, are held back while the client's
+   * messages go through; resume() passes on each connection's held replies in one write, as a client reads
+   * a burst of messages that arrived together (say ReadyForQuery and, right behind it, a FATAL).
+   */
+  holdReplies(): void;
   /** Passes on what was held back, in order, and everything after: the network is back. */
   resume(): void;
   close(): Promise<void>;
 }
 
-/** One direction of a proxied connection: held while stalled, written through otherwise. */
+/** One direction of a proxied connection: held, or written through. */
 class Pipe {
   private held: Buffer[] = [];
+  private endHeld = false;
   constructor(private readonly to: () => Socket | undefined) {}
 
-  carry(chunk: Buffer, stalled: boolean): void {
+  carry(chunk: Buffer, holding: boolean): void {
     const socket = this.to();
-    if (stalled || !socket) this.held.push(chunk);
+    if (holding || !socket) this.held.push(chunk);
     else socket.write(chunk);
+  }
+
+  /** The other side closed: close this one too, once what is held has gone. */
+  end(holding: boolean): void {
+    if (holding) this.endHeld = true;
+    else this.to()?.destroySoon();
   }
 
   flush(): void {
     const socket = this.to();
     if (!socket) return;
-    for (const chunk of this.held) socket.write(chunk);
+    if (this.held.length) socket.write(Buffer.concat(this.held));
     this.held = [];
+    if (this.endHeld) socket.destroySoon();
   }
 }
 
@@ -47,7 +61,7 @@ interface Connection {
  */
 export async function startStallingProxy(databaseUrl: string): Promise<StallingProxy> {
   const target = new URL(databaseUrl);
-  let stalled = false;
+  let mode: 'open' | 'stalled' | 'holding replies' = 'open';
   const connections: Connection[] = [];
 
   const server = createServer((client) => {
@@ -59,18 +73,18 @@ export async function startStallingProxy(databaseUrl: string): Promise<StallingP
       open: () => {
         const upstream = new Socket();
         connection.upstream = upstream;
-        upstream.on('data', (chunk: Buffer) => connection.toClient.carry(chunk, stalled));
-        upstream.on('error', () => client.destroy());
-        upstream.on('close', () => client.destroy());
+        upstream.on('data', (chunk: Buffer) => connection.toClient.carry(chunk, mode !== 'open'));
+        upstream.on('error', () => undefined);
+        upstream.on('close', () => connection.toClient.end(mode !== 'open'));
         upstream.connect(Number(target.port || 5432), target.hostname, () => connection.toServer.flush());
       },
     };
     connections.push(connection);
-    client.on('data', (chunk: Buffer) => connection.toServer.carry(chunk, stalled));
-    client.on('error', () => connection.upstream?.destroy());
+    client.on('data', (chunk: Buffer) => connection.toServer.carry(chunk, mode === 'stalled'));
+    client.on('error', () => undefined);
     client.on('close', () => connection.upstream?.destroy());
     // Accepted by the kernel either way; a stalled host just never answers the startup message.
-    if (!stalled) connection.open();
+    if (mode !== 'stalled') connection.open();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(databaseUrl);
@@ -80,10 +94,13 @@ export async function startStallingProxy(databaseUrl: string): Promise<StallingP
   return {
     url: url.toString(),
     stall: () => {
-      stalled = true;
+      mode = 'stalled';
+    },
+    holdReplies: () => {
+      mode = 'holding replies';
     },
     resume: () => {
-      stalled = false;
+      mode = 'open';
       for (const connection of connections) {
         if (!connection.upstream) connection.open();
         else connection.toServer.flush();
