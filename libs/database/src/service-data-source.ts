@@ -10,10 +10,10 @@ export interface ServiceSchema {
 }
 
 /**
- * A pooled connection left idle this long starts TCP keepalive probes, so one
- * whose host vanished without a word (a failover that moved the address, a
- * dropped NAT entry) is found dead and dropped while idle, rather than handed
- * to the next query to hang on.
+ * A pooled connection left idle this long starts TCP keepalive probes (Node
+ * then probes once a second, ten times), so one whose host vanished without a
+ * word (a failover that moved the address, a dropped NAT entry) is found dead
+ * and dropped while idle, rather than handed to the next query to hang on.
  */
 const KEEPALIVE_AFTER_IDLE_MS = 10_000;
 
