@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '@mailroom/errors';
 import { rolledBackForSure } from './transaction-outcome';
 
 export interface GroupCommitOptions {
@@ -7,6 +8,18 @@ export interface GroupCommitOptions {
   maxInFlight?: number;
   /** Whether a failed batch certainly left nothing behind, so its items may be committed one by one. */
   retryAlone?: (error: unknown) => boolean;
+}
+
+/**
+ * `retryAlone` for writes that are safe to repeat: a failed batch is written
+ * again item by item, unless the database itself is away, which no single
+ * item can fix. Each lone write would then wait for it again (up to the
+ * pool's acquire timeout), the last item of the batch for all of them, and
+ * every item queued behind it longer still; failed at once, each caller's
+ * own retry takes over.
+ */
+export function unlessDatabaseUnavailable(error: unknown): boolean {
+  return !isDatabaseUnavailable(error);
 }
 
 interface Pending<I, R> {

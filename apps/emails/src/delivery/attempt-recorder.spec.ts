@@ -42,4 +42,15 @@ describe(AttemptRecorder.name, () => {
     const results = await Promise.allSettled(['email_1', 'email_bad', 'email_3'].map((id) => recorder.record('w1', attempt(id))));
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
+
+  it('fails a batch at once, not one attempt at a time, when the database is unavailable', async () => {
+    // Each lone write would wait for the database again (up to DATABASE_ACQUIRE_TIMEOUT_MS), holding every later attempt behind it.
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const { repository, recorder } = setup(async () => {
+      throw refused;
+    });
+    const results = await Promise.allSettled(['email_1', 'email_2', 'email_3'].map((id) => recorder.record('w1', attempt(id))));
+    expect(results).toEqual([1, 2, 3].map(() => ({ status: 'rejected', reason: refused })));
+    expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
+  });
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { GroupCommitter } from '@mailroom/database';
+import { GroupCommitter, unlessDatabaseUnavailable } from '@mailroom/database';
 import { AttemptRecord, AttemptsRepository } from './attempts.repository';
 
 interface OwnedAttempt {
@@ -14,7 +14,8 @@ interface OwnedAttempt {
  * writes at once (no timer, so the window between the SMTP reply and its
  * record, in which a crash means sending again, does not grow). A batch that
  * fails is written again one attempt at a time, so one bad row cannot fail
- * the rest; writing again is safe because every write is fenced on the lease.
+ * the rest (a database that is away fails the batch at once); writing again is
+ * safe because every write is fenced on the lease.
  */
 @Injectable()
 export class AttemptRecorder {
@@ -22,7 +23,7 @@ export class AttemptRecorder {
     // Enough to absorb every slot of a busy worker (DELIVERY_CONCURRENCY is at most 1000) in a few transactions.
     maxBatch: 200,
     maxInFlight: 1,
-    retryAlone: () => true,
+    retryAlone: unlessDatabaseUnavailable,
   });
 
   constructor(private readonly repository: AttemptsRepository) {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { GroupCommitter } from '@mailroom/database';
+import { GroupCommitter, unlessDatabaseUnavailable } from '@mailroom/database';
 import { WebhookSettings } from '../webhook-settings';
 import { AttemptRecord, DispatchRepository } from './dispatch.repository';
 
@@ -9,7 +9,8 @@ import { AttemptRecord, DispatchRepository } from './dispatch.repository';
  * dispatcher commits once per batch instead of once per delivery, and an idle
  * one still writes at once. A delivery keeps its lease until its attempt is
  * written; a batch that fails is written again one attempt at a time, so one
- * bad row cannot fail the rest, and writing again is safe because every write
+ * bad row cannot fail the rest (a database that is away fails the batch at
+ * once), and writing again is safe because every write
  * is fenced on the lease.
  */
 @Injectable()
@@ -17,7 +18,7 @@ export class AttemptRecorder {
   private readonly committer = new GroupCommitter<AttemptRecord, boolean>((records) => this.write(records), {
     maxBatch: 200,
     maxInFlight: 1,
-    retryAlone: () => true,
+    retryAlone: unlessDatabaseUnavailable,
   });
 
   constructor(
