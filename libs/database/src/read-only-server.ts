@@ -1,4 +1,5 @@
-import { Client, ClientConfig } from 'pg';
+import { ClientConfig } from 'pg';
+import { AlwaysListenedClient } from './always-listened-client';
 
 /** read_only_sql_transaction: a write refused because the server (or the session) is read-only. */
 const READ_ONLY_SQL_TRANSACTION = '25006';
@@ -23,7 +24,7 @@ type PoolRelease = (error?: Error | boolean) => void;
  * client ourselves instead raced with that release: the client could already
  * be idle in the pool when closed, and was then lent out closed.
  */
-export class LeavesReadOnlyServer extends Client {
+export class LeavesReadOnlyServer extends AlwaysListenedClient {
   private readOnlyServer = false;
   private poolRelease?: PoolRelease;
 

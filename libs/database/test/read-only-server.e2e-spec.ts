@@ -27,7 +27,7 @@ describe('a pooled connection to a read-only server', () => {
   afterAll(() => dropTestDatabase(databaseUrl));
 
   beforeEach(async () => {
-    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, { schema: 'public', entities: [], migrations: [] }, 1)).initialize();
+    dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, { schema: 'public', entities: [], migrations: [] }, { size: 1 })).initialize();
     await dataSource.query('CREATE TABLE IF NOT EXISTS item (id int PRIMARY KEY)');
   });
 
