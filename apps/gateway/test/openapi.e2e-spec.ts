@@ -286,6 +286,22 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     }
   });
 
+  it("states the event kinds a webhook's events take, refusing exactly the lists the dispatcher refuses", () => {
+    const { WEBHOOK_EVENT_KINDS, webhookEventsProblem } = contracts;
+    const compile = documentSchemaCompiler(doc);
+    const bodySchemaOf = (key: string) => operations.find((operation) => operation.key === key)!.op.requestBody.content['application/json'].schema;
+    const create = compile(bodySchemaOf('POST /v1/webhooks'));
+    const update = compile(bodySchemaOf('PATCH /v1/webhooks/{id}'));
+    const lists = [['*'], [...WEBHOOK_EVENT_KINDS], ['email.delivered', '*'], [], ['bogus'], ['webhook.test'], ['email.delivered', 'Email.Bounced'], ['email.*']];
+    for (const events of lists) {
+      const apiTakes = webhookEventsProblem(events) === null;
+      expect({ events, create: create({ url: 'https://hooks.example.com/in', events }), update: update({ events }) }).toEqual({ events, create: apiTakes, update: apiTakes });
+    }
+    // Answers list them too: a client generated from the document gets the same type in and out.
+    const answered = doc.components.schemas.WebhookListItem.properties.events;
+    expect(answered.items.enum).toEqual(['*', ...WEBHOOK_EVENT_KINDS]);
+  });
+
   it('gives custom validators meaningful schemas', () => {
     const { ApiKeyCreateDto: create } = doc.components.schemas;
     expect(create.properties.domainRestrictions.items).toMatchObject({ type: 'string', maxLength: 253, description: expect.stringContaining('any case and IDN') });

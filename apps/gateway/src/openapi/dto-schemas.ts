@@ -3,6 +3,7 @@ import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { customValidatorConverters, JsonSchema } from './custom-validator-converters';
 import { withSendFieldLimits } from './send-field-limits';
+import { withWebhookFieldRules } from './webhook-field-rules';
 
 // class-transformer keeps its @Type() metadata here but ships no typings for the path;
 // the nested DTOs (attachments, tracking, batch items) are found through it.
@@ -26,7 +27,7 @@ export function dtoSchemas(): Record<string, JsonSchema> {
   }) as Record<string, JsonSchema>;
   // validateDto runs with forbidNonWhitelisted: a field the DTO does not declare is a 422.
   for (const schema of Object.values(schemas)) if (schema.type === 'object') schema.additionalProperties = false;
-  return withSendFieldLimits(schemas);
+  return withWebhookFieldRules(withSendFieldLimits(schemas));
 }
 
 /** The named schemas plus every schema they reference, transitively, so components holds no dead entries. */

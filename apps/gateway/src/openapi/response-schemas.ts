@@ -1,6 +1,7 @@
 import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '@mailroom/contracts';
 import type { JsonSchema } from './custom-validator-converters';
 import { schemaRef } from './dto-schemas';
+import { WEBHOOK_EVENT_ITEM } from './webhook-field-rules';
 
 /**
  * Response shapes. They are TypeScript interfaces in libs/contracts, which leave
@@ -70,7 +71,7 @@ const webhookListItem = {
   id: str({ pattern: '^wh_' }),
   object: str(),
   url: str({ format: 'uri' }),
-  events: strings,
+  events: { type: 'array', items: WEBHOOK_EVENT_ITEM },
   status: oneOf('active', 'failing', 'disabled'),
   lastDeliveryAt: timeOrNull,
   createdAt: time,

@@ -1,5 +1,6 @@
 import { EMAIL_LIMITS } from '@mailroom/contracts';
 import type { JsonSchema } from './custom-validator-converters';
+import { withFieldSchemas } from './field-schemas';
 
 const MEGABYTE = 1024 * 1024;
 
@@ -38,17 +39,7 @@ export const SEND_FIELD_LIMITS: Record<string, Record<string, JsonSchema>> = {
   EmailRescheduleDto: { scheduledAt: SCHEDULED_AT },
 };
 
-/**
- * The DTO schemas with SEND_FIELD_LIMITS added. Throws on an entry that names
- * no generated property, so a renamed field cannot leave its limits behind.
- */
+/** The DTO schemas with SEND_FIELD_LIMITS added (see withFieldSchemas). */
 export function withSendFieldLimits(schemas: Record<string, JsonSchema>): Record<string, JsonSchema> {
-  for (const [dto, fields] of Object.entries(SEND_FIELD_LIMITS)) {
-    const properties = schemas[dto]?.properties as Record<string, JsonSchema> | undefined;
-    for (const [field, limits] of Object.entries(fields)) {
-      if (!properties?.[field]) throw new Error(`SEND_FIELD_LIMITS names ${dto}.${field}, which has no schema`);
-      properties[field] = Object.assign({}, properties[field], limits);
-    }
-  }
-  return schemas;
+  return withFieldSchemas(schemas, SEND_FIELD_LIMITS, 'SEND_FIELD_LIMITS');
 }
