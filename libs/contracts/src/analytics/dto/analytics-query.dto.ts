@@ -1,7 +1,9 @@
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { IsIsoTimestamp } from '../../validation/validators';
 import { domainNameProblem, IsDomainNameBy } from '../../domains/domain-name';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
+import { IsOneOf } from '../../validation/is-one-of';
+import { IsTagsQuery } from '../../emails/dto/email-validators';
 
 export class AnalyticsQueryDto {
   /** Default: 30 days before to_date. */
@@ -17,7 +19,7 @@ export class AnalyticsQueryDto {
   to_date?: string;
 
   @IsOptional()
-  @IsIn(['hour', 'day'])
+  @IsOneOf(['hour', 'day'])
   interval?: 'hour' | 'day';
 
   /** Any case, Unicode or punycode: counters are kept under the lower-case punycode name. */
@@ -27,6 +29,6 @@ export class AnalyticsQueryDto {
 
   /** Comma-separated; see the README for how several tags add up. */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,256}(,[A-Za-z0-9_-]{1,256}){0,19}$/, { message: 'must be up to 20 comma-separated tags of A-Z a-z 0-9 _ -' })
+  @IsTagsQuery()
   tags?: string;
 }

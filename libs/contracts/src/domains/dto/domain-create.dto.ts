@@ -1,4 +1,5 @@
-import { IsIn, IsOptional } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 import { DOMAIN_REGIONS, DomainRegion } from '../domain.types';
 import { IsDomainNameBy, sendingDomainNameProblem } from '../domain-name';
 
@@ -8,6 +9,6 @@ export class DomainCreateDto {
   name: string;
 
   @IsOptional()
-  @IsIn(DOMAIN_REGIONS, { message: `must be one of ${DOMAIN_REGIONS.join(', ')}` })
+  @IsOneOf(DOMAIN_REGIONS)
   region?: DomainRegion;
 }

@@ -1,9 +1,10 @@
-import { IsIn, IsOptional } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 import { ListQueryDto } from '../../common/list-query.dto';
 import { DOMAIN_STATUSES, DomainStatus } from '../domain.types';
 
 export class DomainListQueryDto extends ListQueryDto {
   @IsOptional()
-  @IsIn(DOMAIN_STATUSES, { message: `must be one of ${DOMAIN_STATUSES.join(', ')}` })
+  @IsOneOf(DOMAIN_STATUSES)
   status?: DomainStatus;
 }

@@ -1,13 +1,15 @@
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsOptional, Matches } from 'class-validator';
 import { ListQueryDto } from '../../common/list-query.dto';
 import { IsBeforeTimestampIn, IsIsoTimestamp } from '../../validation/validators';
+import { IsOneOf } from '../../validation/is-one-of';
+import { IsTagsQuery } from './email-validators';
 import { EMAIL_STATUSES } from '../email-limits';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 /** GET /v1/emails. `tags` is comma-separated and every tag must match (ALL). */
 export class EmailListQueryDto extends ListQueryDto {
   @IsOptional()
-  @IsIn(EMAIL_STATUSES, { message: `must be one of ${EMAIL_STATUSES.join(', ')}` })
+  @IsOneOf(EMAIL_STATUSES)
   status?: string;
 
   /** One recipient address of the `to` field, compared case-insensitively. */
@@ -16,9 +18,7 @@ export class EmailListQueryDto extends ListQueryDto {
   to?: string;
 
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,256}(,[A-Za-z0-9_-]{1,256}){0,19}$/, {
-    message: 'must be 1 to 20 comma-separated tags of A-Z, a-z, 0-9, _ and -',
-  })
+  @IsTagsQuery()
   tags?: string;
 
   /** Inclusive: emails created at or after this time. */

@@ -1,4 +1,5 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { Matches, registerDecorator, ValidationOptions } from 'class-validator';
+import { EMAIL_LIMITS } from '../email-limits';
 
 /** `to`, `cc`, `bcc`, `replyTo`: one string, or an array of `min`..`max` strings. */
 export function IsStringOrStringArray(min: number, max: number, options?: ValidationOptions) {
@@ -36,3 +37,11 @@ export function IsFlatStringMap(options?: ValidationOptions) {
     });
 }
 
+
+/** A `tags` query parameter (GET /v1/emails, GET /v1/analytics): 1 to tagsMax comma-separated tags a send accepts. */
+export function IsTagsQuery(): PropertyDecorator {
+  const tag = `[A-Za-z0-9_-]{1,${EMAIL_LIMITS.tagMaxLength}}`;
+  return Matches(new RegExp(`^${tag}(,${tag}){0,${EMAIL_LIMITS.tagsMax - 1}}$`), {
+    message: `must be 1 to ${EMAIL_LIMITS.tagsMax} comma-separated tags of A-Z, a-z, 0-9, _ and -`,
+  });
+}

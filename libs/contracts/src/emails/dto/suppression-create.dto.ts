@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 
 /** POST /v1/suppressions. Bounces and complaints are added by the service itself; callers usually add `manual`. */
 export class SuppressionCreateDto {
@@ -7,7 +8,7 @@ export class SuppressionCreateDto {
   email: string;
 
   @IsOptional()
-  @IsIn(['manual', 'unsubscribe', 'complaint', 'bounce'], { message: 'must be one of manual, unsubscribe, complaint, bounce' })
+  @IsOneOf(['manual', 'unsubscribe', 'complaint', 'bounce'])
   reason?: 'manual' | 'unsubscribe' | 'complaint' | 'bounce';
 
   @IsOptional()

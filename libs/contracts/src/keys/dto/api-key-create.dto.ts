@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
 import type { Mode } from '../../common/request-context';
@@ -11,14 +12,14 @@ export class ApiKeyCreateDto {
 
   /** Defaults to the caller's mode; a test key can only create test keys. */
   @IsOptional()
-  @IsIn(['live', 'test'])
+  @IsOneOf(['live', 'test'])
   mode?: Mode;
 
   /** Defaults to the caller's own permissions. */
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(PERMISSIONS.length)
-  @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
+  @IsOneOf(PERMISSIONS, { each: true })
   permissions?: string[];
 
   @IsOptional()

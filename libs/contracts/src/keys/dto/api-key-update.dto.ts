@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
@@ -14,7 +15,7 @@ export class ApiKeyUpdateDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(PERMISSIONS.length)
-  @IsIn(PERMISSIONS, { each: true, message: `each value must be one of ${PERMISSIONS.join(', ')}` })
+  @IsOneOf(PERMISSIONS, { each: true })
   permissions?: string[];
 
   @IsOmittable()

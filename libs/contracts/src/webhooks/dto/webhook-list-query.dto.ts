@@ -1,15 +1,16 @@
-import { IsIn, IsOptional } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 import { ListQueryDto } from '../../common/list-query.dto';
 import { DELIVERY_STATUSES, DeliveryStatus, WEBHOOK_STATUSES, WebhookStatus } from '../webhook.types';
 
 export class WebhookListQueryDto extends ListQueryDto {
   @IsOptional()
-  @IsIn(WEBHOOK_STATUSES, { message: `must be one of ${WEBHOOK_STATUSES.join(', ')}` })
+  @IsOneOf(WEBHOOK_STATUSES)
   status?: WebhookStatus;
 }
 
 export class DeliveryListQueryDto extends ListQueryDto {
   @IsOptional()
-  @IsIn(DELIVERY_STATUSES, { message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })
+  @IsOneOf(DELIVERY_STATUSES)
   status?: DeliveryStatus;
 }

@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOneOf } from '../../validation/is-one-of';
 import { IsWebhookEventList } from './is-webhook-event-list';
 import { IsOmittable } from '../../validation/is-omittable';
 
@@ -20,6 +21,6 @@ export class WebhookUpdateDto {
 
   /** `active` re-enables a disabled webhook and resets failureCount; `failing` is set by deliveries only. */
   @IsOmittable()
-  @IsIn(['active', 'disabled'], { message: 'must be active or disabled' })
+  @IsOneOf(['active', 'disabled'])
   status?: 'active' | 'disabled';
 }
