@@ -4,6 +4,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { DomainCreateInput, DomainsRpc, DomainsSubjects, DomainStatus, DomainUpdateInput, ListParams, RequestContext } from '@mailroom/contracts';
 import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 import { NATS_CLIENT } from './nats-client.provider';
+import { pageThatFits } from './page-that-fits';
 
 @Injectable()
 export class DomainsClient {
@@ -17,7 +18,7 @@ export class DomainsClient {
     return this.rpc.request(DomainsSubjects.create, { ctx, input });
   }
   list(ctx: RequestContext, params: ListParams, status?: DomainStatus) {
-    return this.rpc.request(DomainsSubjects.list, { ctx, params, status });
+    return pageThatFits(params, (page) => this.rpc.request(DomainsSubjects.list, { ctx, params: page, status }));
   }
   get(ctx: RequestContext, id: string) {
     return this.rpc.request(DomainsSubjects.get, { ctx, id });

@@ -15,6 +15,7 @@ import {
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 import { NATS_CLIENT } from './nats-client.provider';
+import { pageThatFits } from './page-that-fits';
 
 /**
  * An email travels to the emails service as one NATS message, and comes back
@@ -63,22 +64,8 @@ export class EmailsClient {
   batch(ctx: RequestContext, inputs: EmailSendInput[], idempotency?: IdempotencyInput) {
     return this.rpc.request(EmailsSubjects.batch, { ctx, inputs, idempotency }, { answerRoomBytes: answerRoom(inputs) });
   }
-  /**
-   * A page of 100 emails with 50 long addresses each is larger than one NATS
-   * message carries; the emails service then answers payload_too_large at
-   * once, and the page is asked for again with half the limit. A page may so
-   * hold fewer items than `limit`, which the cursors allow: hasMore still
-   * says whether more follow.
-   */
-  async list(ctx: RequestContext, params: ListParams, filters: EmailListFilters) {
-    for (let limit = params.limit; ; limit = Math.ceil(limit / 2)) {
-      try {
-        const page: ListParams = { limit, startingAfter: params.startingAfter, endingBefore: params.endingBefore };
-        return await this.rpc.request(EmailsSubjects.list, { ctx, params: page, filters });
-      } catch (error) {
-        if (limit === 1 || !(error instanceof DomainError) || error.code !== ErrorCode.PayloadTooLarge) throw error;
-      }
-    }
+  list(ctx: RequestContext, params: ListParams, filters: EmailListFilters) {
+    return pageThatFits(params, (page) => this.rpc.request(EmailsSubjects.list, { ctx, params: page, filters }));
   }
   get(ctx: RequestContext, id: string) {
     return this.rpc.request(EmailsSubjects.get, { ctx, id });
@@ -90,7 +77,7 @@ export class EmailsClient {
     return this.rpc.request(EmailsSubjects.reschedule, { ctx, id, scheduledAt });
   }
   listSuppressions(ctx: RequestContext, params: ListParams) {
-    return this.rpc.request(EmailsSubjects.suppressionList, { ctx, params });
+    return pageThatFits(params, (page) => this.rpc.request(EmailsSubjects.suppressionList, { ctx, params: page }));
   }
   createSuppression(ctx: RequestContext, input: SuppressionCreateDto) {
     return this.rpc.request(EmailsSubjects.suppressionCreate, { ctx, input });

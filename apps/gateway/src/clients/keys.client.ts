@@ -13,6 +13,7 @@ import {
 } from '@mailroom/contracts';
 import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 import { NATS_CLIENT } from './nats-client.provider';
+import { pageThatFits } from './page-that-fits';
 
 @Injectable()
 export class KeysClient {
@@ -26,7 +27,7 @@ export class KeysClient {
     return this.rpc.request(KeysSubjects.create, { ctx, caller, input });
   }
   list(ctx: RequestContext, params: ListParams) {
-    return this.rpc.request(KeysSubjects.list, { ctx, params });
+    return pageThatFits(params, (page) => this.rpc.request(KeysSubjects.list, { ctx, params: page }));
   }
   get(ctx: RequestContext, id: string) {
     return this.rpc.request(KeysSubjects.get, { ctx, id });

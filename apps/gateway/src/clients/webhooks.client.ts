@@ -13,6 +13,7 @@ import {
 } from '@mailroom/contracts';
 import { MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 import { NATS_CLIENT } from './nats-client.provider';
+import { pageThatFits } from './page-that-fits';
 
 @Injectable()
 export class WebhooksClient {
@@ -26,7 +27,7 @@ export class WebhooksClient {
     return this.rpc.request(WebhooksSubjects.create, { ctx, input });
   }
   list(ctx: RequestContext, params: ListParams, status?: WebhookStatus) {
-    return this.rpc.request(WebhooksSubjects.list, { ctx, params, status });
+    return pageThatFits(params, (page) => this.rpc.request(WebhooksSubjects.list, { ctx, params: page, status }));
   }
   get(ctx: RequestContext, id: string) {
     return this.rpc.request(WebhooksSubjects.get, { ctx, id });
@@ -44,7 +45,7 @@ export class WebhooksClient {
     return this.rpc.request(WebhooksSubjects.rotateSecret, { ctx, id });
   }
   listDeliveries(ctx: RequestContext, webhookId: string, params: ListParams, status?: DeliveryStatus) {
-    return this.rpc.request(WebhooksSubjects.listDeliveries, { ctx, webhookId, params, status });
+    return pageThatFits(params, (page) => this.rpc.request(WebhooksSubjects.listDeliveries, { ctx, webhookId, params: page, status }));
   }
   retryDelivery(ctx: RequestContext, webhookId: string, deliveryId: string) {
     return this.rpc.request(WebhooksSubjects.retryDelivery, { ctx, webhookId, deliveryId });
