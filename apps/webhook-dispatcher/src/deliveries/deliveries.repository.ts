@@ -7,6 +7,8 @@ import { returningRows } from '../database/returning-rows';
 import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
 
+const FOREIGN_KEY_VIOLATION = '23503';
+
 /** The delivery log as the API sees it; the dispatch loop has its own queries. */
 @Injectable()
 export class DeliveriesRepository {
@@ -48,14 +50,24 @@ export class DeliveriesRepository {
     return byDelivery;
   }
 
-  insert(entity: DeliveryEntity): Promise<DeliveryEntity> {
-    return this.deliveries.save(entity);
+  /**
+   * Null when the webhook is gone: a DELETE that committed after the caller
+   * read it, which the foreign key finds (its check waits for that DELETE).
+   */
+  async insert(entity: DeliveryEntity): Promise<DeliveryEntity | null> {
+    try {
+      return await this.deliveries.save(entity);
+    } catch (error) {
+      if ((error as { driverError?: { code?: string } }).driverError?.code === FOREIGN_KEY_VIOLATION) return null;
+      throw error;
+    }
   }
 
   /**
    * Makes a delivery due now. A finished one (succeeded or failed) gets
    * exactly one more attempt; one still retrying keeps its remaining retries.
-   * A delivery leased by a dispatcher right now is left alone (false).
+   * A delivery leased by a dispatcher right now is left alone (false), and so
+   * is one deleted meanwhile with its webhook (false; find tells the two apart).
    */
   async retryNow(id: string): Promise<boolean> {
     const rows = returningRows<{ id: string }>(

@@ -40,6 +40,11 @@ export class DeliveriesService {
     const existing = await this.repository.find(webhookId, deliveryId);
     if (!existing) throw DomainError.notFound('delivery', deliveryId);
     if (!(await this.repository.retryNow(deliveryId))) {
+      // Leased by a dispatcher, or deleted since it was read: with its webhook, or by the retention purge.
+      if (!(await this.repository.find(webhookId, deliveryId))) {
+        await this.webhooks.find(ctx, webhookId);
+        throw DomainError.notFound('delivery', deliveryId);
+      }
       throw DomainError.conflict('This delivery is being attempted right now; try again when the attempt has finished.');
     }
     this.worker.wake();
@@ -77,6 +82,7 @@ export class DeliveriesService {
       createdAt: now,
     } satisfies DeliveryEntity);
     const saved = await this.repository.insert(entity);
+    if (!saved) throw DomainError.notFound('webhook', webhookId);
     this.worker.wake();
     return toResponse(saved, []);
   }
