@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { ApiClient, startStack, Stack } from '@mailroom/testing';
 
 describe('/v1/suppressions', () => {
@@ -73,6 +74,30 @@ describe('/v1/suppressions', () => {
     const again = await test.delete('/v1/suppressions/remove@example.com');
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('not_found');
+  });
+
+  it('answers an addition 201 with what it wrote even when a DELETE of the address commits right after it', async () => {
+    // The addition wrote its row, then read it back in a second statement: a DELETE committed between the two left
+    // nothing to read, and the answer was 500. A trigger deletes the row as soon as the addition has written it,
+    // standing in for that DELETE without a race.
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(`CREATE FUNCTION emails.vanish_suppression() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN DELETE FROM emails.suppressions WHERE mode = NEW.mode AND address = NEW.address; RETURN NULL; END $$`);
+      await db.query(`CREATE TRIGGER vanish_suppression AFTER INSERT OR UPDATE ON emails.suppressions
+        FOR EACH ROW WHEN (NEW.address = 'vanishing@example.com') EXECUTE FUNCTION emails.vanish_suppression()`);
+      const added = await test.post('/v1/suppressions', { email: 'Vanishing@Example.com', reason: 'unsubscribe' });
+      expect({ status: added.status, body: added.body }).toEqual({
+        status: 201,
+        body: { object: 'suppression', email: 'vanishing@example.com', reason: 'unsubscribe', details: null, createdAt: expect.any(String) },
+      });
+      expect((await test.delete('/v1/suppressions/vanishing@example.com')).status).toBe(404);
+    } finally {
+      await db.query('DROP TRIGGER IF EXISTS vanish_suppression ON emails.suppressions');
+      await db.query('DROP FUNCTION IF EXISTS emails.vanish_suppression()');
+      await db.end();
+    }
   });
 
   it('stores an internationalized domain in punycode and finds it under either spelling', async () => {

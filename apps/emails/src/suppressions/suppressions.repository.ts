@@ -20,14 +20,19 @@ export interface SuppressionPage {
 export class SuppressionsRepository {
   constructor(@InjectRepository(SuppressionEntity) private readonly repository: Repository<SuppressionEntity>) {}
 
+  /**
+   * The row as this statement wrote it. Read back in a second statement, a DELETE of the address committed in
+   * between left nothing to read (and the request failed with 500).
+   */
   async upsert(mode: Mode, address: string, reason: SuppressionReason, details: string | null): Promise<SuppressionEntity> {
     // A re-added address keeps its first created_at and takes the new reason.
-    await this.repository.query(
+    const [row]: Array<{ reason: SuppressionReason; details: string | null; created_at: Date }> = await this.repository.query(
       `INSERT INTO emails.suppressions (mode, address, reason, details, created_at) VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (mode, address) DO UPDATE SET reason = EXCLUDED.reason, details = EXCLUDED.details`,
+       ON CONFLICT (mode, address) DO UPDATE SET reason = EXCLUDED.reason, details = EXCLUDED.details
+       RETURNING reason, details, created_at`,
       [mode, address, reason, details],
     );
-    return (await this.repository.findOneBy({ mode, address }))!;
+    return Object.assign(new SuppressionEntity(), { mode, address, reason: row.reason, details: row.details, createdAt: row.created_at });
   }
 
   async remove(mode: Mode, address: string): Promise<boolean> {
