@@ -31,7 +31,6 @@ const WHEN: Record<number, string> = {
   401: 'The Authorization header is missing or the key is malformed, unknown, deleted, expired or of the wrong mode. Checked before the body is read.',
   403: 'The key lacks the permission this operation needs, the request comes from outside its ipRestrictions, or a domainRestriction excludes the resource.',
   404: 'No resource has this id (or the key may not see it).',
-  409: 'The request conflicts with the resource state.',
   413: 'The body is larger than BODY_LIMIT_BYTES, or the request (an email, say) or the answer larger than the NATS server\'s max_payload.',
   415: 'A body (on any method) is not application/json, declares a charset other than utf-8, or is compressed (a Content-Encoding other than identity).',
   422: 'A field, query parameter or path parameter is invalid, or is a query parameter or body field the operation does not read; the message names it.',
@@ -41,19 +40,23 @@ const WHEN: Record<number, string> = {
 };
 
 /**
- * Operations that can answer 409, with why. Keyed `METHOD /path` as in the
+ * Operations that can answer 409, with the code they answer it with (409 is
+ * both `conflict` and `in_use`) and why. Keyed `METHOD /path` as in the
  * document; the e2e test fails when a key here names no route.
  */
-export const CONFLICTS: Record<string, string> = {
-  'POST /v1/domains': 'A domain with this name already exists.',
-  'DELETE /v1/domains/{id}': '`in_use`: emails from this domain are still queued, scheduled or being delivered.',
-  'POST /v1/emails': 'The Idempotency-Key was used with a different body.',
-  'POST /v1/emails/batch': 'The Idempotency-Key was used with a different body.',
-  'POST /v1/emails/{id}/cancel': 'Only a scheduled email can be cancelled; the message names the current state.',
-  'PATCH /v1/emails/{id}': 'Only a scheduled email can be rescheduled; the message names the current state.',
-  'GET /v1/webhooks/{id}/secret': 'The stored secret could not be decrypted (ENCRYPTION_KEY changed without re-sealing it); rotate it to issue a new one.',
-  'POST /v1/webhooks/{id}/test': 'The webhook is disabled; set its status to active first.',
-  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': 'The webhook is disabled, or the delivery is being attempted right now.',
+export const CONFLICTS: Record<string, { code: ErrorCode.Conflict | ErrorCode.InUse; why: string }> = {
+  'POST /v1/domains': { code: ErrorCode.Conflict, why: 'A domain with this name already exists.' },
+  'DELETE /v1/domains/{id}': { code: ErrorCode.InUse, why: 'Emails from this domain are still queued, scheduled or being delivered.' },
+  'POST /v1/emails': { code: ErrorCode.Conflict, why: 'The Idempotency-Key was used with a different body.' },
+  'POST /v1/emails/batch': { code: ErrorCode.Conflict, why: 'The Idempotency-Key was used with a different body.' },
+  'POST /v1/emails/{id}/cancel': { code: ErrorCode.Conflict, why: 'Only a scheduled email can be cancelled; the message names the current state.' },
+  'PATCH /v1/emails/{id}': { code: ErrorCode.Conflict, why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
+  'GET /v1/webhooks/{id}/secret': {
+    code: ErrorCode.Conflict,
+    why: 'The stored secret could not be decrypted (ENCRYPTION_KEY changed without re-sealing it); rotate it to issue a new one.',
+  },
+  'POST /v1/webhooks/{id}/test': { code: ErrorCode.Conflict, why: 'The webhook is disabled; set its status to active first.' },
+  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': { code: ErrorCode.Conflict, why: 'The webhook is disabled, or the delivery is being attempted right now.' },
 };
 
 export const operationKey = (route: Pick<DiscoveredRoute, 'method' | 'path'>) => `${route.method.toUpperCase()} ${route.path}`;
@@ -91,9 +94,9 @@ export function errorStatuses(route: DiscoveredRoute): number[] {
 export function errorResponses(route: DiscoveredRoute): Record<string, JsonSchema> {
   const responses: Record<string, JsonSchema> = {};
   for (const status of errorStatuses(route)) {
-    const why = status === 409 ? CONFLICTS[operationKey(route)] : WHEN[status];
+    const conflict = status === 409 ? CONFLICTS[operationKey(route)] : undefined;
     responses[String(status)] = {
-      description: `${codesFor(status)}. ${why}`,
+      description: conflict ? `\`${conflict.code}\`. ${conflict.why}` : `${codesFor(status)}. ${WHEN[status]}`,
       ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };

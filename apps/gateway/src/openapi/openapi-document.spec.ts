@@ -1,7 +1,7 @@
 import { IsOptional, IsString, registerDecorator } from 'class-validator';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsStringOrStringArray } from '@mailroom/contracts';
 import { dtoSchemas } from './dto-schemas';
-import { errorStatuses } from './error-responses';
+import { errorResponses, errorStatuses } from './error-responses';
 import { successResponse } from './response-schemas';
 import { withSendFieldLimits } from './send-field-limits';
 import { DiscoveredRoute, toOpenApiPath } from './route-discovery';
@@ -92,6 +92,13 @@ describe('OpenAPI document pieces', () => {
       allOf: [{ $ref: '#/components/schemas/Deleted' }, { type: 'object', properties: { object: { const: 'domain' } } }],
     });
     expect(successResponse('get', '/v1/unknown/thing').schema).toEqual({ type: 'object' });
+  });
+
+  it('names in each 409 the one code that operation answers it with', () => {
+    const conflictOf = (overrides: Partial<DiscoveredRoute>) => errorResponses(route(overrides))['409'].description as string;
+    expect(conflictOf({ method: 'delete', path: '/v1/domains/{id}', pathParams: ['id'] })).toMatch(/^`in_use`\. /);
+    expect(conflictOf({ method: 'post', path: '/v1/domains', hasBody: true })).toMatch(/^`conflict`\. /);
+    expect(conflictOf({ method: 'post', path: '/v1/emails/{id}/cancel', pathParams: ['id'] })).toMatch(/^`conflict`\. /);
   });
 
   it('lists the error statuses a route can answer', () => {
