@@ -1,19 +1,10 @@
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { EMAIL_LIMITS, TAG_PATTERN } from '../email-limits';
 import { IsFlatStringMap, IsStringOrStringArray } from './email-validators';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 import { refusingItems } from '../../validation/validate-dto';
+import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rules';
 
 const NO_CR_LF = /^[^\r\n]*$/;
 // A name, not a path: receiving clients would strip the directories anyway, and control characters have no place in a header.
@@ -21,7 +12,7 @@ const FILE_NAME = /^[^/\\\x00-\x1f\x7f]*$/;
 
 export class EmailAttachmentDto {
   @IsString()
-  @Length(1, 255)
+  @IsCharactersBetween(1, 255)
   @Matches(FILE_NAME, { message: 'must be a file name without a path: no / or \\ and no control characters' })
   filename: string;
 
@@ -37,7 +28,7 @@ export class EmailAttachmentDto {
   /** Referenced from the HTML as cid:<contentId> for an inline image. */
   @IsOptional()
   @IsString()
-  @Length(1, 255)
+  @IsCharactersBetween(1, 255)
   // It goes out as Content-ID: <contentId>, a msg-id (RFC 5322 §3.6.4): atext, dots and @, nothing a parser stops at.
   @Matches(/^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.@]+$/, { message: "must be letters, digits and !#$%&'*+-/=?^_`{|}~.@ only (it goes out as the part's Content-ID)" })
   contentId?: string;
@@ -77,7 +68,7 @@ export class EmailSendDto {
   replyTo?: string | string[];
 
   @IsString()
-  @Length(1, EMAIL_LIMITS.subjectMaxLength)
+  @IsCharactersBetween(1, EMAIL_LIMITS.subjectMaxLength)
   @Matches(NO_CR_LF, { message: 'must not contain CR or LF' })
   subject: string;
 
@@ -95,14 +86,14 @@ export class EmailSendDto {
 
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(EMAIL_LIMITS.attachmentsMax)
+  @HasAtMostItems(EMAIL_LIMITS.attachmentsMax, 'attachments')
   @ValidateNested({ each: true })
   @Type(() => EmailAttachmentDto)
   attachments?: EmailAttachmentDto[];
 
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(EMAIL_LIMITS.tagsMax)
+  @HasAtMostItems(EMAIL_LIMITS.tagsMax, 'tags')
   // Each rule names the tag it refuses (`tags[2]: …`), not the whole list.
   @IsString({ each: true, context: refusingItems((tag) => typeof tag !== 'string'), message: 'must be a string' })
   @MaxLength(EMAIL_LIMITS.tagMaxLength, {

@@ -1,10 +1,11 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { IsAtMostCharacters } from '../../validation/length-rules';
 import { IsOneOf } from '../../validation/is-one-of';
 
 /** POST /v1/suppressions. Bounces and complaints are added by the service itself; callers usually add `manual`. */
 export class SuppressionCreateDto {
   @IsString()
-  @MaxLength(320)
+  @IsAtMostCharacters(320)
   email: string;
 
   @IsOptional()
@@ -13,6 +14,6 @@ export class SuppressionCreateDto {
 
   @IsOptional()
   @IsString()
-  @MaxLength(1000)
+  @IsAtMostCharacters(1000)
   details?: string;
 }

@@ -1,4 +1,5 @@
-import { IsOptional, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, MinLength } from 'class-validator';
+import { IsAtMostCharacters } from '../../validation/length-rules';
 import { IsPageLimit } from '../../common/list-query.dto';
 
 /** An empty cursor names no address, so it is refused as an empty id is on the other lists, never read as "no cursor". */
@@ -11,11 +12,11 @@ export class SuppressionListQueryDto {
 
   @IsOptional()
   @MinLength(1, { message: CURSOR_MESSAGE })
-  @MaxLength(320)
+  @IsAtMostCharacters(320)
   starting_after?: string;
 
   @IsOptional()
   @MinLength(1, { message: CURSOR_MESSAGE })
-  @MaxLength(320)
+  @IsAtMostCharacters(320)
   ending_before?: string;
 }

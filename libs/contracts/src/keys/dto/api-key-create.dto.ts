@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { IsArray, IsOptional, IsString } from 'class-validator';
+import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rules';
 import { IsOneOf } from '../../validation/is-one-of';
 import { PERMISSIONS } from '../../auth/permissions';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
@@ -7,7 +8,7 @@ import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 export class ApiKeyCreateDto {
   @IsString()
-  @Length(1, 100)
+  @IsCharactersBetween(1, 100)
   name: string;
 
   /** Defaults to the caller's mode; a test key can only create test keys. */
@@ -18,19 +19,19 @@ export class ApiKeyCreateDto {
   /** Defaults to the caller's own permissions. */
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(PERMISSIONS.length)
+  @HasAtMostItems(PERMISSIONS.length, 'permissions')
   @IsOneOf(PERMISSIONS, { each: true })
   permissions?: string[];
 
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(100)
+  @HasAtMostItems(100, 'domains')
   @IsHostname({ each: true })
   domainRestrictions?: string[];
 
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(100)
+  @HasAtMostItems(100, 'addresses or ranges')
   @IsIpOrCidr({ each: true })
   ipRestrictions?: string[];
 

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { IsArray, IsOptional, IsString } from 'class-validator';
+import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rules';
 import { IsOneOf } from '../../validation/is-one-of';
 import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
@@ -9,24 +10,24 @@ import { ReadAsUtc } from '../../validation/utc-timestamp';
 export class ApiKeyUpdateDto {
   @IsOmittable()
   @IsString()
-  @Length(1, 100)
+  @IsCharactersBetween(1, 100)
   name?: string;
 
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(PERMISSIONS.length)
+  @HasAtMostItems(PERMISSIONS.length, 'permissions')
   @IsOneOf(PERMISSIONS, { each: true })
   permissions?: string[];
 
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(100)
+  @HasAtMostItems(100, 'domains')
   @IsHostname({ each: true })
   domainRestrictions?: string[];
 
   @IsOmittable()
   @IsArray()
-  @ArrayMaxSize(100)
+  @HasAtMostItems(100, 'addresses or ranges')
   @IsIpOrCidr({ each: true })
   ipRestrictions?: string[];
 
