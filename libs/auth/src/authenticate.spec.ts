@@ -2,7 +2,7 @@ import type { VerifiedApiKey } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKeyVerifier, AuthOptions, REVOKED_KEY } from './auth.tokens';
-import { authenticate, AuthRequest, RetiredKeyError } from './authenticate';
+import { authenticate, AuthRequest, NotAGuessError } from './authenticate';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
 
@@ -94,14 +94,14 @@ describe(authenticate.name, () => {
     const error = await failure(authenticate(request({ authorization: `Bearer ${generateApiKey('live')}` }), '*', verifier, options));
     expect(error.code).toBe(ErrorCode.Unauthorized);
     expect(error.message).toMatch(/unknown or has been deleted/);
-    expect(error).not.toBeInstanceOf(RetiredKeyError);
+    expect(error).not.toBeInstanceOf(NotAGuessError);
   });
 
   it('rule 3: a deleted key is unauthorized with the message of an unknown one, as a key that was issued (no guess)', async () => {
     const secret = generateApiKey('live');
     const verifier = { verify: async () => REVOKED_KEY, recordUse: () => undefined } as ApiKeyVerifier;
     const error = await failure(authenticate({ authorization: `Bearer ${secret}`, clientIp: '127.0.0.1', requestId: undefined, now: NOW }, '*', verifier, { testModeEnabled: true }));
-    expect(error).toBeInstanceOf(RetiredKeyError);
+    expect(error).toBeInstanceOf(NotAGuessError);
     expect(error.code).toBe(ErrorCode.Unauthorized);
     expect(error.message).toBe('The API key is unknown or has been deleted.');
   });
@@ -110,7 +110,7 @@ describe(authenticate.name, () => {
     const expired = setup({ expiresAt: NOW.toISOString() });
     const error = await failure(authenticate(expired.request(), '*', expired.verifier, expired.options));
     expect(error.code).toBe(ErrorCode.Unauthorized);
-    expect(error).toBeInstanceOf(RetiredKeyError);
+    expect(error).toBeInstanceOf(NotAGuessError);
     const valid = setup({ expiresAt: new Date(NOW.getTime() + 1000).toISOString() });
     await expect(authenticate(valid.request(), '*', valid.verifier, valid.options)).resolves.toBeDefined();
   });
@@ -120,6 +120,8 @@ describe(authenticate.name, () => {
     const error = await failure(authenticate(disabled.request(), '*', disabled.verifier, disabled.options));
     expect(error.code).toBe(ErrorCode.Unauthorized);
     expect(error.message).toMatch(/TEST_MODE_ENABLED/);
+    // No test key is looked up while test mode is off, so sending one guesses nothing (AUTH_FAILURE_LIMIT).
+    expect(error).toBeInstanceOf(NotAGuessError);
     const enabled = setup({ mode: 'test' });
     expect((await authenticate(enabled.request(), '*', enabled.verifier, enabled.options)).ctx.mode).toBe('test');
   });

@@ -50,12 +50,14 @@ export function assertGranted(key: VerifiedApiKey, required: Permission): void {
 const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);
 
 /**
- * The 401 for a key that was issued and is no longer valid (deleted or
- * expired). Sending one guesses nothing, so AUTH_FAILURE_LIMIT does not count
- * it: a client left on a rotated-out key would otherwise lock every client of
- * its address out. Its message is a 401's like any other.
+ * A 401 that learns the sender nothing about a secret: a key that was issued
+ * and is no longer valid (deleted or expired), or a test key while test mode
+ * is off (none is looked up). AUTH_FAILURE_LIMIT does not count it: a client
+ * left on a rotated-out key, or pointed with a test key at a server without
+ * test mode, would otherwise lock every client of its address out. Its
+ * message is a 401's like any other.
  */
-export class RetiredKeyError extends DomainError {
+export class NotAGuessError extends DomainError {
   constructor(message: string) {
     super(ErrorCode.Unauthorized, message);
   }
@@ -81,12 +83,12 @@ export async function authenticate(
   if (!match) throw unauthorized('The Authorization header must have the form "Bearer <API key>".');
   const mode = parseApiKey(match[1]);
   if (!mode) throw unauthorized('The API key is malformed.');
-  if (mode === 'test' && !options.testModeEnabled) throw unauthorized('Test keys are disabled on this server (TEST_MODE_ENABLED=false).');
+  if (mode === 'test' && !options.testModeEnabled) throw new NotAGuessError('Test keys are disabled on this server (TEST_MODE_ENABLED=false).');
 
   const key = await verifier.verify(hashApiKey(match[1]));
   if (!key) throw unauthorized(UNKNOWN_KEY);
-  if (key === REVOKED_KEY) throw new RetiredKeyError(UNKNOWN_KEY);
-  if (key.expiresAt && Date.parse(key.expiresAt) <= request.now.getTime()) throw new RetiredKeyError('The API key has expired.');
+  if (key === REVOKED_KEY) throw new NotAGuessError(UNKNOWN_KEY);
+  if (key.expiresAt && Date.parse(key.expiresAt) <= request.now.getTime()) throw new NotAGuessError('The API key has expired.');
   // A valid key is in use even when refused below: a leaked key tried from another address shows in lastUsedAt.
   verifier.recordUse(key.keyId);
   if (!ipAllowed(request.clientIp, key.ipRestrictions)) {

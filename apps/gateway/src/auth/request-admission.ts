@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthenticatedRequest, AuthOptions, authenticate, authRequestOf, RetiredKeyError } from '@mailroom/auth';
+import { API_KEY_VERIFIER, ApiKeyVerifier, AUTH_OPTIONS, AuthenticatedRequest, AuthOptions, authenticate, authRequestOf, NotAGuessError } from '@mailroom/auth';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { enforceRateLimit } from '../rate-limit/enforce-rate-limit';
 import { RateLimiter } from '../rate-limit/rate-limiter';
@@ -50,7 +50,7 @@ export class RequestAdmission {
   }
 }
 
-/** A 401 to a key that could be a guess; one for a key that was issued and is now deleted or expired is not. */
+/** A 401 to a key that could be a guess; NotAGuessError (a deleted or expired key, a test key with test mode off) is not. */
 function isGuessRefused(error: unknown): boolean {
-  return error instanceof DomainError && error.code === ErrorCode.Unauthorized && !(error instanceof RetiredKeyError);
+  return error instanceof DomainError && error.code === ErrorCode.Unauthorized && !(error instanceof NotAGuessError);
 }
