@@ -1,7 +1,7 @@
 import './register-paths';
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ConfigError, launcherPortProblems, loadProcessConfig, MailroomConfig } from '@mailroom/config';
+import { ConfigError, launchedAppsRuleProblems, launcherPortProblems, loadProcessConfig, MailroomConfig } from '@mailroom/config';
 import { issueKeyDirectly, countKeys } from './issue-key';
 import { appEnvironment } from './local/app-environment';
 import { whenOrphaned } from './local/when-orphaned';
@@ -21,10 +21,10 @@ function portsToOpen(config: MailroomConfig): WantedPort[] {
   return [{ name: `PORT ${config.PORT}`, host: config.HOST, port: config.PORT }, ...opsPorts.filter(({ port }) => port !== 0)];
 }
 
-/** The launcher's config: the apps' own checks, and what npm start needs of its ports. */
+/** The launcher's config: the apps' own checks, their rules between variables, and what npm start needs of its ports. */
 function loadLauncherConfig(): MailroomConfig {
   const config = loadProcessConfig('launcher');
-  const problems = launcherPortProblems(config);
+  const problems = [...launchedAppsRuleProblems(config, APPS), ...launcherPortProblems(config)];
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

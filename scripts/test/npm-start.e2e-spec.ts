@@ -123,6 +123,15 @@ describe('npm start (the launcher)', () => {
     expect(anyPort.output).not.toContain('migrations');
   });
 
+  it('refuses a rule between variables of an app it would run (relay mode without a relay) before it starts anything', () => {
+    const run = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, HEALTH_PORT: '0', DKIM_DNS_BIND: 'off', DELIVERY_MODE: 'relay', NODE_ENV: 'production' });
+    expect(run.status).toBe(78);
+    expect(run.output).toContain('SMTP_RELAY_URL is required when DELIVERY_MODE=relay');
+    // Four apps use ENCRYPTION_KEY; the problem is said once.
+    expect(run.output.match(/ENCRYPTION_KEY is required when NODE_ENV=production/g)).toHaveLength(1);
+    expect(run.output).not.toContain('migrations');
+  });
+
   it('refuses a gateway port that is already taken before it starts anything, rather than call another server its gateway', async () => {
     // What a second `npm start` meets while the first runs: something on PORT that may even answer GET /health.
     const taken: Server = createServer((socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'));

@@ -28,6 +28,19 @@ export function ruleProblems(config: Partial<Record<EnvName, unknown>>, app: App
 }
 
 /**
+ * The rules between variables of the apps `npm start` runs, checked by the
+ * launcher before it starts anything: otherwise Postgres, NATS and the
+ * migrations come up first and the stack goes down again when one app refuses
+ * its configuration. A problem several apps share is said once. Each app gets
+ * an operations port of its own there, so the gateway's PORT/HEALTH_PORT rule
+ * gives way to launcherPortProblems.
+ */
+export function launchedAppsRuleProblems(config: MailroomConfig, apps: readonly AppName[]): string[] {
+  const withoutOpsPort: Partial<Record<EnvName, unknown>> = Object.assign({}, config, { HEALTH_PORT: undefined });
+  return [...new Set(apps.flatMap((app) => ruleProblems(withoutOpsPort, app)))];
+}
+
+/**
  * What `npm start` needs of its ports on top of their own ranges (the migrate
  * and cli commands share the launcher's config but open no port, so these are
  * not rules of loadConfig): a fixed gateway port to wait for, and room for the
