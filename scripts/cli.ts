@@ -15,6 +15,17 @@ const USAGE = `Usage:
   npm run -s cli -- domains zone-export   (the DKIM zone file; needs the running stack)
   npm run -s cli -- config table          (the README's configuration table)`;
 
+/** Postgres's undefined_table: the keys schema's migrations have not run on this database. */
+const UNDEFINED_TABLE = '42P01';
+
+/** A CLI run before the first `npm start` (or the migrations Job) meets no table; say what to do, not what Postgres said. */
+function explainUnmigrated(error: unknown): never {
+  if ((error as { driverError?: { code?: string } }).driverError?.code !== UNDEFINED_TABLE) throw error;
+  throw new Error('the keys schema is not migrated on this database yet: start the stack once (npm start runs the migrations), or run npm run migrate with DATABASE_URL set, then try again');
+}
+
+const asksForHelp = (argv: string[]) => argv.some((arg) => arg === '--help' || arg === '-h') || argv[0] === 'help';
+
 /** Prints only the created object on stdout, so automation can parse it. */
 async function keysCreate(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -39,7 +50,7 @@ async function keysCreate(args: string[]): Promise<void> {
       domainRestrictions: [],
       ipRestrictions: [],
       expiresAt: null,
-    });
+    }).catch(explainUnmigrated);
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
   } finally {
     await database.stop();
@@ -66,6 +77,8 @@ async function domainsZoneExport(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Asking for help is no mistake: the usage goes to stdout, exit 0 (an unknown command below gets it on stderr, exit 2).
+  if (asksForHelp(argv)) return void process.stdout.write(`${USAGE}\n`);
   const [resource, verb, ...rest] = argv;
   if (resource === 'keys' && verb === 'create') return keysCreate(rest);
   if (resource === 'domains' && verb === 'zone-export') return domainsZoneExport();
