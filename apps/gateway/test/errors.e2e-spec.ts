@@ -219,6 +219,16 @@ describe('error answers', () => {
       const response = await stack.api.request('DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`, { rawBody, headers: { 'content-type': 'application/json' } });
       expectError(response, 404, 'not_found');
     });
+
+    // `curl -X POST … -d ''` sends `Content-Type: application/x-www-form-urlencoded` with nothing after it: no body to refuse.
+    it.each([['text/plain'], ['application/x-www-form-urlencoded']])('accepts no body under Content-Type %s, which carries nothing either', async (contentType) => {
+      const response = await stack.api.request('DELETE', `/v1/api-keys/${UNKNOWN_KEY_ID}`, { rawBody: '', headers: { 'content-type': contentType, 'content-length': '0' } });
+      expectError(response, 404, 'not_found');
+      const withoutLength = await rawExchange(
+        `DELETE /v1/api-keys/${UNKNOWN_KEY_ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.rootKey}\r\nContent-Type: ${contentType}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(withoutLength).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    });
   });
 
   describe('request bodies', () => {
