@@ -8,23 +8,25 @@ import { whenOrphaned } from './local/when-orphaned';
 import { ensurePortsFree, WantedPort } from './local/free-ports';
 import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
+import { STACK_PROCESSES } from './local/stack-processes';
 import { migrateAll } from './migrate-all';
 
-const APPS = ['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as const;
+/** The apps whose rules between variables the launcher checks: each once, however many processes run it. */
+const APPS = [...new Set(STACK_PROCESSES.map((process) => process.app))];
 const say = (line: string) => process.stdout.write(`[mailroom] ${line}\n`);
 
-/** Each app's operations port (health, metrics): 8081, 8082, … in the order of APPS; 0 lets each pick one. */
+/** Each process's operations port (health, metrics): 8081, 8082, … in the order of STACK_PROCESSES; 0 lets each pick one. */
 const opsPortOf = (config: MailroomConfig, index: number) => (config.HEALTH_PORT === 0 ? 0 : config.HEALTH_PORT + index);
 
 function portsToOpen(config: MailroomConfig): WantedPort[] {
-  const opsPorts = APPS.map((app, index) => ({ name: `HEALTH_PORT ${opsPortOf(config, index)} (${app}'s operations port)`, host: config.HEALTH_HOST, port: opsPortOf(config, index) }));
+  const opsPorts = STACK_PROCESSES.map(({ name }, index) => ({ name: `HEALTH_PORT ${opsPortOf(config, index)} (${name}'s operations port)`, host: config.HEALTH_HOST, port: opsPortOf(config, index) }));
   return [{ name: `PORT ${config.PORT}`, host: config.HOST, port: config.PORT }, ...opsPorts.filter(({ port }) => port !== 0)];
 }
 
 /** The launcher's config: the apps' own checks, their rules between variables, and what npm start needs of its ports. */
 function loadLauncherConfig(): MailroomConfig {
   const config = loadProcessConfig('launcher');
-  const problems = [...launchedAppsRuleProblems(config, APPS), ...launcherPortProblems(config)];
+  const problems = [...launchedAppsRuleProblems(config, APPS), ...launcherPortProblems(config, STACK_PROCESSES.length)];
   if (problems.length) throw new ConfigError(problems);
   return config;
 }
@@ -81,18 +83,18 @@ async function main(): Promise<void> {
 
     const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
     const env = appEnvironment(process.env, { gatewayUrl: url, databaseUrl: database.url, natsUrl: nats.url });
-    for (const [index, app] of APPS.entries()) {
+    for (const [index, { name, app, env: own }] of STACK_PROCESSES.entries()) {
       const opsPort = String(opsPortOf(config, index));
       const child = spawn(process.execPath, [join(__dirname, '..', 'apps', app, 'src', 'main.js')], {
-        env: Object.assign({}, env, { HEALTH_PORT: opsPort }),
+        env: Object.assign({}, env, own, { HEALTH_PORT: opsPort }),
         stdio: 'inherit',
       });
       child.once('exit', (code, signal) => {
         if (stopping) return;
-        say(`${app} exited (${signal ?? code}); stopping the stack`);
+        say(`${name} exited (${signal ?? code}); stopping the stack`);
         void shutdown(1);
       });
-      children.set(app, child);
+      children.set(name, child);
     }
     await waitFor(
       () => fetch(`${url}/health`).then((response) => response.ok, () => false),

@@ -3,6 +3,7 @@ import { connect } from 'nats';
 import { unackedMessages } from '@mailroom/outbox';
 import { ANALYTICS_CONSUMER } from '../../apps/emails/src/analytics/analytics-projector';
 import { BenchProcess, BenchStack, startBenchStack } from './bench-stack';
+import { EMAILS_ON_ONE_HOST } from '../local/stack-processes';
 import { load, report } from './load';
 import { pacedLoad } from './paced-load';
 import { measured } from './stack-cpu';
@@ -17,16 +18,14 @@ const PACED_SECONDS = Number(process.env.BENCH_SEND_PACED_SECONDS ?? 20);
 export const BENCH_EMAIL = { from: 'Bench <bench@bench.test>', to: 'delivered@example.com', subject: 'Benchmark', text: 'Hello from the benchmark.', html: '<p>Hello</p>' };
 
 /**
- * One emails process as `npm start` runs it, or with BENCH_EMAILS_SPLIT=1 an
- * api process and a worker process at PROCESS_NICE=10, as a host that shares
- * its cores between them would run them (EMAILS_ROLE).
+ * The emails service as `npm start` runs it (an api process and a worker
+ * process at PROCESS_NICE=10, EMAILS_ON_ONE_HOST), or with
+ * BENCH_EMAILS_SPLIT=0 one process that does both (EMAILS_ROLE=all, as each
+ * pod of the Kubernetes Deployment runs it).
  */
 function emailsProcesses(): BenchProcess[] {
-  if (process.env.BENCH_EMAILS_SPLIT !== '1') return ['emails'];
-  return [
-    { app: 'emails', env: { EMAILS_ROLE: 'api' } },
-    { app: 'emails', env: { EMAILS_ROLE: 'worker', PROCESS_NICE: '10' } },
-  ];
+  if (process.env.BENCH_EMAILS_SPLIT === '0') return ['emails'];
+  return EMAILS_ON_ONE_HOST.map(({ app, env }) => ({ app, env }));
 }
 
 /** BENCH_SEND_PHASES (comma-separated) runs some of the phases, for repeated runs of one of them. */
@@ -45,7 +44,7 @@ function selectedPhases(): Set<Phase> {
 export async function sendBench(): Promise<void> {
   const phases = selectedPhases();
   const emails = emailsProcesses();
-  if (emails.length > 1) process.stdout.write('emails split: one api process, one worker process at PROCESS_NICE=10\n');
+  process.stdout.write(emails.length > 1 ? 'emails as npm start runs it: one api process, one worker process at PROCESS_NICE=10\n' : 'emails: one process that does both (BENCH_EMAILS_SPLIT=0)\n');
   const stack = await startBenchStack(['keys', 'domains', ...emails, 'gateway']);
   try {
     const created = await fetch(`${stack.baseUrl}/v1/api-keys`, {

@@ -1,9 +1,11 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { STACK_PROCESSES } from '../local/stack-processes';
 import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
 
 const ROOT = join(__dirname, '../..');
@@ -33,6 +35,12 @@ const descendants = (pid: number): { pid: number; args: string }[] => {
   };
   visit(pid);
   return found;
+};
+
+/** The nice value of a running process: field 19 of /proc/<pid>/stat, counted after the command name's closing parenthesis. */
+const niceOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 };
 
 /** Runs the launcher to its end (it must refuse to start) and returns its exit code and what it wrote. */
@@ -73,13 +81,30 @@ describe('npm start (the launcher)', () => {
     shell.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
     await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+    // Known before anything below can fail, so afterAll stops the stack whatever happens.
+    launcherPid = Number(spawnSync('ps', ['-o', 'pid=', '--ppid', String(shell.pid)], { encoding: 'utf8' }).stdout.trim());
+    expect(launcherPid).toBeGreaterThan(0);
     const key = /^\s+(mr_[0-9A-Za-z]+)$/m.exec(output)?.[1];
     expect(key).toBeDefined();
     const keys = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } });
     expect(keys.status).toBe(200);
 
-    launcherPid = Number(spawnSync('ps', ['-o', 'pid=', '--ppid', String(shell.pid)], { encoding: 'utf8' }).stdout.trim());
-    expect(launcherPid).toBeGreaterThan(0);
+    // The emails service runs as two processes: the requests at the normal priority, the background work at nice 10.
+    const emailsNice = descendants(shell.pid!)
+      .filter((row) => row.args.includes(join('apps', 'emails', 'src', 'main.js')))
+      .map((row) => niceOf(row.pid))
+      .sort((a, b) => a - b);
+    expect(emailsNice).toEqual([0, 10]);
+    // …and between them an email is accepted and delivered (test mode simulates the delivery).
+    const api = async (path: string, bearer: string, body?: object): Promise<{ key: string; id: string; status: string }> => {
+      const init = body ? { method: 'POST', body: JSON.stringify(body) } : { method: 'GET' };
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, Object.assign(init, { headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' } }));
+      return (await response.json()) as { key: string; id: string; status: string };
+    };
+    const testKey = (await api('/v1/api-keys', key!, { name: 'launcher test', mode: 'test' })).key;
+    const sent = await api('/v1/emails', testKey, { from: 'hi@launcher.test', to: 'delivered@example.com', subject: 'Split', text: 'hi' });
+    await eventually(async () => (await api(`/v1/emails/${sent.id}`, testKey)).status === 'delivered', 20_000, 100);
+
     // What a SIGTERM to npm does to its `sh -c`: the shell dies and passes nothing on.
     shell.kill('SIGKILL');
 
@@ -192,7 +217,7 @@ describe('npm start (the launcher)', () => {
     it('on Ctrl-C stops the apps before it stops Postgres, so their work in flight can commit', async () => {
       const stack = descendants(launcherPid);
       const apps = stack.filter(({ args }) => args.includes('dist/apps/')).map(({ pid }) => pid);
-      expect(apps).toHaveLength(5);
+      expect(apps).toHaveLength(STACK_PROCESSES.length);
 
       // A connection of our own to the embedded Postgres: its loss marks when Postgres went down.
       const observer = new Client({ connectionString: `postgres://postgres:mailroom-local@127.0.0.1:${postgresPort}/mailroom` });

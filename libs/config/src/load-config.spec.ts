@@ -119,17 +119,17 @@ describe(`${loadConfig.name}: servers and ports`, () => {
     expect(loadConfig({ PORT: '0', HEALTH_PORT: '0' }, 'gateway').PORT).toBe(0);
   });
 
-  it('gives `npm start` a fixed gateway port and five operations ports that fit and miss it', () => {
-    const launcher = (env: Record<string, string>) => launcherPortProblems(loadConfig(env, 'launcher'));
+  it('gives `npm start` a fixed gateway port and an operations port per process that fit and miss it', () => {
+    const launcher = (env: Record<string, string>) => launcherPortProblems(loadConfig(env, 'launcher'), 6);
     expect(launcher({ PORT: '0' })).toEqual(['PORT must not be 0 for npm start: it waits for the gateway on that port, so give it a fixed one']);
-    expect(launcher({ HEALTH_PORT: '65533' })).toEqual([
-      'HEALTH_PORT must be at most 65531 for npm start, which gives the five apps HEALTH_PORT to HEALTH_PORT+4, got 65533',
+    expect(launcher({ HEALTH_PORT: '65531' })).toEqual([
+      'HEALTH_PORT must be at most 65530 for npm start, which gives its 6 processes HEALTH_PORT to HEALTH_PORT+5, got 65531',
     ]);
-    expect(launcher({ PORT: '8083' })).toEqual([
-      'PORT 8083 is one of the operations ports npm start gives the apps (HEALTH_PORT 8081 to 8085); pick another PORT or HEALTH_PORT',
+    expect(launcher({ PORT: '8086' })).toEqual([
+      'PORT 8086 is one of the operations ports npm start gives its processes (HEALTH_PORT 8081 to 8086); pick another PORT or HEALTH_PORT',
     ]);
     expect(launcher({ PORT: '3000', HEALTH_PORT: '0' })).toEqual([]);
-    expect(launcher({ PORT: '8086' })).toEqual([]);
+    expect(launcher({ PORT: '8087' })).toEqual([]);
   });
 });
 

@@ -1,7 +1,5 @@
 import { AppName, ENV_SCHEMA, EnvName, MailroomConfig, VariableSpec } from './env-schema';
 
-/** The apps `npm start` runs, each with its own operations port: HEALTH_PORT, HEALTH_PORT+1, … */
-const LAUNCHED_APPS = 5;
 
 export function usedBy(spec: VariableSpec<unknown>, app: AppName): boolean {
   return spec.apps === 'all' || spec.apps.includes(app);
@@ -46,15 +44,15 @@ export function launchedAppsRuleProblems(config: MailroomConfig, apps: readonly 
  * not rules of loadConfig): a fixed gateway port to wait for, and room for the
  * five operations ports without taking the gateway's.
  */
-export function launcherPortProblems({ PORT: port, HEALTH_PORT: healthPort }: Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>): string[] {
-  const lastHealthPort = healthPort + LAUNCHED_APPS - 1;
+export function launcherPortProblems({ PORT: port, HEALTH_PORT: healthPort }: Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>, processes: number): string[] {
+  const lastHealthPort = healthPort + processes - 1;
   if (port === 0) return ['PORT must not be 0 for npm start: it waits for the gateway on that port, so give it a fixed one'];
   if (healthPort === 0) return [];
   if (lastHealthPort > 65535) {
-    return [`HEALTH_PORT must be at most ${65536 - LAUNCHED_APPS} for npm start, which gives the five apps HEALTH_PORT to HEALTH_PORT+${LAUNCHED_APPS - 1}, got ${healthPort}`];
+    return [`HEALTH_PORT must be at most ${65536 - processes} for npm start, which gives its ${processes} processes HEALTH_PORT to HEALTH_PORT+${processes - 1}, got ${healthPort}`];
   }
   if (port >= healthPort && port <= lastHealthPort) {
-    return [`PORT ${port} is one of the operations ports npm start gives the apps (HEALTH_PORT ${healthPort} to ${lastHealthPort}); pick another PORT or HEALTH_PORT`];
+    return [`PORT ${port} is one of the operations ports npm start gives its processes (HEALTH_PORT ${healthPort} to ${lastHealthPort}); pick another PORT or HEALTH_PORT`];
   }
   return [];
 }
