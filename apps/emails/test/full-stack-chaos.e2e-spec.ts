@@ -23,7 +23,7 @@ async function everyOf<T>(items: T[], check: (item: T) => Promise<void>, width =
 }
 
 /**
- * The whole stack as npm start runs it (five processes) in mx mode, with a
+ * The whole stack as separate processes, one per app (npm start also splits emails in two), in mx mode, with a
  * webhook on email.delivered and email.delivery_delayed, while sends stream
  * in through the API: the dispatcher is SIGKILLed twice (once with a webhook
  * request in flight), the emails process twice (once with a delivery in
