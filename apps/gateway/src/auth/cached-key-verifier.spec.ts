@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import type { ApiKeysUsedEvent } from '@mailroom/contracts';
 import { REVOKED_KEY } from '@mailroom/auth';
@@ -39,6 +40,23 @@ describe(CachedKeyVerifier.name, () => {
     await verifier.onModuleDestroy();
     verifier.recordUse('key_late');
     expect(reports.map((report) => report.keyIds)).toEqual([['key_late']]);
+  });
+
+  it('says calmly, once, that the uses of its last reports went unrecorded when the keys service is gone at shutdown (Ctrl-C stops every process at once)', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const { verifier } = verifierRecordingReports(3);
+      verifier.recordUse('key_a');
+      await verifier.onModuleDestroy();
+      verifier.recordUse('key_b');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(errors).not.toHaveBeenCalled();
+      expect(warnings).toHaveBeenCalledTimes(1);
+    } finally {
+      errors.mockRestore();
+      warnings.mockRestore();
+    }
   });
 
   it('sends the uses of a report the keys service did not record again with the next, a later use of a key replacing its earlier one', async () => {
