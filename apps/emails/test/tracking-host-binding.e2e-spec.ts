@@ -72,7 +72,8 @@ describe('tracking links honoured only on the host they were sent under', () => 
     }
     // Two hosts, two routes, GET and HEAD.
     expect((await mismatches()) - mismatchesBefore).toBe(8);
-    // Each route records a hit before it answers, so anything counted would be counted by now.
+    // A hit is recorded after its answer, but a refused one is refused before it and never sent to be recorded;
+    // the hits under the right host below then count exactly one each.
     expect(await countsOf(email.id)).toEqual({ opens: 0, clicks: 0 });
 
     const click = await trackingHit(base(), email.link, BRANDED_HOST);
