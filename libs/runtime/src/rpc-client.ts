@@ -107,10 +107,6 @@ export class RpcClient<M extends RpcMap<M>> {
     stopTimer({ outcome: 'error' });
     throw this.tooLarge(bytes, maxPayload);
   }
-
-  emit(subject: string, payload: unknown): void {
-    this.client.emit(subject, payload).subscribe({ error: () => undefined });
-  }
 }
 
 /** nats.js error codes for a connection that is gone or going. */

@@ -20,10 +20,6 @@ export class UnknownKeyMemo {
     private readonly maxEntries: number,
   ) {}
 
-  has(keyHash: string, now = Date.now()): boolean {
-    return this.recall(keyHash, now) !== undefined;
-  }
-
   /** What was said of the hash, or undefined when it is not remembered. */
   recall(keyHash: string, now = Date.now()): KeyMiss | undefined {
     const entry = this.expiresAtByHash.get(keyHash);
