@@ -1,6 +1,8 @@
 import { IsOptional } from 'class-validator';
 import { validateDto } from './validate-dto';
 import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsIsoTimestamp, stringRule } from './validators';
+import { ApiKeyCreateDto } from '../keys/dto/api-key-create.dto';
+import { ApiKeyUpdateDto } from '../keys/dto/api-key-update.dto';
 
 class ProbeDto {
   @IsOptional()
@@ -93,5 +95,23 @@ describe(stringRule.name, () => {
 
   it('passes values that keep the rule', () => {
     expect(problemOf({ expiresAt: '2999-01-01T00:00:00Z', at: '2020-01-01', host: 'example.com', hosts: ['a.example'], ranges: ['::1/128'], shout: 'LOUD' })).toBeNull();
+  });
+});
+
+describe('IsNotBlank on API key names', () => {
+  const nameProblem = (dto: new () => object, name: unknown): string | null => {
+    try {
+      validateDto(dto, { name });
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it.each([ApiKeyCreateDto, ApiKeyUpdateDto])('%p refuses a name of white space only, and says an empty one is empty', (dto) => {
+    expect(nameProblem(dto, '   ')).toBe('name: must not be blank (white space only)');
+    expect(nameProblem(dto, '\t\u00a0\n')).toBe('name: must not be blank (white space only)');
+    expect(nameProblem(dto, '')).toBe('name: must not be empty');
+    expect(nameProblem(dto, ' CI deploys ')).toBeNull();
   });
 });

@@ -127,3 +127,11 @@ export const IsHostname = (options?: ValidationOptions) =>
 
 export const IsFutureTimestamp = (options?: ValidationOptions) =>
   stringRule('isFutureTimestamp', isFutureTimestamp, 'must be an ISO 8601 timestamp in the future', options);
+
+/**
+ * Holds something besides white space. An empty string passes, so that the
+ * length rule beside it says "must not be empty"; a name of three spaces
+ * lists as a blank line that no one can tell from another.
+ */
+export const IsNotBlank = (options?: ValidationOptions) =>
+  stringRule('isNotBlank', (value) => typeof value === 'string' && (value === '' || /\S/u.test(value)), 'must not be blank (white space only)', options);

@@ -2,13 +2,14 @@ import { IsArray, IsOptional, IsString } from 'class-validator';
 import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rules';
 import { IsOneOf } from '../../validation/is-one-of';
 import { PERMISSIONS } from '../../auth/permissions';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
+import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsNotBlank } from '../../validation/validators';
 import type { Mode } from '../../common/request-context';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 export class ApiKeyCreateDto {
   @IsString()
   @IsCharactersBetween(1, 100)
+  @IsNotBlank()
   name: string;
 
   /** Defaults to the caller's mode; a test key can only create test keys. */

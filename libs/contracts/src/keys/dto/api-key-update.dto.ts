@@ -3,7 +3,7 @@ import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rul
 import { IsOneOf } from '../../validation/is-one-of';
 import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr } from '../../validation/validators';
+import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsNotBlank } from '../../validation/validators';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 /** Every field optional; expiresAt: null removes the expiry, and null is refused for the others. */
@@ -11,6 +11,7 @@ export class ApiKeyUpdateDto {
   @IsOmittable()
   @IsString()
   @IsCharactersBetween(1, 100)
+  @IsNotBlank()
   name?: string;
 
   @IsOmittable()
