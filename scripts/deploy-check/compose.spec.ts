@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { AppName, ENV_SCHEMA } from '@mailroom/config';
 import { configProblems, isKnownVariable, variableProblem } from './test/known-env';
+import { EMAILS_ON_ONE_HOST } from '../local/stack-processes';
 
 interface ComposeService {
   image?: string;
@@ -17,7 +18,9 @@ interface ComposeService {
   stop_grace_period?: string;
 }
 
-const APPS = ['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'];
+/** Compose service name → the app its container runs: the emails app runs twice, as npm start runs it. */
+const APP_OF: Record<string, string> = { keys: 'keys', domains: 'domains', emails: 'emails', 'emails-worker': 'emails', 'webhook-dispatcher': 'webhook-dispatcher', gateway: 'gateway' };
+const APPS = Object.keys(APP_OF);
 const SERVICE_APPS = APPS.filter((app) => app !== 'gateway');
 
 // `merge: true` resolves the file's `<<:` anchors as Docker Compose does.
@@ -33,7 +36,7 @@ function interpolate(value: string): string {
 
 describe('docker-compose.yml', () => {
   it('brings up Postgres, NATS with JetStream, Mailpit, the migrations and the five apps', () => {
-    expect(Object.keys(services).sort()).toEqual(['domains', 'emails', 'gateway', 'keys', 'mailpit', 'migrate', 'nats', 'postgres', 'webhook-dispatcher']);
+    expect(Object.keys(services).sort()).toEqual(['domains', 'emails', 'emails-worker', 'gateway', 'keys', 'mailpit', 'migrate', 'nats', 'postgres', 'webhook-dispatcher']);
     expect(services.nats.command).toContain('-js');
     expect(services.mailpit.ports).toContain('8025:8025');
     expect(services.gateway.ports).toContain('3000:3000');
@@ -48,7 +51,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs each app by name through the entrypoint, and migrations once', () => {
-    for (const app of APPS) expect(services[app].command).toEqual([app]);
+    for (const app of APPS) expect({ app, command: services[app].command }).toEqual({ app, command: [APP_OF[app]] });
     expect(services.migrate.command).toEqual(['migrate']);
     expect(services.migrate.restart).toBe('no');
   });
@@ -58,7 +61,7 @@ describe('docker-compose.yml', () => {
       const environment = Object.entries(services[name].environment ?? {}).map(([key, value]) => [key, interpolate(String(value))]);
       expect({ name, unknown: environment.filter(([key]) => !isKnownVariable(key)).map(([key]) => key) }).toEqual({ name, unknown: [] });
       expect({ name, problems: environment.map(([key, value]) => variableProblem(key, value)).filter(Boolean) }).toEqual({ name, problems: [] });
-      if (APPS.includes(name)) expect({ name, problems: configProblems(Object.fromEntries(environment), name as AppName) }).toEqual({ name, problems: [] });
+      if (APPS.includes(name)) expect({ name, problems: configProblems(Object.fromEntries(environment), APP_OF[name] as AppName) }).toEqual({ name, problems: [] });
     }
   });
 
@@ -78,9 +81,18 @@ describe('docker-compose.yml', () => {
       expect(environment.NATS_URL).toBe('nats://nats:4222');
       expect(new URL(environment.DATABASE_URL).host).toBe('postgres:5432');
     }
-    expect(services.emails.environment).toMatchObject({ DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://mailpit:1025' });
+    expect(services['emails-worker'].environment).toMatchObject({ DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://mailpit:1025' });
     const key = Buffer.from(interpolate(services.domains.environment?.ENCRYPTION_KEY ?? ''), 'base64');
     expect(key.length).toBe(32);
+  });
+
+  it('runs the emails service as npm start does: requests in one container, the background work in another at a lower priority', () => {
+    const roleOf = (name: string) => ({ role: services[name].environment?.EMAILS_ROLE, nice: services[name].environment?.PROCESS_NICE });
+    const launched = Object.fromEntries(EMAILS_ON_ONE_HOST.map(({ name, env }) => [name, { role: env.EMAILS_ROLE, nice: env.PROCESS_NICE }]));
+    expect({ emails: roleOf('emails'), 'emails-worker': roleOf('emails-worker') }).toEqual(launched);
+    // The worker delivers through Mailpit, so it waits for it; the api process sends nothing.
+    expect(services['emails-worker'].depends_on).toMatchObject({ mailpit: { condition: 'service_healthy' } });
+    expect(services.gateway.depends_on).toMatchObject({ emails: { condition: 'service_started' }, 'emails-worker': { condition: 'service_started' } });
   });
 
   it('health-checks every long-running service with a command the image can run', () => {
