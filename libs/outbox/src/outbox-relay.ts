@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { deleteInBatches, planOnIndexes, PlanMethod, preparedStatements } from '@mailroom/database';
 import { NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG, connectNats, schedulePurge } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, connectNats, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { ORIGIN_HEADER } from './origin-header';
 import { StreamPublisher } from './stream-publisher';
@@ -62,7 +62,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
-  private purgeTimer?: NodeJS.Timeout;
+  private purgeSchedule?: PurgeSchedule;
   /** Whether the stream was seen since the last failed round (see ensurePublisher). */
   private streamSeen = false;
 
@@ -75,12 +75,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     this.running = true;
     this.loop = this.run();
-    this.purgeTimer = schedulePurge(this.logger, 'published outbox events past OUTBOX_RETENTION', PURGE_EVERY_MS, () => this.purgePublished());
+    this.purgeSchedule = schedulePurge(this.logger, 'published outbox events past OUTBOX_RETENTION', PURGE_EVERY_MS, () => this.purgePublished());
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
-    clearInterval(this.purgeTimer);
+    this.purgeSchedule?.stop();
     this.wake?.();
     await this.loop;
     await this.connection?.drain().catch(() => undefined);

@@ -1,27 +1,48 @@
 import type { LoggerService } from '@nestjs/common';
 
+/** A purge that runs on a timer until stopped. */
+export interface PurgeSchedule {
+  stop(): void;
+}
+
+/** The first purge of a process comes within this long of its boot, or within one interval if that is shorter. */
+export const FIRST_PURGE_WITHIN_MS = 5 * 60 * 1000;
+
 /**
  * Runs a retention purge every `everyMs`, beside the request path and never
  * keeping the process alive: how many rows went is logged at debug (the
  * outbox purge runs every minute), and a failure is a warning that the next
- * run retries. A tick that comes while the last purge still runs is skipped:
- * a catch-up purge (retention just switched on over years of emails) can take
- * longer than the interval, and purges started beside it would only contend
- * for its rows, each holding a connection of the pool. Answers the timer, for
- * clearInterval at shutdown.
+ * run retries.
+ *
+ * The first purge comes at a random moment within FIRST_PURGE_WITHIN_MS of
+ * boot, not one interval after it: a process restarted more often than its
+ * interval (an hourly purge, deploys every half hour, a crash loop) would
+ * otherwise never purge at all; the random moment keeps replicas that boot
+ * together from purging together. The next purge is timed from the end of
+ * the last one, so a catch-up purge (retention just switched on over years of
+ * emails) that outlasts the interval never has a second one started beside
+ * it, contending for its rows and holding another connection of the pool.
  */
-export function schedulePurge(logger: LoggerService, what: string, everyMs: number, purge: () => Promise<number>): NodeJS.Timeout {
-  let running = false;
-  return setInterval(async () => {
-    if (running) return;
-    running = true;
+export function schedulePurge(logger: LoggerService, what: string, everyMs: number, purge: () => Promise<number>, random: () => number = Math.random): PurgeSchedule {
+  let stopped = false;
+  let timer: NodeJS.Timeout;
+  const runAfter = (delayMs: number) => {
+    timer = setTimeout(run, delayMs).unref();
+  };
+  const run = async () => {
     try {
       const deleted = await purge();
       if (deleted) logger.debug?.({ deleted }, `deleted ${what}`);
     } catch (error) {
       logger.warn({ err: (error as Error).message }, `deleting ${what} failed; the next purge retries`);
-    } finally {
-      running = false;
     }
-  }, everyMs).unref();
+    if (!stopped) runAfter(everyMs);
+  };
+  runAfter(Math.floor(random() * Math.min(everyMs, FIRST_PURGE_WITHIN_MS)));
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

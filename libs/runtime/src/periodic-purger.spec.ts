@@ -20,17 +20,24 @@ class CountingPurger extends PeriodicPurger {
 }
 
 describe(PeriodicPurger.name, () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers();
+    // The first purge comes at a random moment within the first interval; here, halfway.
+    jest.spyOn(Math, 'random').mockReturnValue(0.5);
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
-  it('purges every interval from boot until shutdown', async () => {
+  it('purges soon after boot and then every interval until shutdown', async () => {
     const purger = new CountingPurger();
     purger.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(2500);
-    expect(purger.runs).toBe(2);
+    expect(purger.runs).toBe(3);
     purger.onApplicationShutdown();
     await jest.advanceTimersByTimeAsync(5000);
-    expect(purger.runs).toBe(2);
+    expect(purger.runs).toBe(3);
   });
 
   it('never purges when not enabled (a retention set to off)', async () => {

@@ -1,5 +1,5 @@
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { schedulePurge } from './periodic-purge';
+import { PurgeSchedule, schedulePurge } from './periodic-purge';
 
 /**
  * A provider whose whole job is one retention purge on a timer (see
@@ -9,7 +9,7 @@ import { schedulePurge } from './periodic-purge';
  */
 export abstract class PeriodicPurger implements OnApplicationBootstrap, OnApplicationShutdown {
   protected readonly logger = new Logger(this.constructor.name);
-  private timer?: NodeJS.Timeout;
+  private schedule?: PurgeSchedule;
 
   /** What goes, for the log: "finished emails past EMAIL_RETENTION". */
   protected abstract readonly what: string;
@@ -22,10 +22,10 @@ export abstract class PeriodicPurger implements OnApplicationBootstrap, OnApplic
   }
 
   onApplicationBootstrap(): void {
-    if (this.enabled()) this.timer = schedulePurge(this.logger, this.what, this.everyMs, () => this.purge());
+    if (this.enabled()) this.schedule = schedulePurge(this.logger, this.what, this.everyMs, () => this.purge());
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.schedule?.stop();
   }
 }

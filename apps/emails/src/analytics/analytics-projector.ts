@@ -3,7 +3,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import { EMAIL_LIMITS, fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
 import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
-import { MAILROOM_CONFIG, schedulePurge } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
 import { complainedAddress } from '../complaints/complained-address';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 import { metricsOf } from './event-metrics';
@@ -39,7 +39,7 @@ export const ANALYTICS_CONSUMER = 'emails-analytics';
 export class AnalyticsProjector implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AnalyticsProjector.name);
   private consumer?: RunningConsumer;
-  private purgeTimer?: NodeJS.Timeout;
+  private purgeSchedule?: PurgeSchedule;
   private readonly batches = new GroupCommitter<CounterIncrement, boolean>((increments) => this.counters.applyMany(increments), { maxBatch: 500, maxInFlight: 1 });
 
   constructor(
@@ -57,13 +57,13 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       handle: (event) => this.apply(event),
       concurrency: 200,
     });
-    this.purgeTimer = schedulePurge(this.logger, 'applied-event ids past the event stream\'s retention', PURGE_EVERY_MS, () =>
+    this.purgeSchedule = schedulePurge(this.logger, 'applied-event ids past the event stream\'s retention', PURGE_EVERY_MS, () =>
       this.counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS),
     );
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.purgeTimer);
+    this.purgeSchedule?.stop();
     await this.consumer?.stop();
   }
 
