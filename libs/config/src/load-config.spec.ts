@@ -195,4 +195,18 @@ describe(`${loadConfig.name}: NATS authentication and TLS`, () => {
   it('never echoes the password of a NATS_URL it refuses', () => {
     expect(problemsOf(() => loadConfig({ NATS_URL: 'http://app:hunter2@nats:4222' }, 'gateway')).join('\n')).not.toContain('hunter2');
   });
+
+  // A password from `openssl rand -base64` often holds a `/`; written into a URL unencoded, it makes the URL unparseable.
+  it('never echoes a password with a `/` in it, of a connection string it cannot parse', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ DATABASE_URL: 'postgres://mailroom:pg/Secret1@db:5432/mailroom', NATS_URL: 'nats://app:nats/Secret2@nats:4222' }, 'keys'),
+    );
+    expect(problems).toEqual(["NATS_URL must be a URL, got 'nats://***@nats:4222'", "DATABASE_URL must be a URL, got 'postgres://***@db:5432/mailroom'"]);
+    const relay = problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/mailroom', DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://u:smtp/Secret3@relay:587' }, 'emails'));
+    expect(relay).toEqual(["SMTP_RELAY_URL must be a URL, got 'smtp://***@relay:587'"]);
+  });
+
+  it('never echoes what comes before the @ of a connection string without a scheme', () => {
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'mail_room:Secret4@db:5432/mailroom' }, 'keys'))).toEqual(["DATABASE_URL must be a URL, got '***@db:5432/mailroom'"]);
+  });
 });

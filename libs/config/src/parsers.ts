@@ -74,7 +74,14 @@ export const asIpOrCidr: Parser<string> = (raw) => {
   return raw;
 };
 
-/** Never echo credentials from a connection string into an error message. */
+/**
+ * Never echo credentials from a connection string into an error message.
+ * Everything between the scheme and the last `@` goes: a string that did not
+ * parse may hold an unencoded `/` or `@` in its password, or lack its `//`.
+ */
 export function redactUrl(raw: string): string {
-  return raw.replace(/\/\/([^@/]*)@/, '//***@');
+  const at = raw.lastIndexOf('@');
+  if (at === -1) return raw;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(raw)?.[0] ?? '';
+  return `${scheme}***${raw.slice(at)}`;
 }

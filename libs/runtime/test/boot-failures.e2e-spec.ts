@@ -12,6 +12,15 @@ describe('an app that cannot start', () => {
     expect(gateway.stderr()).not.toContain('hunter2');
   });
 
+  it('refuses connection strings it cannot parse without writing their passwords, exit 78', async () => {
+    // Unencoded `/` in a password (as `openssl rand -base64` makes) leaves a URL that does not parse.
+    const env = { DATABASE_URL: 'postgres://mailroom:pg/Secret1@127.0.0.1:5432/mailroom', NATS_URL: 'nats://app:nats/Secret2@127.0.0.1:4222', HEALTH_PORT: '0' };
+    const emails = startAppProcess('emails', { DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://u:smtp/Secret3@relay.example.com:587', ...env });
+    expect(await emails.exited).toEqual({ code: 78, signal: null });
+    for (const variable of ['DATABASE_URL', 'NATS_URL', 'SMTP_RELAY_URL']) expect(emails.stderr()).toContain(`${variable} must be a URL`);
+    expect(emails.stderr() + emails.stdout()).not.toMatch(/Secret1|Secret2|Secret3/);
+  });
+
   it('reports relay mode without a relay as a configuration problem, exit 78', async () => {
     const emails = startAppProcess('emails', { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', DELIVERY_MODE: 'relay', HEALTH_PORT: '0' });
     expect(await emails.exited).toEqual({ code: 78, signal: null });
