@@ -206,6 +206,11 @@ describe(`${loadConfig.name}: NATS authentication and TLS`, () => {
     expect(relay).toEqual(["SMTP_RELAY_URL must be a URL, got 'smtp://***@relay:587'"]);
   });
 
+  // node-postgres also takes the password (and sslpassword) from the query string.
+  it('never echoes the query string of a connection string it cannot parse', () => {
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db:54x32/mailroom?password=Secret5' }, 'keys'))).toEqual(["DATABASE_URL must be a URL, got 'postgres://db:54x32/mailroom?***'"]);
+  });
+
   it('never echoes what comes before the @ of a connection string without a scheme', () => {
     expect(problemsOf(() => loadConfig({ DATABASE_URL: 'mail_room:Secret4@db:5432/mailroom' }, 'keys'))).toEqual(["DATABASE_URL must be a URL, got '***@db:5432/mailroom'"]);
   });

@@ -78,10 +78,12 @@ export const asIpOrCidr: Parser<string> = (raw) => {
  * Never echo credentials from a connection string into an error message.
  * Everything between the scheme and the last `@` goes: a string that did not
  * parse may hold an unencoded `/` or `@` in its password, or lack its `//`.
+ * So does the query string, where node-postgres also takes a password.
  */
 export function redactUrl(raw: string): string {
   const at = raw.lastIndexOf('@');
-  if (at === -1) return raw;
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(raw)?.[0] ?? '';
-  return `${scheme}***${raw.slice(at)}`;
+  const withoutUserinfo = at === -1 ? raw : `${scheme}***${raw.slice(at)}`;
+  const query = withoutUserinfo.indexOf('?');
+  return query === -1 ? withoutUserinfo : `${withoutUserinfo.slice(0, query)}?***`;
 }
