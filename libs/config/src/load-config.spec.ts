@@ -214,4 +214,18 @@ describe(`${loadConfig.name}: NATS authentication and TLS`, () => {
   it('never echoes what comes before the @ of a connection string without a scheme', () => {
     expect(problemsOf(() => loadConfig({ DATABASE_URL: 'mail_room:Secret4@db:5432/mailroom' }, 'keys'))).toEqual(["DATABASE_URL must be a URL, got '***@db:5432/mailroom'"]);
   });
+
+  // NATS and nodemailer percent-decode the user name and password when they connect: a bare % failed there, with
+  // "URI malformed" that named no variable (NATS, at boot) or as every delivery failing (the SMTP relay).
+  it('refuses a user name or password with a % that is not percent-encoding, and says how to write it', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ DATABASE_URL: 'postgres://mailroom:50%off@db:5432/mailroom', NATS_URL: 'nats://a%zz:pw@nats:4222', DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://u:100%Secret@relay:587' }, 'emails'),
+    );
+    expect(problems).toEqual([
+      "NATS_URL must have its user name and password percent-encoded (write % as %25, @ as %40, / as %2F), got 'nats://***@nats:4222'",
+      "DATABASE_URL must have its user name and password percent-encoded (write % as %25, @ as %40, / as %2F), got 'postgres://***@db:5432/mailroom'",
+      "SMTP_RELAY_URL must have its user name and password percent-encoded (write % as %25, @ as %40, / as %2F), got 'smtp://***@relay:587'",
+    ]);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://mailroom:50%25off@db:5432/mailroom', NATS_URL: 'nats://a%2Fb:p%40w@nats:4222' }, 'keys')).not.toThrow();
+  });
 });

@@ -34,6 +34,15 @@ export function asOneOf<T extends string>(...allowed: T[]): Parser<T> {
   };
 }
 
+function decodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function asUrl(...protocols: string[]): Parser<string> {
   return (raw) => {
     let url: URL;
@@ -44,6 +53,10 @@ export function asUrl(...protocols: string[]): Parser<string> {
     }
     if (protocols.length && !protocols.includes(url.protocol.replace(/:$/, ''))) {
       throw new Error(`must use ${protocols.join(' or ')}, got '${url.protocol}'`);
+    }
+    // The clients percent-decode these when they connect; a bare % failed there ("URI malformed", naming no variable).
+    if (!decodes(url.username) || !decodes(url.password)) {
+      throw new Error(`must have its user name and password percent-encoded (write % as %25, @ as %40, / as %2F), got '${redactUrl(raw)}'`);
     }
     return raw;
   };
