@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { outcomeFromError, outcomeFromReply, SmtpErrorLike, SmtpOutcome } from '../smtp-outcome';
+import { exchangeSignal } from './exchange-signal';
 
 export interface Envelope {
   from: string;
@@ -55,10 +56,10 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer, l
   const rejectedOutcomes = (errors: RejectedError[] = []) => {
     for (const error of errors) if (error.recipient) outcomes.set(error.recipient.toLowerCase(), outcomeFromError(error));
   };
-  const deadline = AbortSignal.timeout(limits.messageTimeoutMs);
+  const exchange = exchangeSignal(limits);
   let messageStarted = false;
   let messageSent = false;
-  const mail = rawMail(envelope, raw, AbortSignal.any([deadline, limits.shutdown]), {
+  const mail = rawMail(envelope, raw, exchange.signal, {
     onFirstRead: () => (messageStarted = true),
     onAllRead: () => (messageSent = true),
   });
@@ -70,7 +71,7 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer, l
   } catch (error) {
     const cutOffBecause = limits.shutdown.aborted
       ? 'the emails process shut down during the exchange'
-      : deadline.aborted
+      : exchange.deadlinePassed()
         ? `the exchange did not end within SMTP_MESSAGE_TIMEOUT_MS (${limits.messageTimeoutMs} ms)`
         : undefined;
     const failure = (cutOffBecause ? cutOff(cutOffBecause, messageStarted) : error) as SmtpErrorLike & { rejectedErrors?: RejectedError[] };
@@ -79,6 +80,8 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer, l
     const reply = messageSent ? lostAfterTheMessage(failure) : outcomeFromError(failure);
     const shared: SmtpOutcome = sharing.length > 1 ? { sharedWithOthers: true, ...reply } : reply;
     for (const address of sharing) outcomes.set(address.toLowerCase(), shared);
+  } finally {
+    exchange.release();
   }
   for (const address of envelope.to) {
     if (!outcomes.has(address.toLowerCase())) outcomes.set(address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no reply for this recipient' });
