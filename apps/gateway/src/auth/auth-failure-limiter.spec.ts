@@ -42,6 +42,18 @@ describe(AuthFailureLimiter.name, () => {
     expect(['203.0.113.3', '203.0.113.4'].map((address) => limiter.retryAfterMs(address, 75_000) > 0)).toEqual([true, true]);
   });
 
+  it('keeps a blocked address blocked however many other addresses fail once each, and stays within maxClients', () => {
+    const limiter = new AuthFailureLimiter(3, MINUTE, 100);
+    for (let failure = 0; failure < 3; failure += 1) limiter.recordFailure('203.0.113.1', 0);
+    for (let index = 0; index < 100_000; index += 1) limiter.recordFailure(`2001:db8:${(index >> 16).toString(16)}:${(index & 0xffff).toString(16)}::1`, 1_000);
+    expect(limiter.size).toBeLessThanOrEqual(100);
+    expect(limiter.retryAfterMs('203.0.113.1', 1_000)).toBe(59_000);
+    // The newest of the addresses still counting are remembered: their count goes on.
+    limiter.recordFailure('2001:db8:1:869f::1', 1_000);
+    limiter.recordFailure('2001:db8:1:869f::1', 1_000);
+    expect(limiter.retryAfterMs('2001:db8:1:869f::1', 1_000)).toBe(60_000);
+  });
+
   it('never blocks when the limit is 0 (switched off), and remembers nothing', () => {
     const limiter = new AuthFailureLimiter(0, MINUTE, 100);
     for (let index = 0; index < 50; index += 1) limiter.recordFailure('203.0.113.1', index);
