@@ -5,7 +5,7 @@ import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { DomainSettings } from '../domains/domain-settings';
 import { answerDkimQuestion, RCODE } from './dkim-answer';
 import { dkimDnsRateLimited } from './dkim-dns-metrics';
-import { DkimKeyCache } from './dkim-key-cache';
+import { DkimKeyCache, DkimLookupsBusyError } from './dkim-key-cache';
 import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
 import { EdnsQuery, ednsOf, isUnsupportedVersion, optRecord, udpLimitFor } from './edns';
@@ -122,7 +122,9 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
       response.answers = answer.answers as unknown as typeof response.answers;
       response.authorities = answer.authorities as unknown as typeof response.authorities;
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'DKIM zone lookup failed; answered SERVFAIL');
+      // Busy is a flood's doing, one query at a time: counted, not a warning line per query.
+      if (error instanceof DkimLookupsBusyError) dkimDnsRateLimited.inc({ verdict: 'busy' });
+      else this.logger.warn({ err: (error as Error).message }, 'DKIM zone lookup failed; answered SERVFAIL');
       response.header.rcode = RCODE.SERVFAIL;
     }
     return response;

@@ -1,5 +1,5 @@
 import type { DomainKeyRow, DomainsRepository } from '../domains/domains.repository';
-import { DkimKeyCache } from './dkim-key-cache';
+import { DkimKeyCache, DkimLookupsBusyError } from './dkim-key-cache';
 
 const ID = 'dom_01jb00000000000000000000ab';
 const KEY: DomainKeyRow = { id: ID, name: 'example.com', dkimSelector: 'mr202611', dkimPublicKey: 'MIIBIjAN' } as DomainKeyRow;
@@ -52,5 +52,38 @@ describe(DkimKeyCache.name, () => {
     await expect(cache.byLabel(`mr202611-${'01jb00000000000000000000cd'}`)).rejects.toThrow(/Connection terminated/);
     jest.advanceTimersByTime(25 * 60 * 60_000);
     await expect(cache.byLabel(LABEL)).rejects.toThrow(/Connection terminated/);
+  });
+
+  it('reads a bounded number of keys from the database at once: past it a key not in memory fails at once (SERVFAIL), so a flood of made-up labels does not pile up reads', async () => {
+    const reads: Array<(row: DomainKeyRow | null) => void> = [];
+    const repo = { findKey: () => new Promise<DomainKeyRow | null>((resolve) => reads.push(resolve)) } as unknown as DomainsRepository;
+    const cache = new DkimKeyCache(repo);
+    const made = (index: number) => `mr202611-${String(index).padStart(26, '0')}`;
+    const answers = Array.from({ length: 10_000 }, (_, index) => cache.byLabel(made(index)));
+    expect(reads.length).toBeLessThanOrEqual(100);
+    const beyond = await Promise.allSettled(answers.slice(reads.length));
+    expect(beyond.every((answer) => answer.status === 'rejected' && answer.reason instanceof DkimLookupsBusyError)).toBe(true);
+
+    // Once the reads in flight are answered, the next label is read again.
+    for (const read of reads.splice(0)) read(null);
+    await Promise.all(answers.slice(0, 100));
+    const next = cache.byLabel(LABEL);
+    expect(reads).toHaveLength(1);
+    reads[0](KEY);
+    expect(await next).toEqual(KEY);
+  });
+
+  it('answers a key it has read, stale if need be, while the reads in flight are at their bound', async () => {
+    const { repo } = repository();
+    const cache = new DkimKeyCache(repo);
+    expect(await cache.byLabel(LABEL)).toEqual(KEY);
+    jest.advanceTimersByTime(10 * 60_000);
+    let hangingReads = 0;
+    Object.assign(repo, { findKey: () => new Promise(() => (hangingReads += 1)) });
+    for (let index = 0; index < 200; index += 1) void cache.byLabel(`mr202611-${String(index).padStart(26, '0')}`).catch(() => undefined);
+    const reads = hangingReads;
+    const answer = cache.byLabel(LABEL);
+    expect(hangingReads).toBe(reads);
+    expect(await answer).toEqual(KEY);
   });
 });

@@ -8,6 +8,20 @@ const MISSING_TTL_MS = 5_000;
 const STALE_RETRY_MS = 5_000;
 /** How old a key read may be and still be answered while the database is away (RFC 8767 suggests 1 to 3 days). */
 const STALE_MAX_MS = 24 * 60 * 60_000;
+/**
+ * Database reads in flight at once. Labels are the client's to choose and UDP sources are forged at will, so
+ * past the rate limit's networks a flood of made-up labels, each a miss, would queue reads (and their queries'
+ * buffers) faster than the database answers, without bound. A read takes a millisecond or so and resolvers
+ * cache an answer for a minute, so real traffic never comes near.
+ */
+const MAX_READS_IN_FLIGHT = 100;
+
+/** The database reads in flight are at their bound: a key not in memory gets SERVFAIL. */
+export class DkimLookupsBusyError extends Error {
+  constructor() {
+    super('too many DKIM key reads in flight');
+  }
+}
 
 interface Entry {
   key: DomainKeyRow | null;
@@ -31,6 +45,7 @@ interface Entry {
 @Injectable()
 export class DkimKeyCache {
   private readonly entries = new Map<string, Entry>();
+  private readsInFlight = 0;
 
   constructor(private readonly repository: DomainsRepository) {}
 
@@ -49,17 +64,28 @@ export class DkimKeyCache {
     const cached = this.entries.get(id);
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached.key;
+    // At the bound it fails towards SERVFAIL (the resolver asks again) for keys not in memory, rather than towards
+    // memory that grows until the process dies and every key goes unanswered; keys read within the day still answer.
+    if (this.readsInFlight >= MAX_READS_IN_FLIGHT) return standIn(cached, now, new DkimLookupsBusyError());
     let key: DomainKeyRow | null;
+    this.readsInFlight += 1;
     try {
       key = await this.repository.findKey(id);
     } catch (error) {
-      if (!cached || now - cached.readAt > STALE_MAX_MS) throw error;
-      cached.expiresAt = now + STALE_RETRY_MS;
-      return cached.key;
+      return standIn(cached, now, error);
+    } finally {
+      this.readsInFlight -= 1;
     }
     this.entries.delete(id); // re-inserted last, so the bound below evicts the least recently read
     this.entries.set(id, { key, readAt: now, expiresAt: now + (key ? FOUND_TTL_MS : MISSING_TTL_MS) });
     if (this.entries.size > 100_000) this.entries.delete(this.entries.keys().next().value!);
     return key;
   }
+}
+
+/** The key read within the day, answered while the database cannot be asked (asked again after STALE_RETRY_MS); else `failure` is thrown. */
+function standIn(cached: Entry | undefined, now: number, failure: unknown): DomainKeyRow | null {
+  if (!cached || now - cached.readAt > STALE_MAX_MS) throw failure;
+  cached.expiresAt = now + STALE_RETRY_MS;
+  return cached.key;
 }
