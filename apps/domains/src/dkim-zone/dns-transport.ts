@@ -6,6 +6,8 @@ export type DnsExchange = (message: Buffer, transport: 'udp' | 'tcp', peer: stri
 
 export interface DnsListeners {
   port: number;
+  /** TCP connections open now (at most TCP_MAX_CONNECTIONS). */
+  openTcpConnections(): number;
   close(): Promise<void>;
 }
 
@@ -18,6 +20,14 @@ const TCP_MAX_CONNECTIONS = 1000;
  * TCP_MAX_CONNECTIONS and keep them idle, and every resolver that a truncated answer sends over to TCP would be turned away.
  */
 export const TCP_CONNECTIONS_PER_CLIENT = 16;
+/**
+ * Answers written and not yet taken by the kernel, past which a connection is dropped (RFC 7766 §6.2 lets a
+ * server close connections to manage its resources). A client that sends queries and reads no answers would
+ * otherwise have every answer held in memory for it, as fast as it can send 14-byte queries. A resolver that
+ * reads its answers leaves nothing here beyond what the kernel's buffers take at once: 128 KiB is some 250
+ * DKIM answers pipelined at once past those. Bounds what 1,000 connections hold to about 128 MB.
+ */
+const MAX_UNSENT_ANSWER_BYTES = 128 * 1024;
 
 /**
  * DNS over UDP and TCP on one port (RFC 7766: TCP is not optional), handing
@@ -86,6 +96,7 @@ export async function listenDns(
             const length = Buffer.alloc(2);
             length.writeUInt16BE(answer.length);
             socket.write(Buffer.concat([length, answer]));
+            if (socket.writableLength > MAX_UNSENT_ANSWER_BYTES) socket.destroy();
           }, onError)
           .finally(() => {
             pending -= 1;
@@ -115,6 +126,7 @@ export async function listenDns(
 
   return {
     port: boundPort,
+    openTcpConnections: () => connections.size,
     close: async () => {
       await new Promise<void>((resolve) => udp.close(() => resolve())).catch(() => undefined);
       for (const socket of connections) socket.destroy();
