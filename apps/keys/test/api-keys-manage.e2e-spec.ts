@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { eventually, ExtraGateway, GatewayProcess, startExtraGateway, startGatewayProcess, startStack, Stack } from '@mailroom/testing';
 
 const future = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -42,6 +43,27 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
     expect((await stack.api.get(`/v1/api-keys/${key.id}`)).body).toEqual(response.body);
     const cleared = await stack.api.patch(`/v1/api-keys/${key.id}`, { expiresAt: null, ipRestrictions: [] });
     expect(cleared.body).toMatchObject({ name: 'renamed', expiresAt: null, ipRestrictions: [] });
+  });
+
+  it('keeps an expired key expired: a PATCH of its expiresAt is 409, other fields may still change', async () => {
+    const key = await create({ expiresAt: future(86_400_000) });
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    const expiredAt = new Date(Date.now() - 60_000);
+    try {
+      await db.query('UPDATE keys.api_keys SET expires_at = $2 WHERE id = $1', [key.id, expiredAt]);
+    } finally {
+      await db.end();
+    }
+    for (const expiresAt of [future(86_400_000), null]) {
+      const revived = await stack.api.patch(`/v1/api-keys/${key.id}`, { expiresAt });
+      expect({ expiresAt, status: revived.status, code: revived.body.error?.code }).toEqual({ expiresAt, status: 409, code: 'conflict' });
+      expect(revived.body.error.message).toContain(expiredAt.toISOString());
+    }
+    const renamed = await stack.api.patch(`/v1/api-keys/${key.id}`, { name: 'expired, kept for the record' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'expired, kept for the record', expiresAt: expiredAt.toISOString() });
+    expect((await stack.api.withKey(key.key).get('/v1/api-keys')).status).toBe(401);
   });
 
   it('validates a PATCH body like a creation (422 naming the field)', async () => {

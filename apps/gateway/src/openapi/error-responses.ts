@@ -45,6 +45,7 @@ const WHEN: Record<number, string> = {
  * document; the e2e test fails when a key here names no route.
  */
 export const CONFLICTS: Record<string, { code: ErrorCode.Conflict | ErrorCode.InUse; why: string }> = {
+  'PATCH /v1/api-keys/{id}': { code: ErrorCode.Conflict, why: 'The key has expired, and its expiresAt can no longer change; create a new key.' },
   'POST /v1/domains': { code: ErrorCode.Conflict, why: 'A domain with this name already exists.' },
   'DELETE /v1/domains/{id}': { code: ErrorCode.InUse, why: 'Emails from this domain are still queued, scheduled or being delivered.' },
   'POST /v1/emails': { code: ErrorCode.Conflict, why: 'The Idempotency-Key was used with a different body.' },

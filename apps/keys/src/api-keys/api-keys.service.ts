@@ -17,7 +17,7 @@ import {
 import { DomainError } from '@mailroom/errors';
 import { hashesEqual } from '@mailroom/auth';
 import { ApiKeyEntity } from '../database/entities/api-key.entity';
-import { changesOf } from './api-key-changes';
+import { assertNotRevived, changesOf } from './api-key-changes';
 import { issueApiKey } from './api-key-issuer';
 import { toResponse, toVerified } from './api-key.mapper';
 import { assertManageable } from './manage-rules';
@@ -62,6 +62,7 @@ export class ApiKeysService {
     const decide = (entity: ApiKeyEntity) => {
       assertManageable(caller, toVerified(entity));
       assertWithinCaller(caller, input);
+      assertNotRevived(entity, input);
       return changesOf(input);
     };
     return toResponse(await this.changeLive(ctx, id, decide));
