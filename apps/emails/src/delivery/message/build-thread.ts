@@ -1,6 +1,15 @@
 import type { Worker } from 'node:worker_threads';
-import type { BuildReply, BuildRequest } from './message-build.protocol';
+import type { BuildReply, BuildRequest, ThreadMessage } from './message-build.protocol';
 import type { DkimSigningKey, OutgoingEmail } from './outgoing-email';
+
+/**
+ * How long a thread with builds waiting may go without finishing one. A build
+ * takes a third of a millisecond, and one with the largest attachments allowed
+ * well under a second; a thread silent for a minute is stuck (a build that
+ * never ends would otherwise hold every later one, and so every delivery of
+ * the process, for good).
+ */
+const BUILD_STALL_MS = 60_000;
 
 interface Waiting {
   resolve: (message: Buffer) => void;
@@ -12,16 +21,27 @@ interface Waiting {
  * for. A thread that dies (an uncaught error, a crash) fails the builds it
  * held, which the delivery then retries like any failed attempt, and the next
  * build starts a new one. Not at once: a thread that cannot start at all
- * would otherwise be restarted in a loop.
+ * would otherwise be restarted in a loop. A thread that answers none of its
+ * builds for `stallMs` is stopped the same way.
  */
 export class BuildThread {
   private worker: Worker | undefined;
+  /** The current thread has loaded (its start, which a loaded machine can make slow, is not a stall). */
+  private workerReady = false;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
   private closed = false;
+  /** Runs while builds wait; each answer starts it again. */
+  private stallTimer: NodeJS.Timeout | undefined;
+  private readonly stallMs: number;
 
   /** The thread starts with the first build: a process that only ever sends test-mode mail never starts one. */
-  constructor(private readonly start: () => Worker) {}
+  constructor(
+    private readonly start: () => Worker,
+    options: { stallMs?: number } = {},
+  ) {
+    this.stallMs = options.stallMs ?? BUILD_STALL_MS;
+  }
 
   build(email: OutgoingEmail, key: DkimSigningKey | null): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('the message build threads have been closed'));
@@ -29,12 +49,14 @@ export class BuildThread {
     const id = this.nextId++;
     return new Promise<Buffer>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
+      if (this.workerReady) this.stallTimer ??= this.stallClock(worker);
       const request: BuildRequest = { id, email, key };
       try {
         worker.postMessage(request);
       } catch (error) {
         // An email that cannot be cloned for the thread (it never should be): this build fails, not the thread.
         this.waiting.delete(id);
+        if (!this.waiting.size) this.stopStallClock();
         reject(error as Error);
       }
     });
@@ -48,12 +70,23 @@ export class BuildThread {
 
   private started(): Worker {
     const worker = this.start();
+    this.workerReady = false;
     // Idle build threads must never keep a stopping process alive.
     worker.unref();
-    worker.on('message', (reply: BuildReply) => this.settle(reply));
-    worker.on('error', (error) => this.failAll(error));
+    worker.on('message', (message: ThreadMessage) => {
+      if ('id' in message) return this.settle(message);
+      if (this.worker !== worker) return;
+      this.workerReady = true;
+      if (this.waiting.size) this.stallTimer ??= this.stallClock(worker);
+    });
+    // Only the current thread's end fails the builds waiting: a stalled thread stopped after it was replaced exits
+    // while the builds waiting are its successor's.
+    worker.on('error', (error) => {
+      if (this.worker === worker) this.failAll(error);
+    });
     worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.worker !== worker) return;
+      this.worker = undefined;
       this.failAll(new Error(`the message build thread stopped (exit code ${code})`));
     });
     return worker;
@@ -63,12 +96,31 @@ export class BuildThread {
     const waiting = this.waiting.get(reply.id);
     if (!waiting) return;
     this.waiting.delete(reply.id);
+    this.stopStallClock();
+    if (this.waiting.size && this.worker && this.workerReady) this.stallTimer = this.stallClock(this.worker);
     if ('error' in reply) waiting.reject(new Error(reply.error));
     else waiting.resolve(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength));
   }
 
   private failAll(error: Error): void {
+    this.stopStallClock();
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
+  }
+
+  /** Stops `worker` if it answers no build within stallMs; its builds fail, to be retried, and the next build starts a new thread. */
+  private stallClock(worker: Worker): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      if (this.worker === worker) this.worker = undefined;
+      this.failAll(new Error(`the message build thread answered no build for ${this.stallMs} ms and was stopped`));
+      void worker.terminate();
+    }, this.stallMs);
+    timer.unref();
+    return timer;
+  }
+
+  private stopStallClock(): void {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { buildMessage } from './build-message';
-import type { BuildReply, BuildRequest } from './message-build.protocol';
+import { BuildReply, BuildRequest, THREAD_READY } from './message-build.protocol';
 
 /** The thread side of MessageBuilder: composes and signs each message it is sent. */
 const port = parentPort;
@@ -17,3 +17,5 @@ port.on('message', ({ id, email, key }: BuildRequest) => {
     (error: Error) => port.postMessage({ id, error: error.message } satisfies BuildReply),
   );
 });
+
+port.postMessage(THREAD_READY);

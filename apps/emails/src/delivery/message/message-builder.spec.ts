@@ -94,4 +94,23 @@ describe(BuildThread.name, () => {
     expect(starts).toEqual(['dying', 'real']);
     await thread.close();
   });
+
+  it('stops a thread that has answered none of its builds for the stall limit, fails them, and builds on in a new thread', async () => {
+    const starts: string[] = [];
+    // A build that never ends (a pathological input in a parser, say) would otherwise hold every later build, and
+    // so every delivery of the process, for good.
+    const thread = new BuildThread(
+      () => {
+        starts.push(starts.length ? 'real' : 'stuck');
+        if (starts.length > 1) return startWorkerThread(join(__dirname, 'message-build.worker'));
+        return new Worker("const { parentPort } = require('node:worker_threads'); parentPort.on('message', () => { for (;;); }); parentPort.postMessage({ ready: true });", { eval: true });
+      },
+      // Counted from when a thread says it has loaded, so a slow start (a new real thread's, below) is not a stall.
+      { stallMs: 2000 },
+    );
+    await expect(Promise.all([thread.build(EMAIL, KEY), thread.build(EMAIL, KEY)])).rejects.toThrow('the message build thread answered no build for 2000 ms and was stopped');
+    await expect(thread.build(EMAIL, KEY)).resolves.toBeInstanceOf(Buffer);
+    expect(starts).toEqual(['stuck', 'real']);
+    await thread.close();
+  });
 });
