@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { eventually } from '@mailroom/testing';
+import { eventually, PROCESS_READY_TIMEOUT_MS } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 const ROOT = join(__dirname, '../../..');
@@ -40,7 +40,7 @@ describe('delivery across a crash of the emails process', () => {
     harness = await startDeliveryHarness({}, ['keys', 'domains', 'webhook-dispatcher', 'gateway']);
     routeMailTo(harness.dns, 'example.test');
     startEmails();
-    await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
+    await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, PROCESS_READY_TIMEOUT_MS);
     await verifiedDomain(harness, 'acme.test');
   }, 240000);
 
@@ -62,12 +62,13 @@ describe('delivery across a crash of the emails process', () => {
     held.release();
 
     startEmails();
-    const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered'], 30000);
+    // Boots the process again first.
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered'], PROCESS_READY_TIMEOUT_MS);
     expect(email.recipients[0].status).toBe('delivered');
 
     const received = harness.smtp.messagesFor('crash@example.test');
     expect(received.length === 1 || received.length === 2).toBe(true);
     const messageIds = new Set(received.map((message) => /^Message-ID: (.+)\r$/m.exec(message.raw.toString())![1]));
     expect([...messageIds]).toEqual([`<${sent.body.id}@acme.test>`]);
-  });
+  }, PROCESS_READY_TIMEOUT_MS + 60_000);
 });

@@ -1,4 +1,4 @@
-import { AppProcess, eventually, freeDnsPort } from '@mailroom/testing';
+import { AppProcess, eventually, freeDnsPort, PROCESS_READY_TIMEOUT_MS } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, startEmailsProcess, verifiedDomain } from './support/delivery-harness';
 
 const LEASE_MS = 1500;
@@ -21,7 +21,7 @@ describe('a delivery whose SMTP session outlasts its lease, with a second worker
     const opsPort = await freeDnsPort();
     worker = startEmailsProcess(harness, opsPort, { EMAILS_ROLE: 'worker', SMTP_TIMEOUT_MS: '60000', DELIVERY_LEASE_MS: String(LEASE_MS) });
     const ready = async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200;
-    await eventually(ready, 30000).catch((error: Error) => {
+    await eventually(ready, PROCESS_READY_TIMEOUT_MS).catch((error: Error) => {
       throw new Error(`${error.message}; the worker wrote: ${worker!.stderr()}`);
     });
   }, 240000);

@@ -1,4 +1,4 @@
-import { AppProcess, eventually, freeDnsPort, RawSmtp, startRawSmtp } from '@mailroom/testing';
+import { AppProcess, eventually, freeDnsPort, PROCESS_READY_TIMEOUT_MS, RawSmtp, startRawSmtp } from '@mailroom/testing';
 import { DeliveryHarness, eventsOf, routeMailTo, startDeliveryHarness, startEmailsProcess, untilEmailsProcessReady, verifiedDomain } from './support/delivery-harness';
 
 /** The drain's 10 s, the recording after the cut-off, and room for a loaded machine; below SHUTDOWN_TIMEOUT_MS (25 s). */
@@ -31,8 +31,8 @@ describe('SIGTERM to the emails process while an MX host stalls', () => {
       DELIVERY_LEASE_MS: '120000',
       DELIVERY_RETRY_SCHEDULE: '1h',
     });
-    await untilEmailsProcessReady(opsPort, 30000);
-    await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
+    await untilEmailsProcessReady(opsPort);
+    await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, PROCESS_READY_TIMEOUT_MS);
     await verifiedDomain(harness, 'acme.test');
   }, 240000);
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { AppProcess, eventually } from '@mailroom/testing';
+import { AppProcess, eventually, PROCESS_READY_TIMEOUT_MS } from '@mailroom/testing';
 import { DeliveryHarness, startDeliveryHarnessBesideEmailsProcess, startEmailsProcess } from './support/delivery-harness';
 
 const SHUTDOWN_BOUND_MS = 15000;
@@ -28,7 +28,7 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
     const running = emails!;
     let exit: unknown = 'still running';
     void running.exited.then((status) => (exit = status));
-    await eventually(ready, 20000).catch((error: Error) => {
+    await eventually(ready, PROCESS_READY_TIMEOUT_MS).catch((error: Error) => {
       throw new Error(`${error.message}; the emails process (${JSON.stringify(exit)}) wrote: ${running.stderr()}`);
     });
   };
@@ -113,5 +113,5 @@ describe('SIGTERM to the emails process during a stream of sends', () => {
     expect(counts.size).toBe(accepted.length);
     // The message whose delivery was in flight at SIGTERM went out once, recorded by the process that sent it.
     expect(counts.get(messageIdOf(inFlight.raw)!)).toBe(1);
-  }, 120000);
+  }, 240000);
 });

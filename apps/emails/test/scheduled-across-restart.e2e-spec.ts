@@ -1,4 +1,4 @@
-import { AppProcess, eventually } from '@mailroom/testing';
+import { AppProcess, eventually, PROCESS_READY_TIMEOUT_MS } from '@mailroom/testing';
 import { DeliveryHarness, startDeliveryHarnessBesideEmailsProcess, startEmailsProcess, untilEmailsProcessReady } from './support/delivery-harness';
 
 /**
@@ -72,7 +72,7 @@ describe('scheduled emails across a crash of the emails process', () => {
       { type: 'email.queued', n: ids.length },
       { type: 'email.scheduled', n: ids.length },
     ]);
-  });
+  }, PROCESS_READY_TIMEOUT_MS + 60_000);
 
   it('sends every email when the process dies while dispatching them at their time: once, or twice with one Message-ID only if it was being sent', async () => {
     // The first message's DATA reply is held: the process dies with that one on the wire, the rest being claimed and sent.
@@ -88,5 +88,5 @@ describe('scheduled emails across a crash of the emails process', () => {
     // A copy twice only for an email on the wire at the crash; the rest exactly once.
     for (const count of copies) expect([1, 2]).toContain(count);
     expect(copies.filter((count) => count === 2).length).toBeLessThanOrEqual(atCrash.filter((status) => status === 'queued').length);
-  });
+  }, PROCESS_READY_TIMEOUT_MS + 60_000);
 });

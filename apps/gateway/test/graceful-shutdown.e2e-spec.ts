@@ -1,5 +1,5 @@
 import { ClientRequest, request } from 'node:http';
-import { AppProcess, eventually, Stack, startGatewayProcess, startStack } from '@mailroom/testing';
+import { AppProcess, eventually, PROCESS_READY_TIMEOUT_MS, Stack, startGatewayProcess, startStack } from '@mailroom/testing';
 
 const SHUTDOWN_BOUND_MS = 15000;
 
@@ -50,7 +50,7 @@ describe('SIGTERM to the gateway process under HTTP load', () => {
     const started = await startGatewayProcess(stack);
     ({ baseUrl, opsUrl } = started);
     gateway = started.process;
-    await eventually(async () => (await fetch(`${baseUrl}/health`).then((response) => response.status, () => 0)) === 200, 20000);
+    await eventually(async () => (await fetch(`${baseUrl}/health`).then((response) => response.status, () => 0)) === 200, PROCESS_READY_TIMEOUT_MS);
   }, 240000);
 
   afterAll(async () => {

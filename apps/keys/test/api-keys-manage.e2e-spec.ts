@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { eventually, ExtraGateway, GatewayProcess, startExtraGateway, startGatewayProcess, startStack, Stack } from '@mailroom/testing';
+import { eventually, ExtraGateway, GatewayProcess, PROCESS_READY_TIMEOUT_MS, startExtraGateway, startGatewayProcess, startStack, Stack } from '@mailroom/testing';
 
 const future = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -198,7 +198,7 @@ describe('GET, PATCH and DELETE /v1/api-keys/{id}', () => {
 
     beforeAll(async () => {
       other = await startGatewayProcess(stack, { AUTH_FAILURE_LIMIT: '0' });
-    });
+    }, PROCESS_READY_TIMEOUT_MS + 30_000);
     afterAll(() => other?.stop());
 
     it('a permission cut, then a delete, through this process are enforced by the other', async () => {

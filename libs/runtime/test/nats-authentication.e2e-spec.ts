@@ -1,4 +1,4 @@
-import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PrivateNatsAccess, Stack, startAppProcess, startPrivateNats, startStack } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PROCESS_READY_TIMEOUT_MS, PrivateNatsAccess, Stack, startAppProcess, startPrivateNats, startStack } from '@mailroom/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { migrateAll } from '../../../scripts/migrate-all';
@@ -70,7 +70,7 @@ describe('apps on a NATS server that requires authentication', () => {
       const keys = startAppProcess('keys', { NATS_URL: nats.url, DATABASE_URL: databaseUrl, HEALTH_PORT: String(healthPort), LOG_LEVEL: 'trace' });
       try {
         const ready = () => fetch(`http://127.0.0.1:${healthPort}/health/ready`).then((response) => response.status === 200, () => false);
-        await eventually(ready, 15000);
+        await eventually(ready, PROCESS_READY_TIMEOUT_MS);
         // A reconnect is logged too, naming the server it reconnected to.
         await nats.restart();
         await eventually(() => /reconnect/i.test(keys.stdout()), 15000);
@@ -81,6 +81,6 @@ describe('apps on a NATS server that requires authentication', () => {
       } finally {
         keys.child.kill('SIGKILL');
       }
-    });
+    }, PROCESS_READY_TIMEOUT_MS + 60_000);
   });
 });

@@ -14,6 +14,14 @@ export function buildApps(): void {
   if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
 }
 
+/**
+ * How long a test waits for an app it runs as its own process to answer ready. Waited for by polling, so it costs
+ * nothing when the process is quick: about 3 s on a quiet machine, but a loaded CI machine runs ten times slower with
+ * other suites booting beside it, and an emails process was seen not back after 30 s there. Leave it at least that
+ * much longer than the quiet boot, and give a test that boots a process a timeout to match.
+ */
+export const PROCESS_READY_TIMEOUT_MS = 90_000;
+
 export interface AppProcess {
   child: ChildProcess;
   /** Resolves with the exit code (null when killed by a signal) and the signal. */

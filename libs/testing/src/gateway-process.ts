@@ -1,6 +1,6 @@
 import type { EnvName } from '@mailroom/config';
 import { ApiClient } from './api-client';
-import { AppProcess, startAppProcess } from './app-process';
+import { AppProcess, PROCESS_READY_TIMEOUT_MS, startAppProcess } from './app-process';
 import { eventually } from './eventually';
 import { freePort } from './free-port';
 import type { Stack } from './stack';
@@ -38,7 +38,7 @@ export async function startGatewayProcess(stack: Stack, env: Partial<Record<EnvN
   });
   const live = () => fetch(`${opsUrl}/health/live`).then((response) => response.status === 200, () => false);
   try {
-    await eventually(live, 20000);
+    await eventually(live, PROCESS_READY_TIMEOUT_MS);
   } catch (error) {
     gateway.child.kill('SIGKILL');
     throw new Error(`the gateway process did not come up: ${gateway.stderr()}`, { cause: error });

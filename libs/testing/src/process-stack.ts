@@ -1,5 +1,5 @@
 import type { AppName } from '@mailroom/config';
-import { AppProcess, startAppProcess } from './app-process';
+import { AppProcess, PROCESS_READY_TIMEOUT_MS, startAppProcess } from './app-process';
 import { eventually } from './eventually';
 import { freePort } from './free-port';
 
@@ -40,8 +40,8 @@ export async function startProcessStack(env: Record<string, string>): Promise<Pr
     running.set(app, child);
     let exit: unknown = 'still running';
     void child.exited.then((status) => (exit = status));
-    // Generous: five Node processes booting at once on a loaded 2-core machine have taken over 30 s.
-    await eventually(() => answers(`${opsUrl(app)}/health/ready`), 60000, 100).catch((error: Error) => {
+    // Five Node processes booting at once on a loaded 2-core machine have taken over 30 s.
+    await eventually(() => answers(`${opsUrl(app)}/health/ready`), PROCESS_READY_TIMEOUT_MS, 100).catch((error: Error) => {
       throw new Error(`${app} did not become ready: ${error.message}; the process (${JSON.stringify(exit)}) wrote: ${child.stderr()}`);
     });
   };

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { EnvName } from '@mailroom/config';
 import { Resolver } from 'node:dns/promises';
-import { ApiClient, AppProcess, eventually, freeDnsPort, Stack, StackOptions, startAppProcess, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
+import { ApiClient, AppProcess, eventually, freeDnsPort, PROCESS_READY_TIMEOUT_MS, Stack, StackOptions, startAppProcess, startStack, startTestDns, startTestSmtp, TestDns, TestSmtp } from '@mailroom/testing';
 
 export const DKIM_ZONE = 'dkim.mailroom.localhost';
 export const SPF_INCLUDE = 'spf.mailroom.localhost';
@@ -167,7 +167,7 @@ export function startEmailsProcess(harness: DeliveryHarness, opsPort: number, en
 }
 
 /** Resolves once the emails process started with `opsPort` answers ready. */
-export async function untilEmailsProcessReady(opsPort: number, timeoutMs = 20000): Promise<void> {
+export async function untilEmailsProcessReady(opsPort: number, timeoutMs = PROCESS_READY_TIMEOUT_MS): Promise<void> {
   await eventually(async () => (await fetch(`http://127.0.0.1:${opsPort}/health/ready`).then((response) => response.status, () => 0)) === 200, timeoutMs);
 }
 
@@ -183,7 +183,7 @@ export async function startDeliveryHarnessBesideEmailsProcess(
   routeMailTo(harness.dns, 'example.test');
   const opsPort = await freeDnsPort();
   await startEmails(harness, opsPort);
-  await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, 20000);
+  await eventually(async () => (await harness.stack.api.get('/health', { key: null })).status === 200, PROCESS_READY_TIMEOUT_MS);
   await verifiedDomain(harness, 'acme.test');
   return { harness, opsPort };
 }
