@@ -1,7 +1,11 @@
 import { eventually, startStack, Stack } from '@mailroom/testing';
 
-/** Long enough that an answer which waited for it is told apart from one NATS gave at once. */
-const RPC_TIMEOUT_MS = 3000;
+/**
+ * Long enough that an answer which waited for it is told apart from one NATS gave at once, and that the domains
+ * service can make a domain's DKIM key within it once it is back (over 1 s on a loaded machine). Nothing here waits
+ * for it unless the gateway does.
+ */
+const RPC_TIMEOUT_MS = 10_000;
 
 type Service = 'keys' | 'domains' | 'emails' | 'webhook-dispatcher';
 
