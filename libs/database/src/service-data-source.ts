@@ -16,6 +16,19 @@ export interface ServiceSchema {
  */
 const KEEPALIVE_AFTER_IDLE_MS = 10_000;
 
+/**
+ * How long a pooled connection may sit idle before the pool closes it
+ * (node-postgres closes them after 10 s unless told). After a lull of more
+ * than 10 s, the next burst of requests opened every connection again, each
+ * a Postgres backend to fork, authenticate and prepare its statements for:
+ * the first second of traffic after a pause paid hundreds of milliseconds
+ * (the send bench's paced phase, started after the capacity phase's backlog
+ * had drained: its first second read 474–638 ms at p99 in four runs, 117
+ * and 289 ms in two with the pool kept). A minute covers a lull without holding a burst's connections
+ * (ten per app at most) for long on a Postgres that other apps share.
+ */
+const POOL_IDLE_CLOSE_MS = 60_000;
+
 export interface PoolLimits {
   /** Connections the pool opens at most; 10 unless set. */
   size?: number;
@@ -47,6 +60,7 @@ export function serviceDataSourceOptions(databaseUrl: string, owned: ServiceSche
       connectionTimeoutMillis: pool.acquireTimeoutMs ?? 0,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_AFTER_IDLE_MS,
+      idleTimeoutMillis: POOL_IDLE_CLOSE_MS,
       // Listens for its own errors from the start (AlwaysListenedClient), and a connection to a server that
       // turned out read-only (a failover) is not reused (LeavesReadOnlyServer).
       Client: LeavesReadOnlyServer,
