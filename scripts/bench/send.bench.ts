@@ -9,6 +9,8 @@ import { pacedLoad } from './paced-load';
 import { measured } from './stack-cpu';
 import { eventLoopDelays } from './event-loop-delay';
 import { tailShares } from './tail-shares';
+import { besideTheRun } from './beside-the-run';
+import { tableUpkeep } from './table-upkeep';
 
 const TARGET_RATE = 2000;
 const PHASES = ['capacity', 'paced', 'batch'] as const;
@@ -69,11 +71,13 @@ export async function sendBench(): Promise<void> {
       // The earlier runs accept faster than the simulated deliveries go out, and their events wait for the relay and the
       // analytics consumer; that backlog would be the paced run's load too (it made the paced run's first seconds 150–250 ms).
       await backgroundDrained(stack);
+      const upkeep = await tableUpkeep(stack);
       await eventLoopDelays(stack);
       const tail = await tailShares(stack, 0.025);
+      const beside = await besideTheRun(stack);
       const paced = await measured(stack, 'request', 1, () => pacedLoad({ ...single, rate: TARGET_RATE, durationSeconds: PACED_SECONDS }));
       report(`send POST /v1/emails (offered ${TARGET_RATE} req/s, evenly paced)`, paced, `${TARGET_RATE} emails/s kept up, p99 <= 25 ms`, paced.requestsPerSecond >= TARGET_RATE * 0.99 && paced.p99 <= 25);
-      process.stdout.write(`${paced.cpu}\n  p99 in each second (ms): ${paced.p99PerSecond.join(' ')}\n  ${await eventLoopDelays(stack)}\n  ${await tail()}\n`);
+      process.stdout.write(`${paced.cpu}\n  p99 in each second (ms): ${paced.p99PerSecond.join(' ')}\n  ${await eventLoopDelays(stack)}\n  ${await tail()}\n  ${await beside()}\n  ${upkeep}\n`);
     }
     if (phases.has('batch')) {
       const batchBody = JSON.stringify({ emails: Array.from({ length: 100 }, () => BENCH_EMAIL) });
