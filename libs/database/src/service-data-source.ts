@@ -23,8 +23,8 @@ const KEEPALIVE_AFTER_IDLE_MS = 10_000;
  * a Postgres backend to fork, authenticate and prepare its statements for:
  * the first second of traffic after a pause paid hundreds of milliseconds
  * (the send bench's paced phase, started after the capacity phase's backlog
- * had drained: its first second read 474–638 ms at p99 in four runs, 117
- * and 289 ms in two with the pool kept). A minute covers a lull without holding a burst's connections
+ * had drained: its first second read 474–638 ms at p99 in four runs,
+ * 117–322 ms in four with the pool kept). A minute covers a lull without holding a burst's connections
  * (ten per app at most) for long on a Postgres that other apps share.
  */
 const POOL_IDLE_CLOSE_MS = 60_000;
