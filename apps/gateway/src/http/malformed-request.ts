@@ -33,22 +33,44 @@ function describe(error: ParserError): DomainError {
 }
 
 /**
+ * How long a connection answered this way is read from (and what arrives
+ * thrown away) before it is closed for good.
+ */
+const LINGER_MS = 2_000;
+
+/** Connections already answered: the parser reports each further chunk of them as another error. */
+const answered = new WeakSet<Socket>();
+
+/**
  * Requests Node's HTTP parser cannot read (a control character in a header,
  * a Content-Length that is no number, broken chunked encoding, a URL or
  * headers over the size limit) never reach a route or Nest's filter: Fastify answered them
  * itself, in a shape of its own. This answers in the API's shape, then closes
- * the connection, as Node does: the rest of what it carries cannot be framed.
+ * the connection: the rest of what it carries cannot be framed.
+ *
+ * It closes as RFC 9112 §9.6 asks: the answer, then our half of the
+ * connection, then reading on (and discarding) for LINGER_MS or until the
+ * client closes its half. Destroying the socket at once, with the client's
+ * body still arriving (a 414 comes before the body is read), reset the
+ * connection, and a client still writing its body saw ECONNRESET instead of
+ * the answer.
  */
 export function answerMalformedRequest(error: ParserError, socket: Socket): void {
-  // A reset connection has nobody left to answer.
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
-    const domainError = describe(error);
-    const body = JSON.stringify(domainError.toBody());
-    socket.write(
-      `HTTP/1.1 ${domainError.httpStatus} ${STATUS_CODES[domainError.httpStatus]}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  // A reset connection has nobody left to answer; one answered already is lingering.
+  if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  answered.add(socket);
+  const domainError = describe(error);
+  const body = JSON.stringify(domainError.toBody());
+  socket.end(
+    `HTTP/1.1 ${domainError.httpStatus} ${STATUS_CODES[domainError.httpStatus]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  socket.on('data', () => undefined);
+  socket.resume();
+  socket.once('end', () => socket.destroy());
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
