@@ -69,7 +69,7 @@ export function answerMalformedRequest(error: ParserError, socket: Socket): void
     `HTTP/1.1 ${domainError.httpStatus} ${STATUS_CODES[domainError.httpStatus]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-  socket.on('data', () => undefined);
+  // Flowing with nothing to hand the bytes to: what the client still sends is read and dropped.
   socket.resume();
   socket.once('end', () => socket.destroy());
   setTimeout(() => socket.destroy(), LINGER_MS).unref();

@@ -49,7 +49,7 @@ export class BuildThread {
     const id = this.nextId++;
     return new Promise<Buffer>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      if (this.workerReady) this.stallTimer ??= this.stallClock(worker);
+      this.armStallClock();
       const request: BuildRequest = { id, email, key };
       try {
         worker.postMessage(request);
@@ -77,7 +77,7 @@ export class BuildThread {
       if ('id' in message) return this.settle(message);
       if (this.worker !== worker) return;
       this.workerReady = true;
-      if (this.waiting.size) this.stallTimer ??= this.stallClock(worker);
+      this.armStallClock();
     });
     // Only the current thread's end fails the builds waiting: a stalled thread stopped after it was replaced exits
     // while the builds waiting are its successor's.
@@ -97,7 +97,7 @@ export class BuildThread {
     if (!waiting) return;
     this.waiting.delete(reply.id);
     this.stopStallClock();
-    if (this.waiting.size && this.worker && this.workerReady) this.stallTimer = this.stallClock(this.worker);
+    this.armStallClock();
     if ('error' in reply) waiting.reject(new Error(reply.error));
     else waiting.resolve(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength));
   }
@@ -108,15 +108,19 @@ export class BuildThread {
     this.waiting.clear();
   }
 
-  /** Stops `worker` if it answers no build within stallMs; its builds fail, to be retried, and the next build starts a new thread. */
-  private stallClock(worker: Worker): NodeJS.Timeout {
-    const timer = setTimeout(() => {
+  /**
+   * Starts the stall clock when builds wait on a thread that has loaded and it is not running yet: past stallMs
+   * without an answer the thread is stopped, its builds fail, to be retried, and the next build starts a new thread.
+   */
+  private armStallClock(): void {
+    const worker = this.worker;
+    if (!worker || !this.workerReady || !this.waiting.size || this.stallTimer) return;
+    this.stallTimer = setTimeout(() => {
       if (this.worker === worker) this.worker = undefined;
       this.failAll(new Error(`the message build thread answered no build for ${this.stallMs} ms and was stopped`));
       void worker.terminate();
     }, this.stallMs);
-    timer.unref();
-    return timer;
+    this.stallTimer.unref();
   }
 
   private stopStallClock(): void {
