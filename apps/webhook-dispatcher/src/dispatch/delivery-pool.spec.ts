@@ -1,21 +1,7 @@
 import { DeliveryPool, PREFETCH_FACTOR } from './delivery-pool';
-import type { ClaimedDelivery } from './dispatch.repository';
+import { claimedDelivery } from '../../test/support/claimed-delivery';
 
-let next = 0;
-const delivery = (webhookId: string, payloadBytes = 100): ClaimedDelivery => ({
-  id: `whd_${(next += 1)}`,
-  webhookId,
-  eventId: `evt_${next}`,
-  payload: { id: `evt_${next}`, type: 'email.delivered', createdAt: '2026-01-01T00:00:00.000Z', mode: 'live', data: {} },
-  payloadBytes,
-  attempts: 0,
-  attemptLimit: 8,
-  url: 'https://example.com/hooks',
-  webhookStatus: 'active',
-  secretSealed: 'sealed',
-  previousSecretSealed: null,
-  previousSecretExpiresAt: null,
-});
+const delivery = claimedDelivery;
 
 describe(DeliveryPool.name, () => {
   const makePool = (concurrency = 4, perEndpoint = 2, bufferBytes = 1_000_000) => new DeliveryPool({ concurrency, perEndpoint, bufferBytes });
@@ -149,6 +135,21 @@ describe(DeliveryPool.name, () => {
       const { pool, stalled, handedBack } = stalledPool();
       expect(handedBack).toEqual([stalled[2].id, stalled[5].id]);
       expect(pool.ids()).toEqual([stalled[0], stalled[1], stalled[3], stalled[4]].map((item) => item.id));
+    });
+
+    it('takes out a slow endpoint\'s delivery that arrived behind its open requests, and keeps one that only waits for a free slot', () => {
+      const { pool } = stalledPool();
+      const behindOpen = delivery('wh_x');
+      pool.add(behindOpen);
+      pool.turnSlow('wh_quiet');
+      const others = ['wh_a', 'wh_a', 'wh_b', 'wh_b'].map(delivery);
+      others.forEach((item) => pool.add(item));
+      expect(pool.takeSendable()).toHaveLength(2);
+      const waitsForSlot = delivery('wh_quiet');
+      pool.add(waitsForSlot);
+      expect(pool.takeSendable()).toEqual([]);
+      expect(pool.takeQueuedBehindSlow()).toEqual([behindOpen.id]);
+      expect(pool.ids()).toContain(waitsForSlot.id);
     });
 
     it('counts the open requests of slow endpoints only up to their half of the slots, so the others get the rest', () => {

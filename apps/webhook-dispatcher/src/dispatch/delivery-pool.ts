@@ -125,6 +125,19 @@ export class DeliveryPool {
     return this.takeQueued((delivery) => delivery.webhookId === webhookId);
   }
 
+  /**
+   * Removes and returns the queued deliveries of slow endpoints that have a
+   * request open: a claim already running when its endpoint turned slow
+   * brings them after turnSlow handed the others back, and they would wait
+   * out the open requests (the timeout at most) under a renewed lease. A
+   * claim made since asks one for a slow endpoint only when it holds none.
+   */
+  takeQueuedBehindSlow(): string[] {
+    const open = new Set<string>();
+    for (const { delivery, state } of this.entries.values()) if (state === 'sending') open.add(delivery.webhookId);
+    return this.takeQueued((delivery) => this.slow.has(delivery.webhookId) && open.has(delivery.webhookId));
+  }
+
   isSlow(webhookId: string): boolean {
     return this.slow.has(webhookId);
   }

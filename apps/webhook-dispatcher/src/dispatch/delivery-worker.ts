@@ -106,6 +106,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         for (const delivery of claimed) this.pool.add(delivery);
         deliveryPoolPeakGauge.set(this.pool.peakBytes);
         this.pump();
+        this.handBack(this.pool.takeQueuedBehindSlow());
         again = claimed.length === limits.limit;
       }
     } catch (error) {
@@ -173,15 +174,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private turnSlow(webhookId: string): void {
     if (!this.running) return;
     if (!this.pool.isSlow(webhookId)) this.logger.log({ webhookId, slowAfterMs: this.slowAfterMs }, 'webhook endpoint answers slowly: one request at a time until it answers quickly');
-    const handedBack = this.pool.turnSlow(webhookId);
-    handedBackDeliveries.inc(handedBack.length);
-    if (handedBack.length) {
-      this.repository.releaseLeases(this.owner, handedBack).catch((error: Error) => {
-        this.logger.warn({ webhookId, err: error.message }, 'handing back a slow endpoint\'s deliveries failed; their leases will expire');
-      });
-    }
+    this.handBack(this.pool.turnSlow(webhookId));
     this.pump();
     this.wake();
+  }
+
+  /** Gives slow endpoints' queued deliveries back unsent, due as they were. */
+  private handBack(ids: string[]): void {
+    if (!ids.length) return;
+    handedBackDeliveries.inc(ids.length);
+    this.repository.releaseLeases(this.owner, ids).catch((error: Error) => {
+      this.logger.warn({ deliveryIds: ids, err: error.message }, 'handing back a slow endpoint\'s deliveries failed; their leases will expire');
+    });
   }
 
   private renewLeases(): void {
