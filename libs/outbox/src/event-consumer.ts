@@ -1,3 +1,4 @@
+import type { MailroomConfig } from '@mailroom/config';
 import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { AckPolicy, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
@@ -64,6 +65,11 @@ const DEFAULT_BUFFER_BYTES = 16 * 1024 * 1024;
 
 export interface RunningConsumer {
   stop(): Promise<void>;
+}
+
+/** What every consumer in a service takes from its configuration: how to reach NATS, the stream's replicas, the buffer. */
+export function consumerSettingsFrom(config: MailroomConfig): Pick<EventConsumerOptions, 'nats' | 'streamReplicas' | 'bufferBytes'> {
+  return { nats: config, streamReplicas: config.EVENT_STREAM_REPLICAS, bufferBytes: config.EVENT_BUFFER_BYTES };
 }
 
 /**

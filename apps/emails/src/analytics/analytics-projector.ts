@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { MailroomConfig } from '@mailroom/config';
 import { EMAIL_LIMITS, fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
-import { consumeEvents, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
+import { consumeEvents, consumerSettingsFrom, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
 import { complainedAddress } from '../complaints/complained-address';
 import { CounterIncrement, CountersRepository } from './counters.repository';
@@ -49,9 +49,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      nats: this.config,
-      streamReplicas: this.config.EVENT_STREAM_REPLICAS,
-      bufferBytes: this.config.EVENT_BUFFER_BYTES,
+      ...consumerSettingsFrom(this.config),
       durable: ANALYTICS_CONSUMER,
       filterSubject: 'email.>',
       handle: (event) => this.apply(event),

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
+import { consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
 import { EMAILS_SCHEMA } from '../database/data-source';
 import { readBounceReport } from './bounce-report';
@@ -31,9 +31,7 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      nats: this.config,
-      streamReplicas: this.config.EVENT_STREAM_REPLICAS,
-      bufferBytes: this.config.EVENT_BUFFER_BYTES,
+      ...consumerSettingsFrom(this.config),
       durable: BOUNCE_CONSUMER,
       filterSubject: 'email.bounced',
       // The relay names the outbox's schema as the events' origin.

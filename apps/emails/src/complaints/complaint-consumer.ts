@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, RunningConsumer } from '@mailroom/outbox';
+import { consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
 import { complainedAddress } from './complained-address';
 import { ComplaintsRepository } from './complaints.repository';
@@ -26,9 +26,7 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      nats: this.config,
-      streamReplicas: this.config.EVENT_STREAM_REPLICAS,
-      bufferBytes: this.config.EVENT_BUFFER_BYTES,
+      ...consumerSettingsFrom(this.config),
       durable: COMPLAINT_CONSUMER,
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),
