@@ -37,6 +37,8 @@ export interface StackOptions {
   natsUsers?: Partial<Record<ServiceApp, string>>;
   /** The NATS_URL every app gets, from the server once it runs (a tls:// one, say); `nats.url` by default. */
   natsUrl?: (nats: PrivateNats) => string;
+  /** The ICU locale of the database's default collation (`en-US`); the server's own (C here) by default. */
+  databaseIcuLocale?: string;
 }
 
 export interface Stack {
@@ -62,7 +64,7 @@ export interface Stack {
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const apps = options.apps ?? (['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as ServiceApp[]);
-  const databaseUrl = await createTestDatabase();
+  const databaseUrl = await createTestDatabase({ icuLocale: options.databaseIcuLocale });
   const nats = await startPrivateNats(options.natsAccess);
   await migrateAll(databaseUrl);
   const running = new Map<ServiceApp, INestApplicationContext>();

@@ -16,10 +16,15 @@ async function withAdmin<T>(run: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A fresh, uniquely named database per suite, so suites run in parallel and nothing leaks between runs. */
-export async function createTestDatabase(): Promise<string> {
+/**
+ * A fresh, uniquely named database per suite, so suites run in parallel and nothing leaks between runs.
+ * `icuLocale` (`en-US`) makes its default collation that ICU locale's, as a server set up with a
+ * language's locale sorts text (`a` < `B`), where the test server's C locale sorts by code point.
+ */
+export async function createTestDatabase(options: { icuLocale?: string } = {}): Promise<string> {
   const name = `mailroom_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  const locale = options.icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale.replace(/'/g, "''")}'`;
+  await withAdmin((client) => client.query(`CREATE DATABASE ${name}${locale}`));
   const url = new URL(adminDatabaseUrl());
   url.pathname = `/${name}`;
   return url.toString();

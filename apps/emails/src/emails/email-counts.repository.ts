@@ -46,6 +46,18 @@ const day = (ms: number) => {
   return bound.endsWith('infinity') ? bound : bound.slice(0, 10);
 };
 
+/**
+ * The bucket keys of a tag filter: '' for none, else the tag or the pair (see
+ * the migration). The trigger orders a pair with `a < b` in the database's
+ * collation, which is code-point order only under C: an English one puts
+ * `a B` where JavaScript's sort puts `B a`, and the count read the empty
+ * bucket. A pair has one bucket under any one collation, so reading both
+ * orders counts it once, and stays exact if the database's collation changes.
+ */
+export function bucketKeysOf(tags: string[]): string[] {
+  return tags.length === 2 ? [tags.join(' '), [...tags].reverse().join(' ')] : [tags.join(' ')];
+}
+
 /** Reads totalCount of GET /v1/emails from the count tables instead of counting rows. */
 @Injectable()
 export class EmailCountsRepository {
@@ -65,15 +77,14 @@ export class EmailCountsRepository {
     const from = filters.fromDate ? Date.parse(filters.fromDate) : -Infinity;
     const to = filters.toDate ? Date.parse(filters.toDate) : Infinity;
     const plan = planCount(from, to);
-    const tags = [...new Set(filters.tags)].sort();
+    const tags = [...new Set(filters.tags)];
     const restricted = ctx.domainRestrictions.length ? ctx.domainRestrictions : null;
     // $1–$3 appear in every part; other parameters only when their part does (an unused one has no type).
     const params: unknown[] = [ctx.mode, filters.status ?? null, restricted];
     const param = (value: unknown) => `$${params.push(value)}`;
     const scope = `mode = $1::text AND ($2::text IS NULL OR status = $2) AND ($3::text[] IS NULL OR domain = ANY($3))`;
-    // The bucket key of the tag filter: '' for none, else the tag or the sorted pair (see the migration).
-    const tagKey = plan.buckets ? param(tags.join(' ')) : '';
-    const keyFilter = `${scope} AND tag = ${tagKey}::text`;
+    const tagKeys = plan.buckets ? param(bucketKeysOf(tags)) : '';
+    const keyFilter = `${scope} AND tag = ANY(${tagKeys}::text[])`;
 
     const parts: string[] = [];
     if (plan.days) {
