@@ -127,6 +127,20 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     expect(none.body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
   });
 
+  it.each(['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.0000000', '0099-12-31'])('takes %s (Go\'s and .NET\'s zero time, years 1 to 99) as a bound before every email', async (bound) => {
+    const all = await listIds(`?from_date=${bound}&limit=100`);
+    expect(all.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
+    expect(all.body).toMatchObject({ totalCount: 14, hasMore: false });
+    const none = await listIds(`?to_date=${bound}`);
+    expect(none.body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
+  });
+
+  it('refuses year 0000, which Postgres cannot read, with 422 naming the field', async () => {
+    const response = await test.get('/v1/emails?from_date=0000-01-01T00:00:00Z');
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toMatch(/^from_date: must be an ISO 8601 timestamp/);
+  });
+
   it.each([
     ['status=unknown', /^status: must be one of/],
     ['to=not-an-address', /^to: /],

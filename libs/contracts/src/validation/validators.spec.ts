@@ -115,3 +115,13 @@ describe('IsNotBlank on API key names', () => {
     expect(nameProblem(dto, ' CI deploys ')).toBeNull();
   });
 });
+
+describe('IsIsoTimestamp', () => {
+  it.each(['0001-01-01T00:00:00Z', '0099-12-31', '0500-06-15T00:00:00Z', '2024-02-29', '9999-12-31T23:59:59.999Z'])('takes %s, a real day of years 1 to 9999', (at) => {
+    expect(problemOf({ at })).toBeNull();
+  });
+
+  it.each(['0000-01-01T00:00:00Z', '2026-02-29', '2026-04-31T00:00:00Z', '2026-13-01', '2026-W48-3', '2026-329', '20261125T100000Z'])('refuses %s', (at) => {
+    expect(problemOf({ at })).toBe('at: must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z');
+  });
+});
