@@ -119,6 +119,16 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     expect(before.body.totalCount).toBe(6);
   });
 
+  it('takes a range that ends past its start by less than a millisecond, which holds the emails of that millisecond', async () => {
+    // [ …20.020, …20.0205 ) is [ …20.020, …20.021 ) in whole milliseconds: email #5's own millisecond.
+    const start = created[5].createdAt;
+    const end = encodeURIComponent(start.replace('Z', '500+00:00'));
+    const response = await test.get(`/v1/emails?from_date=${start}&to_date=${end}`);
+    expect(response.status).toBe(200);
+    expect(response.body.data.map((item: Item) => item.id)).toContain(created[5].id);
+    expect(response.body.totalCount).toBe(response.body.data.length);
+  });
+
   it('takes a date before 1970, where no email id can begin: from it lists every email, before it none', async () => {
     const all = await listIds('?from_date=1969-07-20T20:17:00Z&limit=100');
     expect(all.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ANALYTICS_METRICS, AnalyticsCounts, AnalyticsQueryPayload, AnalyticsRates, AnalyticsResponse, normalizeDomainName } from '@mailroom/contracts';
+import { ANALYTICS_METRICS, AnalyticsCounts, AnalyticsQueryPayload, AnalyticsRates, AnalyticsResponse, isBeforeToTheDigit, millisecondsRoundedUp, normalizeDomainName } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
-import { isBeforeToTheDigit, millisecondsRoundedUp } from '../emails/whole-milliseconds';
 import { CountersRepository } from './counters.repository';
 
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,5 @@
 import type { EmailListFilters } from '@mailroom/contracts';
-import { millisecondsRoundedUp } from './whole-milliseconds';
+import { millisecondsRoundedUp } from '@mailroom/contracts';
 
 /** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot read; no email is created that late. */
 export const YEAR_10000_MS = Date.UTC(10000, 0, 1);

@@ -1,7 +1,6 @@
-import { EMAIL_LIMITS, EmailSendInput, fieldPath, isIsoTimestamp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
+import { EMAIL_LIMITS, EmailSendInput, fieldPath, isIsoTimestamp, millisecondsRoundedUp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
 import { DomainError, ErrorCode, excerptForMessage, quotedForMessage } from '@mailroom/errors';
 import { assertAttachmentTypeFits } from './attachment-type';
-import { millisecondsRoundedUp } from './whole-milliseconds';
 
 export interface ParsedAttachment {
   filename: string;

@@ -1,6 +1,7 @@
 import { isFQDN, isISO8601, registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
 import { isIP, SocketAddress } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { isBeforeToTheDigit } from './whole-milliseconds';
 
 /**
  * A rule about a string value. A value of another type fails it too, and is
@@ -120,7 +121,8 @@ export const IsBeforeTimestampIn = (later: string) => (target: object, propertyN
     validator: {
       validate: (value: unknown, { object }: ValidationArguments) => {
         const end = (object as Record<string, unknown>)[later];
-        return !isIsoTimestamp(value) || !isIsoTimestamp(end) || Date.parse(value) < Date.parse(end);
+        // To the digit, as analytics compares: …20.020 to …20.0205 holds the emails of …20.020, though Date.parse reads both as one instant.
+        return !isIsoTimestamp(value) || !isIsoTimestamp(end) || isBeforeToTheDigit(value, end);
       },
     },
   });
