@@ -54,7 +54,7 @@ const day = (ms: number) => {
  * bucket. A pair has one bucket under any one collation, so reading both
  * orders counts it once, and stays exact if the database's collation changes.
  */
-export function bucketKeysOf(tags: string[]): string[] {
+function bucketKeysOf(tags: string[]): string[] {
   return tags.length === 2 ? [tags.join(' '), [...tags].reverse().join(' ')] : [tags.join(' ')];
 }
 
