@@ -145,10 +145,12 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     expect(none.body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
   });
 
-  it('refuses year 0000, which Postgres cannot read, with 422 naming the field', async () => {
-    const response = await test.get('/v1/emails?from_date=0000-01-01T00:00:00Z');
-    expect(response.status).toBe(422);
-    expect(response.body.error.message).toMatch(/^from_date: must be an ISO 8601 timestamp/);
+  it.each(['0000-01-01T00:00:00Z', '0000-01', '0000'])('refuses %s (year 0000, which Postgres cannot read) with 422 naming the field', async (bound) => {
+    for (const field of ['from_date', 'to_date']) {
+      const response = await test.get(`/v1/emails?${field}=${bound}`);
+      expect(response.status).toBe(422);
+      expect(response.body.error.message).toMatch(new RegExp(`^${field}: must be an ISO 8601 timestamp`));
+    }
   });
 
   it.each([

@@ -75,18 +75,19 @@ export function isHostname(value: unknown): boolean {
 }
 
 /**
- * Whether the year, month and day a timestamp starts with name a real day of
- * years 0001 to 9999 (no 2026-02-30; year 0000 is no year Postgres reads).
- * validator.js's strict mode checks this by rebuilding the date with
- * `new Date('1-01-01')`, which reads years 0001 to 0099 as 2001 to 2099 and
- * earlier years than 1000 in the server's time zone, so it refused Go's and
- * .NET's zero time, 0001-01-01T00:00:00Z, a common "since ever" bound.
- * A timestamp without a day (2026, 2026-11) or no calendar date is left to the other checks.
+ * Whether the calendar date a timestamp starts with lies in years 0001 to 9999
+ * and, when it names a day, is a real one (no 2026-02-30). Year 0000 is no year
+ * Postgres reads: `from_date=0000` answered 500. validator.js's strict mode
+ * checked the day by rebuilding the date with `new Date('1-01-01')`, which
+ * reads years 0001 to 0099 as 2001 to 2099 and earlier years than 1000 in the
+ * server's time zone, so it refused Go's and .NET's zero time,
+ * 0001-01-01T00:00:00Z, a common "since ever" bound; and it let a year without
+ * a day (0000, 0000-01) through. Anything but a calendar date is left to the other checks.
  */
-function isRealCalendarDay(value: string): boolean {
-  const match = /^(\d{4})-?(\d{2})-?(\d{2})/.exec(value);
+function isRealCalendarDate(value: string): boolean {
+  const match = /^(\d{4})(?:-?(\d{2})(?:-?(\d{2}))?)?/.exec(value);
   if (!match) return true;
-  const [year, month, day] = match.slice(1).map(Number);
+  const [year, month, day] = match.slice(1).map((part) => (part === undefined ? 1 : Number(part)));
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   return year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
@@ -94,7 +95,7 @@ function isRealCalendarDay(value: string): boolean {
 
 /** A strict ISO 8601 timestamp that JavaScript can also read (validator.js accepts some it cannot). */
 export function isIsoTimestamp(value: unknown): value is string {
-  return typeof value === 'string' && isISO8601(value) && isRealCalendarDay(value) && !Number.isNaN(Date.parse(value));
+  return typeof value === 'string' && isISO8601(value) && isRealCalendarDate(value) && !Number.isNaN(Date.parse(value));
 }
 
 export function isFutureTimestamp(value: unknown): boolean {
