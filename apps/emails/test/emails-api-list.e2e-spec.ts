@@ -137,7 +137,7 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
     expect(none.body).toMatchObject({ data: [], totalCount: 0, hasMore: false });
   });
 
-  it.each(['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.0000000', '0099-12-31'])('takes %s (Go\'s and .NET\'s zero time, years 1 to 99) as a bound before every email', async (bound) => {
+  it.each(['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.0000000', '0099-12-31', '0001-01-01T00:00:00%2B14:00'])('takes %s (Go\'s and .NET\'s zero time, years 1 to 99) as a bound before every email', async (bound) => {
     const all = await listIds(`?from_date=${bound}&limit=100`);
     expect(all.ids).toEqual(ids([13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]));
     expect(all.body).toMatchObject({ totalCount: 14, hasMore: false });

@@ -18,6 +18,12 @@ describe(createdAtBound.name, () => {
     expect(createdAtBound('9999-12-31T23:59:59.9999Z')).toBe('9999-12-31T23:59:59.9999Z');
     expect(createdAtBound('9999-12-31T20:00:00-05:00')).toBe('9999-12-31T20:00:00-05:00');
   });
+
+  it('moves a bound in year 0000 in UTC, which Postgres cannot read, to the start of year 0001, which bounds alike', () => {
+    expect(createdAtBound('0001-01-01T00:00:00+14:00')).toBe('0001-01-01T00:00:00.000Z');
+    expect(createdAtBound('0001-01-01T13:59:59.999+14:00')).toBe('0001-01-01T00:00:00.000Z');
+    expect(createdAtBound('0001-01-01T14:00:00.001+14:00')).toBe('0001-01-01T00:00:00.001Z');
+  });
 });
 
 describe(withCreatedAtBounds.name, () => {

@@ -4,6 +4,9 @@ import { millisecondsRoundedUp } from '@mailroom/contracts';
 /** Past 9999-12-31 an ISO string reads +010000-…, which Postgres cannot read; no email is created that late. */
 export const YEAR_10000_MS = Date.UTC(10000, 0, 1);
 
+/** Before year 0001 in UTC (0001-01-01T00:00:00+14:00 is in year 0000) an ISO string reads 0000-…, which Postgres cannot read either. (Date.UTC reads years 0–99 as 1900–1999.) */
+const YEAR_1_MS = new Date(0).setUTCFullYear(1, 0, 1);
+
 /**
  * A from_date or to_date as one instant that the page query (Postgres) and
  * the count (JavaScript) read alike:
@@ -17,7 +20,9 @@ export const YEAR_10000_MS = Date.UTC(10000, 0, 1);
 export function createdAtBound(timestamp: string): string {
   const ms = millisecondsRoundedUp(timestamp);
   // Such a bound is kept as written.
-  return ms < YEAR_10000_MS ? new Date(ms).toISOString() : timestamp;
+  if (ms >= YEAR_10000_MS) return timestamp;
+  // No email is created before 1970, so an earlier bound bounds alike; Postgres answered 500 to it.
+  return new Date(Math.max(ms, YEAR_1_MS)).toISOString();
 }
 
 /** The list filters with their date bounds as both the page query and the count read them. */
