@@ -72,6 +72,36 @@ describe('list queries: cursors of another resource and empty date ranges', () =
     }
   });
 
+  it('refuses a query value or name that is not UTF-8 once percent-decoded with 422 naming it, as paths and bodies are refused, rather than a page for U+FFFD', async () => {
+    for (const [query, field] of [
+      ['to=%C0%AF@x.com', 'to'],
+      ['tags=caf%E9', 'tags'],
+      ['status=queued&to=%FF', 'to'],
+    ]) {
+      const response = await test.get(`/v1/emails?${query}`);
+      expect({ query, status: response.status, body: response.body }).toEqual({
+        query,
+        status: 422,
+        body: { error: { code: 'validation_error', message: `${field}: must be UTF-8 once percent-decoded (write each byte of a character's UTF-8 encoding as %XX)` } },
+      });
+    }
+    const badName = await test.get('/v1/emails?t%FFo=a');
+    expect(badName.status).toBe(422);
+    expect(badName.body.error.message).toBe('t%FFo: must be UTF-8 once percent-decoded (a query parameter name)');
+    // UTF-8 in every form still reads as before, and a stray % is left to the parameter's own rules.
+    for (const query of ['to=ann@b%C3%BCcher.example', 'to=j%C3%B6rg@example.com', 'to=%F0%9F%93%A8@example.com']) {
+      const response = await test.get(`/v1/emails?${query}`);
+      expect({ query, status: response.status, object: response.body.object }).toEqual({ query, status: 200, object: 'list' });
+    }
+  });
+
+  it('says how to write an offset\'s + when a query string turned it into a space', async () => {
+    const response = await test.get('/v1/emails?from_date=2026-01-01T00:00:00+02:00');
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toBe('from_date: must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z (a + in a query string reads as a space: write it %2B)');
+    expect((await test.get('/v1/emails?from_date=2026-01-01T00:00:00%2B02:00')).status).toBe(200);
+  });
+
   it('still lists an email range in order, and either end alone', async () => {
     const now = Date.now();
     const around = await test.get(`/v1/emails?from_date=${new Date(now - 3_600_000).toISOString()}&to_date=${new Date(now + 3_600_000).toISOString()}`);

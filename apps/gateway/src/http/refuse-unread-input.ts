@@ -1,9 +1,11 @@
 import { fieldPath } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
+import { assertQueryIsUtf8 } from './refuse-non-utf8-query';
 import type { RouteInputs } from './route-inputs';
 
 interface ParsedRequest {
   method: string;
+  url: string;
   routeOptions: { url?: string };
   query: unknown;
   body: unknown;
@@ -25,6 +27,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => valu
 export function refuseUnreadInput(request: ParsedRequest, inputs: RouteInputs): void {
   const route = inputs.of(request.method, request.routeOptions.url);
   if (!route) return;
+  // Where the handler reads the query, what it reads must be what was sent.
+  if (route.readsQuery) assertQueryIsUtf8(request.url);
   if (!route.queryHandled && isPlainObject(request.query)) {
     const [name] = Object.keys(request.query);
     if (name !== undefined) throw DomainError.validation(fieldPath('', name), 'is not a known field');

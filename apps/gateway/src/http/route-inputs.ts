@@ -21,6 +21,8 @@ export interface RouteInput {
   readsBody: boolean;
   /** A @Query() DTO (which refuses unknown parameters itself) or @TakesAnyQuery(). */
   queryHandled: boolean;
+  /** A @Query() DTO: the handler reads the query (a @TakesAnyQuery() route ignores it). */
+  readsQuery: boolean;
 }
 
 /**
@@ -49,9 +51,11 @@ export class RouteInputs implements OnModuleInit {
   }
 
   private inputOf(route: ControllerRoute): RouteInput {
+    const readsQuery = routeArgsOf(route, RouteParamtypes.QUERY).length > 0;
     return {
       readsBody: routeArgsOf(route, RouteParamtypes.BODY).length > 0,
-      queryHandled: takesAnyQuery(this.reflector, route) || routeArgsOf(route, RouteParamtypes.QUERY).length > 0,
+      queryHandled: readsQuery || takesAnyQuery(this.reflector, route),
+      readsQuery,
     };
   }
 }

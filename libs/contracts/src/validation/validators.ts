@@ -93,6 +93,16 @@ function isRealCalendarDate(value: string): boolean {
   return year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/**
+ * An offset's `+` sent unencoded in a query string arrives as a space
+ * (`2026-01-01T00:00:00 02:00`): the message says so, since the timestamp
+ * the caller wrote looks right to them.
+ */
+export function isoTimestampProblem(value: unknown): string {
+  const spaceForPlus = typeof value === 'string' && / \d{2}(?::?\d{2})?$/.test(value) && isIsoTimestamp(value.replace(/ (?=\d{2}(?::?\d{2})?$)/, '+'));
+  return `must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z${spaceForPlus ? ' (a + in a query string reads as a space: write it %2B)' : ''}`;
+}
+
 /** A strict ISO 8601 timestamp that JavaScript can also read (validator.js accepts some it cannot). */
 export function isIsoTimestamp(value: unknown): value is string {
   return typeof value === 'string' && isISO8601(value) && isRealCalendarDate(value) && !Number.isNaN(Date.parse(value));
@@ -104,7 +114,7 @@ export function isFutureTimestamp(value: unknown): boolean {
 
 /** A strict ISO 8601 timestamp (any time, past or future) that Date reads: week dates (2026-W48-3) and ordinal dates pass ISO 8601 but not Date. */
 export const IsIsoTimestamp = (options?: ValidationOptions) =>
-  stringRule('isIsoTimestamp', isIsoTimestamp, 'must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z', options);
+  stringRule('isIsoTimestamp', isIsoTimestamp, isoTimestampProblem, options);
 
 /**
  * An earlier time than the field `later` of the same object. A range that ends
