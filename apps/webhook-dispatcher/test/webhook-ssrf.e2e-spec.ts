@@ -1,4 +1,5 @@
 import { eventually } from '@mailroom/testing';
+import { failedAttemptAtStoredUrl } from './support/stored-url-attempt';
 import { webhookSuite } from './support/webhook-suite';
 
 const DNS_TIMEOUT_MS = 1000;
@@ -76,10 +77,7 @@ describe('webhook SSRF guard', () => {
    * leave the delivery pending for ever.
    */
   it('records a stored literal refused address as a failed attempt: nothing reaches the receiver', async () => {
-    const webhook = await suite.fixtures.create('https://hooks.example.com/stored-before', ['email.opened']);
-    await suite.fixtures.overwriteStored(webhook.id, 'url', suite.receiver.url('/literal'));
-    await suite.events.publish('email.opened');
-    const delivery = await suite.fixtures.firstDeliveryOnce(webhook.id, 'failed');
+    const { webhook, delivery } = await failedAttemptAtStoredUrl(suite, suite.receiver.url('/literal'), 'email.opened');
     expect(delivery.error).toBe('refused to connect to 127.0.0.1: it is a loopback address');
     expect(delivery.responseCode).toBeNull();
     expect((await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body).toMatchObject({ status: 'failing', failureCount: 1 });

@@ -32,6 +32,7 @@ export class DeliveryAttempter {
     this.sender = new WebhookSender({
       timeoutMs: settings.timeoutMs,
       maxResponseBytes: settings.maxResponseBytes,
+      allowHttp: settings.urlPolicy.allowHttp,
       allowPrivateNetworks: settings.urlPolicy.allowPrivateNetworks,
       lookup: webhookLookup(Object.assign({ allowPrivateNetworks: settings.urlPolicy.allowPrivateNetworks }, settings.dns)),
     });

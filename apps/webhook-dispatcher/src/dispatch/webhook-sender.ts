@@ -3,13 +3,13 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { assertLiteralAllowed, RefusedAddressError } from '../ssrf/guarded-lookup';
+import { assertSchemeAllowed, RefusedSchemeError, UrlPolicy } from '../ssrf/url-policy';
 import type { HttpResult } from './attempt-outcome';
 import { networkErrorMessage } from './network-error-message';
 
-export interface SenderOptions {
+export interface SenderOptions extends UrlPolicy {
   timeoutMs: number;
   maxResponseBytes: number;
-  allowPrivateNetworks: boolean;
   /** How hosts are resolved (webhookLookup); undefined: Node's default, getaddrinfo. */
   lookup?: LookupFunction;
 }
@@ -43,11 +43,12 @@ export class WebhookSender {
     let target: URL;
     try {
       target = new URL(url);
+      assertSchemeAllowed(target, this.options);
       if (!this.options.allowPrivateNetworks) assertLiteralAllowed(target.hostname);
     } catch (error) {
       // Answered before any request or timer exists: finish() below clears both, and reaching it from here threw
       // (a const read before its declaration), so the attempt was never recorded and the delivery stayed due for ever.
-      return Promise.resolve({ statusCode: null, error: (error as Error).message, failure: error instanceof RefusedAddressError ? 'refused' : 'network', durationMs: elapsed() });
+      return Promise.resolve({ statusCode: null, error: (error as Error).message, failure: failureOf(error), durationMs: elapsed() });
     }
     return new Promise<HttpResult>((resolve) => {
       let settled = false;
@@ -74,7 +75,7 @@ export class WebhookSender {
       const abort = () => giveUp('aborted', 'dispatcher shutting down');
       this.inFlight.add(abort);
       const timer = setTimeout(() => giveUp('timeout', `no complete answer within ${this.options.timeoutMs} ms`), this.options.timeoutMs);
-      request.on('error', (error) => finish({ statusCode: null, error: networkErrorMessage(error), failure: error instanceof RefusedAddressError ? 'refused' : 'network' }));
+      request.on('error', (error) => finish({ statusCode: null, error: networkErrorMessage(error), failure: failureOf(error) }));
       request.on('response', (response: IncomingMessage) => this.readCapped(response, finish));
       // 101 Switching Protocols is no answer to a webhook: a failure with its status. Without a listener Node
       // destroys the socket and tells the request nothing, so the attempt (its slot and lease) never ended.
@@ -117,6 +118,11 @@ export class WebhookSender {
     response.on('error', () => finish(result));
     response.on('close', () => finish(result));
   }
+}
+
+/** A request the policy refused (its address or its scheme), or one the network failed. */
+function failureOf(error: unknown): 'refused' | 'network' {
+  return error instanceof RefusedAddressError || error instanceof RefusedSchemeError ? 'refused' : 'network';
 }
 
 function header(response: IncomingMessage, name: string): string | undefined {

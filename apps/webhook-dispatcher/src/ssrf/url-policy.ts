@@ -13,6 +13,33 @@ function hostAsWritten(raw: string): string {
 }
 
 /**
+ * Why the scheme of a webhook URL is refused, or null: https always, http only with WEBHOOK_ALLOW_HTTP. Checked at
+ * creation and again at every attempt (WebhookSender), since a URL stored while http was allowed stays stored.
+ */
+export function schemeProblem(url: URL, policy: Pick<UrlPolicy, 'allowHttp'>): string | null {
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && policy.allowHttp)) return null;
+  return policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
+}
+
+/** Raised when an attempt's stored URL has a scheme the policy no longer allows; the webhook's owner reads it in the attempt log. */
+export class RefusedSchemeError extends Error {
+  readonly code = 'EREFUSEDSCHEME';
+  constructor(problem: string) {
+    super(`not sent: the URL ${problem}`);
+    this.name = 'RefusedSchemeError';
+  }
+}
+
+/**
+ * Throws when a stored URL's scheme is not allowed now: an http URL stored while WEBHOOK_ALLOW_HTTP was true (a
+ * development setup taken to production) would otherwise go on carrying signed events, recipients and all, in clear.
+ */
+export function assertSchemeAllowed(url: URL, policy: Pick<UrlPolicy, 'allowHttp'>): void {
+  const problem = schemeProblem(url, policy);
+  if (problem) throw new RefusedSchemeError(problem);
+}
+
+/**
  * Why a webhook URL is refused at creation, or null. Names are accepted here
  * (they are checked again after resolution, at every connection); a literal
  * address that could never be delivered to is refused at once.
@@ -24,9 +51,8 @@ export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null
   } catch {
     return 'must be an absolute URL such as https://example.com/webhooks';
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    return policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
-  }
+  const scheme = schemeProblem(url, policy);
+  if (scheme) return scheme;
   if (url.username || url.password) return 'must not contain credentials; put a token in the path or query instead';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return 'must have a host';
