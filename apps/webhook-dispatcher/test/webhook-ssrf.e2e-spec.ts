@@ -41,6 +41,8 @@ describe('webhook SSRF guard', () => {
     ['octal IPv4', 'http://0177.0.0.1/hooks'],
     ['hex IPv4', 'http://0x7f.0.0.1/hooks'],
     ['decimal form of a public address', 'https://134744072/hooks'],
+    ['trailing-dot decimal', 'https://134744072./hooks'],
+    ['percent-encoded decimal', 'https://%38.8.8.8/hooks'],
   ])('refuses a literal %s address at creation with 422 naming url (%s)', async (_, url) => {
     const response = await suite.stack.api.post('/v1/webhooks', { url, events: ['*'] });
     expect(response.status).toBe(422);

@@ -104,18 +104,3 @@ export function refusedAddressReason(address: string): string | null {
   const kind = classifyIpv6(groups);
   return kind ? anAddress(kind) : embeddedIpv4Refusal(groups);
 }
-
-/**
- * An IPv4 address written the way inet_aton reads it — `2130706433`,
- * `0177.0.0.1`, `0x7f.1` — as dotted decimal, or null when `host` is not one.
- * Such forms are refused outright: they exist to slip past naive filters.
- */
-export function looseIpv4(host: string): string | null {
-  const parts = host.split('.');
-  if (parts.length < 1 || parts.length > 4 || parts.some((part) => !/^(0x[0-9a-f]*|0[0-7]*|[1-9]\d*)$/i.test(part))) return null;
-  const numbers = parts.map((part) => (/^0x/i.test(part) ? parseInt(part.slice(2) || '0', 16) : part.length > 1 && part.startsWith('0') ? parseInt(part, 8) : Number(part)));
-  const last = numbers.pop() as number;
-  if (numbers.some((value) => value > 255) || last >= 256 ** (4 - numbers.length)) return null;
-  const value = numbers.reduce((sum, part, index) => sum + part * 256 ** (3 - index), 0) + last;
-  return [value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff].join('.');
-}

@@ -35,6 +35,19 @@ describe(webhookUrlProblem.name, () => {
     expect(webhookUrlProblem('https://[2002:7f00:1::]/', strict)).toBe('must not point at a 6to4 address of a loopback address (2002:7f00:1::)');
   });
 
+  it.each([
+    ['with a trailing dot', 'https://134744072./'],
+    ['percent-encoded', 'https://%31%33%34744072/'],
+    ['in full-width digits', 'https://\uff18.\uff18.\uff18.\uff18/'],
+    ['with a backslash for the slashes', 'https:\\\\0x08080808/'],
+  ])('refuses an IPv4 address written other than in dotted decimal, however the parser reads it (%s)', (_, url) => {
+    expect(webhookUrlProblem(url, strict)).toMatch(/^must not write an IP address in decimal, octal or hex form/);
+  });
+
+  it('accepts a public IPv4 address in dotted decimal, as written or with a port', () => {
+    expect(webhookUrlProblem('https://8.8.8.8:8443/hook', strict)).toBeNull();
+  });
+
   it('refuses credentials in the URL', () => {
     expect(webhookUrlProblem('https://user:pass@hooks.example.com/', strict)).toMatch(/credentials/);
   });

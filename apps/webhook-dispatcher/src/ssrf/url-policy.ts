@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { looseIpv4, refusedAddressReason } from '@mailroom/runtime';
+import { quotedForMessage } from '@mailroom/errors';
+import { refusedAddressReason } from '@mailroom/runtime';
 
 export interface UrlPolicy {
   allowHttp: boolean;
@@ -58,9 +59,11 @@ export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null
   if (!host) return 'must have a host';
   if (url.port === '0') return 'must not use port 0';
   if (policy.allowPrivateNetworks) return null;
-  const written = hostAsWritten(raw).replace(/^\[|\]$/g, '');
-  if (!isIP(written) && looseIpv4(written) !== null) {
-    return `must not write an IP address in decimal, octal or hex form ('${written}')`;
+  // The parser reads an IPv4 address from many spellings (2130706433, 0x7f.1, a trailing dot, percent-encoded or
+  // full-width digits) and answers it in dotted decimal: any other spelling is one made to slip past a filter.
+  const written = hostAsWritten(raw);
+  if (isIP(host) === 4 && written !== host) {
+    return `must not write an IP address in decimal, octal or hex form (${quotedForMessage(written || host)})`;
   }
   const reason = isIP(host) ? refusedAddressReason(host) : null;
   if (reason) return `must not point at ${reason} (${host})`;
