@@ -38,6 +38,22 @@ describe(verifyWebhookSignature.name, () => {
     expect(verifyWebhookSignature(body, header, oldSecret, { now })).toBe(true);
   });
 
+  it('rejects a body that is not the raw bytes: false, never a TypeError', () => {
+    const header = signWebhookPayload(body, [secret], now);
+    // A body parser ran first (express.json()), or express.raw() left its {} for a request of another content type.
+    expect(verifyWebhookSignature(JSON.parse(body) as unknown as string, header, secret, { now })).toBe(false);
+    expect(verifyWebhookSignature({} as unknown as string, header, secret, { now })).toBe(false);
+    expect(verifyWebhookSignature(undefined as unknown as string, header, secret, { now })).toBe(false);
+    expect(verifyWebhookSignature(new Uint8Array(Buffer.from(body)) as unknown as Buffer, header, secret, { now })).toBe(true);
+  });
+
+  it('rejects a body changed by one byte', () => {
+    const header = signWebhookPayload(body, [secret], now);
+    const changed = Buffer.from(body);
+    changed[changed.length - 2] ^= 1;
+    expect(verifyWebhookSignature(changed, header, secret, { now })).toBe(false);
+  });
+
   it('rejects a missing, empty or malformed header, and a replayed signature with a new timestamp', () => {
     expect(verifyWebhookSignature(body, undefined, secret, { now })).toBe(false);
     expect(verifyWebhookSignature(body, '', secret, { now })).toBe(false);

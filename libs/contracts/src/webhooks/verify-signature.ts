@@ -42,8 +42,10 @@ export function verifyWebhookSignature(
   options: VerifyWebhookOptions = {},
 ): boolean {
   const value = Array.isArray(header) ? header.join(',') : header;
-  // Callers in plain JavaScript pass whatever their framework gives them; anything but text is no signature.
+  // Callers in plain JavaScript pass whatever their framework gives them; anything but text is no signature, and
+  // anything but the raw bytes no body (express.raw() leaves {} for another content type, express.json() an object).
   if (typeof value !== 'string' || !value || !secret) return false;
+  if (typeof rawBody !== 'string' && !ArrayBuffer.isView(rawBody)) return false;
   let timestamp: number | undefined;
   const signatures: string[] = [];
   for (const part of value.split(',')) {
