@@ -46,6 +46,7 @@ describe(webhookUrlProblem.name, () => {
 
   it('accepts a public IPv4 address in dotted decimal, as written or with a port', () => {
     expect(webhookUrlProblem('https://8.8.8.8:8443/hook', strict)).toBeNull();
+    expect(webhookUrlProblem('https://8.8.8.8\\hook', strict)).toBeNull();
   });
 
   it('refuses credentials in the URL', () => {

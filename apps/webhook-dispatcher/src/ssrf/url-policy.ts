@@ -7,9 +7,12 @@ export interface UrlPolicy {
   allowPrivateNetworks: boolean;
 }
 
-/** The host exactly as written, before the URL parser rewrites `0x7f.1` into `127.0.0.1`. */
+/**
+ * The host exactly as written, before the URL parser rewrites `0x7f.1` into `127.0.0.1`. A backslash ends it as a
+ * slash does: the parser reads one as a slash in http(s) URLs.
+ */
 function hostAsWritten(raw: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(raw.trim());
+  const match = /^[a-z][a-z0-9+.-]*:[/\\]{2}(?:[^@/\\?#]*@)?(\[[^\]]*\]|[^:/\\?#]*)/i.exec(raw.trim());
   return match ? match[1] : '';
 }
 
