@@ -32,7 +32,7 @@ export class WebhookFixtures {
   }
 
   /** Writes a stored column behind the API's back, as a bad migration, an old version or a changed key would leave it. */
-  async overwriteStored(id: string, column: 'url' | 'secret_sealed', value: string): Promise<void> {
+  async overwriteStored(id: string, column: 'url' | 'secret_sealed' | 'previous_secret_expires_at', value: string): Promise<void> {
     await this.query(`UPDATE webhooks.webhooks SET ${column} = $2 WHERE id = $1`, [id, value]);
   }
 
