@@ -89,6 +89,16 @@ describe('webhooks management API', () => {
     expect((await stack.api.get(`/v1/webhooks/${created.body.id}`)).body.events).toEqual(['*', 'email.opened']);
   });
 
+  it('answers url as the URL it calls, which the document promises is a URI: spaces around it dropped, host in lower-case punycode, on create and on PATCH', async () => {
+    const created = await stack.api.post('/v1/webhooks', { url: ' https://Hooks.Example.com:443/in box?a=1 ', events: ['*'] });
+    expect(created.status).toBe(201);
+    expect(created.body.url).toBe('https://hooks.example.com/in%20box?a=1');
+    const patched = await stack.api.patch(`/v1/webhooks/${created.body.id}`, { url: 'https://Bücher.example/hooks' });
+    expect(patched.body.url).toBe('https://xn--bcher-kva.example/hooks');
+    expect((await stack.api.get(`/v1/webhooks/${created.body.id}`)).body.url).toBe('https://xn--bcher-kva.example/hooks');
+    expect((await stack.api.get('/v1/webhooks?limit=1')).body.data[0].url).toBe('https://xn--bcher-kva.example/hooks');
+  });
+
   it('lists newest first with limit, cursors, status filter and totalCount', async () => {
     const testKey = await stack.issueKey({ mode: 'test' });
     const api = stack.api.withKey(testKey.key);

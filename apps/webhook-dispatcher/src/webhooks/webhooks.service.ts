@@ -32,7 +32,7 @@ export class WebhooksService {
   ) {}
 
   async create({ ctx, input }: WebhookCreatePayload): Promise<WebhookCreatedResponse> {
-    this.assertUrl(input.url);
+    const url = this.checkedUrl(input.url);
     const events = this.checkedEvents(input.events);
     const secret = generateWebhookSecret();
     const id = `wh_${ulid()}`;
@@ -40,7 +40,7 @@ export class WebhooksService {
     const entity = Object.assign(new WebhookEntity(), {
       id,
       mode: ctx.mode,
-      url: input.url,
+      url,
       events,
       // Stored as the keys service stores them (lower-case punycode), the form events are compared in.
       domainRestrictions: [...ctx.domainRestrictions],
@@ -74,10 +74,7 @@ export class WebhooksService {
   async update({ ctx, id, input }: WebhookUpdatePayload): Promise<WebhookResponse> {
     // Checked inside, after the webhook is found reachable: an unknown webhook is 404 whatever the body says.
     const updated = await this.modifyReachable(ctx, id, (entity) => {
-      if (input.url !== undefined) {
-        this.assertUrl(input.url);
-        entity.url = input.url;
-      }
+      if (input.url !== undefined) entity.url = this.checkedUrl(input.url);
       if (input.events !== undefined) entity.events = this.checkedEvents(input.events);
       if (input.description !== undefined) entity.description = input.description;
       if (input.status !== undefined) Object.assign(entity, afterManualStatus(entity, input.status));
@@ -131,9 +128,14 @@ export class WebhooksService {
     return reachable(ctx, id, modified);
   }
 
-  private assertUrl(url: string): void {
+  /**
+   * The URL as the parser writes it, which is what the dispatcher calls: stored and answered so, it is a URI as the
+   * document promises (spaces around it dropped, the host in lower-case punycode, a space in the path %20).
+   */
+  private checkedUrl(url: string): string {
     const problem = webhookUrlProblem(url, this.settings.urlPolicy);
     if (problem) throw DomainError.validation('url', problem);
+    return new URL(url).href;
   }
 
   private checkedEvents(events: string[]): string[] {
