@@ -31,6 +31,13 @@ describe(verifyWebhookSignature.name, () => {
     expect(verifyWebhookSignature(body, signWebhookPayload(body, [secret], now + 301), secret, { now })).toBe(false);
   });
 
+  it('keeps the 5-minute window when the tolerance given is not a number (an unset variable read with Number()): it never opens to any age', () => {
+    const hourOld = signWebhookPayload(body, [secret], now - 3600);
+    expect(verifyWebhookSignature(body, hourOld, secret, { now, toleranceSeconds: Number(undefined) })).toBe(false);
+    expect(verifyWebhookSignature(body, hourOld, secret, { now, toleranceSeconds: '600' as unknown as number })).toBe(false);
+    expect(verifyWebhookSignature(body, signWebhookPayload(body, [secret], now - 299), secret, { now, toleranceSeconds: Number.NaN })).toBe(true);
+  });
+
   it('accepts either secret during a rotation (several v1 values)', () => {
     const header = signWebhookPayload(body, [secret, oldSecret], now);
     expect(header.match(/v1=/g)).toHaveLength(2);

@@ -21,6 +21,17 @@ export interface VerifyWebhookOptions {
   now?: number;
 }
 
+const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/**
+ * The tolerance asked for, or the default when it is no number: NaN (Number() of an unset variable) compares
+ * false with everything, so the age check would have passed every timestamp, an hour-old replay included.
+ */
+function toleranceOf(options: VerifyWebhookOptions): number {
+  const asked = options.toleranceSeconds;
+  return typeof asked === 'number' && !Number.isNaN(asked) ? asked : DEFAULT_TOLERANCE_SECONDS;
+}
+
 function hmacHex(secret: string, timestamp: number, rawBody: string | Buffer): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
@@ -56,7 +67,7 @@ export function verifyWebhookSignature(
   }
   if (timestamp === undefined || !signatures.length) return false;
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300)) return false;
+  if (Math.abs(now - timestamp) > toleranceOf(options)) return false;
   const expected = Buffer.from(hmacHex(secret, timestamp, rawBody), 'hex');
   // Compare every candidate, in constant time, without stopping at the first match.
   let matched = false;
