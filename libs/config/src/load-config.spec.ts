@@ -229,3 +229,55 @@ describe(`${loadConfig.name}: NATS authentication and TLS`, () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://mailroom:50%25off@db:5432/mailroom', NATS_URL: 'nats://a%2Fb:p%40w@nats:4222' }, 'keys')).not.toThrow();
   });
 });
+
+describe(`${loadConfig.name}: values a platform team might write wrong`, () => {
+  const emails = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'postgres://db/x', ...env }, 'emails');
+
+  // WHATWG URL ignores white space around a URL, so it passed the check, but the raw value went on: node-postgres
+  // read ' postgres://…' as a database of that name on a host called "base", and a newline from a secrets file
+  // ended up inside every tracking link.
+  it('takes a URL with white space around it as the URL without it', () => {
+    expect(loadConfig({ DATABASE_URL: ' postgres://u@db:5432/mailroom\n' }, 'keys').DATABASE_URL).toBe('postgres://u@db:5432/mailroom');
+    expect(loadConfig({ NATS_URL: 'nats://nats:4222\n' }, 'gateway').NATS_URL).toBe('nats://nats:4222');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', TRACKING_BASE_URL: 'https://t.example.com\n' }, 'domains').TRACKING_BASE_URL).toBe('https://t.example.com');
+    expect(emails({ DELIVERY_MODE: 'relay', SMTP_RELAY_URL: '\tsmtp://relay.example.com:587 ' }).SMTP_RELAY_URL).toBe('smtp://relay.example.com:587');
+  });
+
+  // WHATWG URL drops a tab or line break inside a URL without a word, so a broken line joined two halves silently.
+  it('refuses a URL with a tab or line break inside it, naming the variable', () => {
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://u@db:5432/mail\nroom' }, 'keys'))).toEqual([
+      "DATABASE_URL must not contain tabs or line breaks, got 'postgres://***@db:5432/mail\\nroom'",
+    ]);
+  });
+
+  // An empty item was dropped in silence: '10.0.0.1,,10.0.0.2' read as two proxies, ',' as none.
+  it.each([
+    ['TRUSTED_PROXIES', '10.0.0.1,,10.0.0.2', 'gateway', 2],
+    ['TRUSTED_PROXIES', '10.0.0.1,', 'gateway', 2],
+    ['DNS_SERVERS', ',', 'emails', 1],
+    ['DKIM_ZONE_NS', ' ,ns2.example.com', 'domains', 1],
+  ] as const)('refuses an empty item in the list %s=%p', (name, value, app, item) => {
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/x', [name]: value }, app))).toEqual([`${name} item ${item}: is empty (remove the extra comma)`]);
+  });
+
+  it('still takes an empty or blank list as no items', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: ' ' }, 'gateway').TRUSTED_PROXIES).toEqual([]);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.1 , 10.0.0.0/8 ' }, 'gateway').TRUSTED_PROXIES).toEqual(['10.0.0.1', '10.0.0.0/8']);
+  });
+
+  // getaddrinfo reads an all-numeric name as an IPv4 address ('3000' is 0.0.11.184, '1.5' is 1.0.0.5), so HOST=3000
+  // (the port, in the wrong variable) failed in listen() with EADDRNOTAVAIL, naming no variable.
+  it.each(['3000', '1.5', '10.1'])('refuses HOST=%p, an all-numeric name read as an IPv4 address', (value) => {
+    expect(problemsOf(() => loadConfig({ HOST: value }, 'gateway'))).toEqual([`HOST must be an IP address such as 0.0.0.0 or a host name, got '${value}'`]);
+  });
+
+  // RFC 5321 §4.1.3: an address in EHLO goes in brackets; a bare one was sent as if it were a host name.
+  it('refuses a bare IP address as SMTP_HELO_NAME and a numeric DNS_ZONE, neither of which is a host name', () => {
+    expect(problemsOf(() => emails({ SMTP_HELO_NAME: '192.0.2.1' }))).toEqual([
+      "SMTP_HELO_NAME must be a fully qualified host name such as mail.example.com or an address literal such as [192.0.2.1], got '192.0.2.1'",
+    ]);
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/x', DKIM_ZONE: '10.1' }, 'domains'))).toEqual([
+      "DKIM_ZONE '10.1' is not a DNS name such as dkim.mailroom.example.com (no trailing dot)",
+    ]);
+  });
+});

@@ -15,11 +15,16 @@ export const asBindAddressOrOff: Parser<BindAddress | null> = (raw) => {
   return { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
 };
 
-/** A DNS zone or host name: lower-case labels, no trailing dot. */
+/**
+ * A DNS zone or host name: lower-case labels, no trailing dot. The last label
+ * is not all digits (RFC 3696 §2): such a name is an IPv4 address written
+ * short, or a bare one where an address literal was meant.
+ */
 export const asDnsName: Parser<string> = (raw) => {
   const value = raw.trim().toLowerCase();
   const labels = value.split('.');
-  if (value.length > 253 || labels.length < 2 || labels.some((label) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label))) {
+  const numericTopLabel = /^\d+$/.test(labels[labels.length - 1]);
+  if (value.length > 253 || labels.length < 2 || numericTopLabel || labels.some((label) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label))) {
     throw new Error(`'${raw}' is not a DNS name such as dkim.mailroom.example.com (no trailing dot)`);
   }
   return value;

@@ -34,11 +34,13 @@ export function asOptionalServerUrl(...protocols: string[]): Parser<string> {
 /**
  * An address to listen on: an IP (`0.0.0.0`, `::`, `127.0.0.1`) or a host
  * name this machine resolves. Blank or with spaces it can only fail later,
- * in listen(), with a message that names no variable.
+ * in listen(), with a message that names no variable; so can a name whose
+ * last label is all digits, which getaddrinfo reads as an IPv4 address
+ * written short (`3000` is 0.0.11.184, `1.5` is 1.0.0.5).
  */
 export const asListenHost: Parser<string> = (raw) => {
   const value = raw.trim();
   if (isIP(value)) return value;
-  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value)) throw new Error(`must be an IP address such as 0.0.0.0 or a host name, got '${raw}'`);
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value) || /(^|\.)\d+$/.test(value)) throw new Error(`must be an IP address such as 0.0.0.0 or a host name, got '${raw}'`);
   return value;
 };

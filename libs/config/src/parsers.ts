@@ -43,8 +43,22 @@ function decodes(text: string): boolean {
   }
 }
 
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
+
+/** Shows a line break as \n, so the message stays on one line and says what is there. */
+const escapeControls = (text: string) => text.replace(new RegExp(CONTROL_CHARACTER, 'g'), (char) => JSON.stringify(char).slice(1, -1));
+
+/**
+ * WHATWG URL ignores white space around a URL and drops tabs and line breaks
+ * inside it without a word, so the checks below passed a value the clients
+ * then read differently (node-postgres took ' postgres://…' for a database of
+ * that name). White space around is trimmed, as the other parsers do; a tab
+ * or line break inside is refused.
+ */
 export function asUrl(...protocols: string[]): Parser<string> {
-  return (raw) => {
+  return (untrimmed) => {
+    const raw = untrimmed.trim();
+    if (CONTROL_CHARACTER.test(raw)) throw new Error(`must not contain tabs or line breaks, got '${escapeControls(redactUrl(raw))}'`);
     let url: URL;
     try {
       url = new URL(raw);
@@ -62,19 +76,22 @@ export function asUrl(...protocols: string[]): Parser<string> {
   };
 }
 
+/** A comma-separated list; blank is no items, but an empty item (a doubled or trailing comma) is refused, not dropped. */
 export function asList<T>(item: Parser<T>): Parser<T[]> {
-  return (raw) =>
-    raw
+  return (raw) => {
+    if (raw.trim() === '') return [];
+    return raw
       .split(',')
       .map((part) => part.trim())
-      .filter(Boolean)
       .map((part, index) => {
         try {
+          if (part === '') throw new Error('is empty (remove the extra comma)');
           return item(part);
         } catch (error) {
           throw new Error(`item ${index + 1}: ${(error as Error).message}`);
         }
       });
+  };
 }
 
 /** An IP address or CIDR range, IPv4 or IPv6. */
