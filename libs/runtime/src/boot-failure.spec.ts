@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { configWith } from '@mailroom/config';
 import { describeBootFailure, markAsNatsFailure } from './boot-failure';
 
@@ -24,6 +25,24 @@ describe(describeBootFailure.name, () => {
   it('names the variable whose host cannot be listened on', () => {
     expect(describeBootFailure(lookupError('api.internal'), config)).toBe(
       "HOST 'api.internal' cannot be listened on (getaddrinfo ENOTFOUND api.internal); set it to an address of this machine, such as 0.0.0.0",
+    );
+  });
+
+  // HOST set to an address of another machine (192.0.2.1 is TEST-NET, never local) failed with Node's
+  // "listen EADDRNOTAVAIL: address not available 192.0.2.1:3900", naming no variable.
+  it('names the variable whose address is not one of this machine', async () => {
+    const notLocal = configWith('gateway', { PORT: '3900', HEALTH_PORT: '8081', HOST: '192.0.2.1', HEALTH_HOST: '192.0.2.1' });
+    const failedListen = (port: number) =>
+      new Promise<Error>((resolve) => {
+        const server = createServer();
+        server.once('error', resolve);
+        server.listen(port, '192.0.2.1', () => server.close(() => resolve(new Error('listened'))));
+      });
+    expect(describeBootFailure(await failedListen(3900), notLocal)).toBe(
+      "HOST '192.0.2.1' is not an address of this machine (listen EADDRNOTAVAIL: address not available 192.0.2.1:3900); set it to one, such as 0.0.0.0",
+    );
+    expect(describeBootFailure(await failedListen(8081), notLocal)).toBe(
+      "HEALTH_HOST '192.0.2.1' is not an address of this machine (listen EADDRNOTAVAIL: address not available 192.0.2.1:8081); set it to one, such as 0.0.0.0",
     );
   });
 

@@ -48,13 +48,24 @@ function natsFailure(error: Error & { code?: string }, config: MailroomConfig): 
  * service's unused PORT keeps its default).
  */
 function listenFailure(error: SystemError, config: MailroomConfig): string | undefined {
-  if (error.syscall === 'listen' && error.code === 'EADDRINUSE') {
-    const variable = error.port === config.HEALTH_PORT ? 'HEALTH_PORT' : error.port === config.PORT ? 'PORT' : undefined;
-    return variable && `${variable} ${error.port} is already in use (${error.message}); stop what uses it, or set another ${variable}`;
+  const listener = error.syscall === 'listen' ? listenerOfPort(error.port, config) : undefined;
+  if (listener && error.code === 'EADDRINUSE') {
+    return `${listener.port} ${error.port} is already in use (${error.message}); stop what uses it, or set another ${listener.port}`;
+  }
+  // An address of another machine (copied from another host's settings) is no lookup failure, and Node names only the address.
+  if (listener && error.code === 'EADDRNOTAVAIL') {
+    return `${listener.host} '${config[listener.host]}' is not an address of this machine (${error.message}); set it to one, such as 0.0.0.0`;
   }
   if (error.syscall === 'getaddrinfo' && error.hostname !== undefined) {
     const variable = error.hostname === config.HEALTH_HOST ? 'HEALTH_HOST' : error.hostname === config.HOST ? 'HOST' : undefined;
     return variable && `${variable} '${error.hostname}' cannot be listened on (${error.message}); set it to an address of this machine, such as 0.0.0.0`;
   }
+  return undefined;
+}
+
+/** The variables of the listener on `port`: the operations port first, since a service's unused PORT keeps its default. */
+function listenerOfPort(port: number | undefined, config: MailroomConfig): { port: 'PORT' | 'HEALTH_PORT'; host: 'HOST' | 'HEALTH_HOST' } | undefined {
+  if (port === config.HEALTH_PORT) return { port: 'HEALTH_PORT', host: 'HEALTH_HOST' };
+  if (port === config.PORT) return { port: 'PORT', host: 'HOST' };
   return undefined;
 }
