@@ -1,7 +1,7 @@
 import { asBoolean, asInteger, asIpOrCidr, asList, asNonBlank, asOneOf, asUrl, Parser } from './parsers';
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
-import { asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
+import { asBaseUrl, asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
 import { asOptionalReadableFile } from './file-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
@@ -64,7 +64,7 @@ export const ENV_SCHEMA = {
   SPF_INCLUDE: variable({ default: 'spf.mailroom.localhost', apps: ['domains'], description: 'the include: every domain\'s SPF record must carry (`v=spf1 include:<SPF_INCLUDE> ~all`)', parse: asDnsName }),
   DMARC_RUA: variable({ default: '', apps: ['domains'], description: 'address for DMARC aggregate reports, added as rua= to the suggested DMARC record; empty = none', parse: asOptionalMailto }),
   ENCRYPTION_KEY: variable({ default: '', apps: ['domains', 'emails', 'gateway', 'webhook-dispatcher'], description: 'base64 of 32 random bytes (`openssl rand -base64 32`): AES-256-GCM key for DKIM private keys and webhook secrets at rest and for the DKIM keys the domains service sends the emails service over NATS (so domains and emails must have the same one: a key that does not open fails delivery, never sends unsigned), and (through HKDF) the key that signs tracking tokens. Required in production; elsewhere a fixed, public development key is used when unset, and each app that uses it logs a warning at boot', parse: asEncryptionKey }),
-  TRACKING_BASE_URL: variable({ default: 'http://localhost:3000', apps: ['domains'], description: 'public base URL of the open/click tracking routes; mail uses its host unless the sending domain has a verified custom trackingDomain (a CNAME to this host)', parse: asUrl('http', 'https') }),
+  TRACKING_BASE_URL: variable({ default: 'http://localhost:3000', apps: ['domains'], description: 'public base URL of the open/click tracking routes; mail uses its host unless the sending domain has a verified custom trackingDomain (a CNAME to this host)', parse: asBaseUrl('http', 'https') }),
   DOMAIN_RECHECK_SCHEDULE: variable({ default: '1m,5m,15m,30m,1h,2h,4h,8h', apps: ['domains'], description: 'backoff between background checks of a pending domain, or of a verified one whose records are missing (see DOMAIN_FAILURE_CONFIRMATION); the last step repeats', parse: asDurationList }),
   DOMAIN_PENDING_TIMEOUT: variable({ default: '72h', apps: ['domains'], description: 'a domain still pending this long after it was added (or last re-verified) becomes failed; a failed domain that had been verified is re-checked in the background (at the last DOMAIN_RECHECK_SCHEDULE step) for this long after it failed', parse: asDuration }),
   DOMAIN_VERIFIED_RECHECK_INTERVAL: variable({ default: '6h', apps: ['domains'], description: 'how often a verified domain\'s records are re-checked; records found missing are confirmed (DOMAIN_FAILURE_CONFIRMATION) before the domain becomes failed', parse: asDuration }),

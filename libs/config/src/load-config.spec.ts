@@ -281,3 +281,21 @@ describe(`${loadConfig.name}: values a platform team might write wrong`, () => {
     ]);
   });
 });
+
+describe(`${loadConfig.name}: TRACKING_BASE_URL`, () => {
+  const domains = (value: string) => loadConfig({ DATABASE_URL: 'postgres://db/x', TRACKING_BASE_URL: value }, 'domains');
+
+  it('takes a scheme, a host, a port and a path prefix', () => {
+    expect(domains('https://links.example.com:8443/mailroom/').TRACKING_BASE_URL).toBe('https://links.example.com:8443/mailroom/');
+  });
+
+  // Links are the base with /o/… or /c/… appended: after a query or fragment they went to the wrong place
+  // (https://t.example.com/?src=mail/o/… is the root page), and credentials went into every email sent.
+  it.each([
+    ['https://t.example.com/?src=mail', 'a query (?…)'],
+    ['https://t.example.com/#top', 'a fragment (#…)'],
+    ['https://user:pass@t.example.com', 'a user name or password'],
+  ])('refuses %p, which has %s: every link would carry it', (value, part) => {
+    expect(problemsOf(() => domains(value))).toEqual([expect.stringMatching(new RegExp(`^TRACKING_BASE_URL must not have ${part.replace(/[(?.)#]/g, '\\$&')}`))]);
+  });
+});

@@ -44,3 +44,19 @@ export const asListenHost: Parser<string> = (raw) => {
   if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(value) || /(^|\.)\d+$/.test(value)) throw new Error(`must be an IP address such as 0.0.0.0 or a host name, got '${raw}'`);
   return value;
 };
+
+/**
+ * A base URL that paths are appended to (the tracking routes /o/… and /c/…):
+ * after a query or fragment they would land in it, and credentials would be
+ * in every link sent.
+ */
+export function asBaseUrl(...protocols: string[]): Parser<string> {
+  const url = asUrl(...protocols);
+  return (raw) => {
+    const value = url(raw);
+    const { search, hash, username, password } = new URL(value);
+    const extra = search ? 'a query (?…)' : hash ? 'a fragment (#…)' : username || password ? 'a user name or password' : undefined;
+    if (extra) throw new Error(`must not have ${extra}: the tracking paths are appended to it, got '${redactUrl(value)}'`);
+    return value;
+  };
+}
