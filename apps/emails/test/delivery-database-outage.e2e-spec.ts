@@ -4,6 +4,7 @@ import { outcomeRecordRetries } from '../src/delivery/delivery-metrics';
 import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 const retriesSoFar = () => metricTotal(outcomeRecordRetries);
+const LEASE_MS = 3000;
 
 /**
  * Postgres goes away between the SMTP server's 250 and the worker's record of
@@ -15,7 +16,7 @@ describe('delivery while the database is briefly unavailable', () => {
   let harness: DeliveryHarness;
 
   beforeAll(async () => {
-    harness = await startDeliveryHarness({ DELIVERY_LEASE_MS: '3000' });
+    harness = await startDeliveryHarness({ DELIVERY_LEASE_MS: String(LEASE_MS) });
     routeMailTo(harness.dns, 'example.test');
     await verifiedDomain(harness, 'acme.test');
   }, 60000);
@@ -26,9 +27,9 @@ describe('delivery while the database is briefly unavailable', () => {
 
   /**
    * Holds the next message's DATA reply, takes the database away as `outage` does until writing the 250 has
-   * failed `failures` times, and checks the message went out once.
+   * failed `failures` times and at least `lastsMs` have passed, and checks the message went out once.
    */
-  async function sendThrough(outage: (databaseUrl: string, spare: number[]) => Promise<DatabaseOutage>, to: string, failures = 1): Promise<void> {
+  async function sendThrough(outage: (databaseUrl: string, spare: number[]) => Promise<DatabaseOutage>, to: string, failures = 1, lastsMs = 0): Promise<void> {
     const held = harness.smtp.holdNextData();
     const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to, subject: 'Outage', text: 'x' });
     expect(sent.status).toBe(202);
@@ -37,10 +38,13 @@ describe('delivery while the database is briefly unavailable', () => {
     const retriesBefore = await retriesSoFar();
     const { rows: [own] } = await harness.db.query('SELECT pg_backend_pid() AS pid');
     const away = await outage(harness.stack.databaseUrl, [own.pid]);
+    const awaySince = Date.now();
     try {
       held.release();
       // The 250 is in, and writing it has failed against the database being away.
       await eventually(async () => (await retriesSoFar()) >= retriesBefore + failures, 10000);
+      // The length of the fault, not a wait for something to happen: the database stays away this long.
+      await new Promise((resolve) => setTimeout(resolve, awaySince + lastsMs - Date.now()));
     } finally {
       await away.end();
     }
@@ -51,6 +55,10 @@ describe('delivery while the database is briefly unavailable', () => {
   }
 
   it('records the outcome once the database is back, and sends the message once', () => sendThrough(startDatabaseOutage, 'outage@example.test'));
+
+  // Writing the 250 was given up after DELIVERY_LEASE_MS and the email left the worker's in-flight set: once the
+  // database was back, the same process claimed it again (its lease had run out meanwhile) and sent it a second time.
+  it('keeps the outcome through an outage longer than the lease, and sends the message once', () => sendThrough(startDatabaseOutage, 'long-outage@example.test', 1, LEASE_MS + 1500));
 
   // Twice: the first write may fail only on a pooled connection the switch to read-only terminated; the second reaches the standby.
   it('does the same while the database is a read-only standby (a failover under way)', () => sendThrough(startReadOnlyDatabase, 'standby@example.test', 2));

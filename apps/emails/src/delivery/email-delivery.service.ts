@@ -72,10 +72,12 @@ export class EmailDelivery {
       for (const event of next.events) events.push(deliveryEvent(event.type, email, { recipient: recipient.address, ...event.extra }));
     }
     const record: AttemptRecord = { email, updates, suppressions, events, summarize: (recipients) => summarizeRecipients(recipients, now) };
-    // The SMTP server has answered: if Postgres is away for a moment, waiting for it beats letting the lease run
-    // out, after which the next worker would send the message again.
+    // The SMTP server has answered: while Postgres is away, keep the outcome and try again for as long as it takes.
+    // The write is fenced on the lease owner, so once another replica has taken the email over it answers false.
+    // Giving up instead (it did, after DELIVERY_LEASE_MS) dropped the email from this worker's in-flight set, and
+    // this very process claimed it again once the database was back and sent the message a second time.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(owner, record), {
-      giveUpAfterMs: this.config.DELIVERY_LEASE_MS,
+      giveUpAfterMs: Number.POSITIVE_INFINITY,
       onRetry: () => outcomeRecordRetries.inc(),
       failures: this.recordFailures,
     });
