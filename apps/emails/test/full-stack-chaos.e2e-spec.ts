@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { ApiClient, eventually, ProcessStack, Stack, startProcessStack, startStack } from '@mailroom/testing';
 import { WebhookReceiver } from '../../webhook-dispatcher/test/support/webhook-receiver';
-import { MailNetwork, routeMailTo, startMailNetwork, verifiedDomainThrough } from './support/delivery-harness';
+import { LOOPBACK_WEBHOOKS_ENV, MailNetwork, routeMailTo, startMailNetwork, verifiedDomainThrough } from './support/delivery-harness';
 import { isCleanUnavailable, SendOutcome, SteadySender } from './support/steady-sender';
 
 /** Sends accepted after the last fault, so the stack is seen to work normally again, not only to catch up. */
@@ -51,12 +51,7 @@ describe('the whole stack under crashes and a deferring MX', () => {
         DELIVERY_LEASE_MS: '3000',
         // A send in flight when the emails process dies waits this long for its 503.
         RPC_TIMEOUT_MS: '10000',
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_RETRY_SCHEDULE: '0s,200ms,500ms,1s,2s,2s',
-        WEBHOOK_LEASE_MS: '3000',
-        WEBHOOK_POLL_MS: '50',
-      }),
+      }, LOOPBACK_WEBHOOKS_ENV),
     );
     api = new ApiClient(processes.baseUrl, stack.rootKey);
     await verifiedDomainThrough(api, network.dns, 'acme.test');

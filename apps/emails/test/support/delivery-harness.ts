@@ -14,6 +14,15 @@ export interface DeliveryHarness {
   stop(): Promise<void>;
 }
 
+/** Webhooks to a loopback http:// receiver, with short waits and leases, so a crashed or cut-off dispatcher's claims come back within a test. */
+export const LOOPBACK_WEBHOOKS_ENV: Partial<Record<EnvName, string>> = {
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '0s,200ms,500ms,1s,2s,2s',
+  WEBHOOK_LEASE_MS: '3000',
+  WEBHOOK_POLL_MS: '50',
+};
+
 /** A test SMTP server as every routed recipient domain's MX, a test DNS server, and the environment that points the apps at them. */
 export interface MailNetwork {
   smtp: TestSmtp;
