@@ -5,6 +5,7 @@ import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const recordRetriesSoFar = () => metricTotal(attemptRecordRetries);
+const LEASE_MS = 3000;
 
 describe('a webhook delivery interrupted by a dispatcher restart or a database outage', () => {
   let stack: Stack;
@@ -15,7 +16,7 @@ describe('a webhook delivery interrupted by a dispatcher restart or a database o
   beforeAll(async () => {
     stack = await startStack({
       apps: ['keys', 'webhook-dispatcher', 'gateway'],
-      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_POLL_MS: '50', WEBHOOK_LEASE_MS: '3000' },
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,200ms,400ms', WEBHOOK_POLL_MS: '50', WEBHOOK_LEASE_MS: String(LEASE_MS) },
     });
     events = await EventPublisher.connect(stack.nats.url);
     fixtures = new WebhookFixtures(stack);
@@ -55,21 +56,31 @@ describe('a webhook delivery interrupted by a dispatcher restart or a database o
    * the database is back, so the event is not posted a second time when the
    * delivery's lease runs out.
    */
-  it('records the answer once the database is back, and posts the event once', async () => {
-    // Its own endpoint and event kind, so nothing of the test above reaches it.
+  it('records the answer once the database is back, and posts the event once', () => answerThroughOutage('email.bounced'));
+
+  // Writing the 200 was given up after WEBHOOK_LEASE_MS, and once the database was back the same dispatcher
+  // claimed the delivery again (its lease had run out meanwhile) and posted the event a second time.
+  it('does the same through an outage longer than the lease', () => answerThroughOutage('email.complained', LEASE_MS + 1500));
+
+  /** Holds the first post of an event of `kind`, takes the database away for at least `lastsMs` as it is answered 200, and checks it was posted once. */
+  async function answerThroughOutage(kind: string, lastsMs = 0): Promise<void> {
+    // Its own endpoint and event kind, so nothing of another test reaches it.
     const endpoint = await new WebhookReceiver().start();
     try {
       endpoint.reply = (_, index) => (index === 0 ? 'hold' : { status: 200 });
-      const webhook = await fixtures.create(endpoint.url(), ['email.bounced']);
-      const event = await events.publish('email.bounced');
+      const webhook = await fixtures.create(endpoint.url(), [kind]);
+      const event = await events.publish(kind);
       await eventually(() => endpoint.requests.length === 1);
 
       const retriesBefore = await recordRetriesSoFar();
       const outage = await startDatabaseOutage(stack.databaseUrl);
+      const awaySince = Date.now();
       try {
         endpoint.release();
         // The 200 is in, and writing it has failed at least once against the database being away.
         await eventually(async () => (await recordRetriesSoFar()) > retriesBefore, 10000);
+        // The length of the fault, not a wait for something to happen: the database stays away this long.
+        await new Promise((resolve) => setTimeout(resolve, awaySince + lastsMs - Date.now()));
       } finally {
         await outage.end();
       }
@@ -83,5 +94,5 @@ describe('a webhook delivery interrupted by a dispatcher restart or a database o
     } finally {
       await endpoint.stop();
     }
-  });
+  }
 });

@@ -1,8 +1,8 @@
 import { isDatabaseUnavailable } from '@mailroom/errors';
 
 export interface UnavailableRetryOptions {
-  /** How long to keep trying, counted from the first failure; then the last error is thrown. */
-  giveUpAfterMs: number;
+  /** How long to keep trying, counted from the first failure; then the last error is thrown. Absent: until written. */
+  giveUpAfterMs?: number;
   /** Told of each failure that will be tried again (for a metric). */
   onRetry?: (error: unknown) => void;
   /** Told of each failure that will be tried again and of each success, e.g. a RepeatedFailureLog shared by every caller. */
@@ -30,7 +30,7 @@ export async function retryWhileDatabaseUnavailable<T>(write: () => Promise<T>, 
       options.failures?.succeeded();
       return written;
     } catch (error) {
-      giveUpAt ??= Date.now() + options.giveUpAfterMs;
+      giveUpAt ??= Date.now() + (options.giveUpAfterMs ?? Number.POSITIVE_INFINITY);
       if (!isDatabaseUnavailable(error) || Date.now() + wait > giveUpAt) throw error;
       options.onRetry?.(error);
       options.failures?.failed(error);

@@ -77,7 +77,6 @@ export class EmailDelivery {
     // Giving up instead (it did, after DELIVERY_LEASE_MS) dropped the email from this worker's in-flight set, and
     // this very process claimed it again once the database was back and sent the message a second time.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(owner, record), {
-      giveUpAfterMs: Number.POSITIVE_INFINITY,
       onRetry: () => outcomeRecordRetries.inc(),
       failures: this.recordFailures,
     });

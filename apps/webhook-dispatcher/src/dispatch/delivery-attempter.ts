@@ -70,9 +70,11 @@ export class DeliveryAttempter {
       affectsWebhookHealth: outcome.affectsWebhookHealth,
       nextAttemptAt: next,
     };
-    // The endpoint has answered: waiting out a short database outage beats letting the lease run out and posting again.
+    // The endpoint has answered: while Postgres is away, keep the answer and try again for as long as it takes. The
+    // write is fenced on the lease owner, so once another replica has taken the delivery over it answers false.
+    // Giving up instead (it did, after WEBHOOK_LEASE_MS) took the delivery out of this dispatcher's pool, so once the
+    // database was back it claimed the delivery again and posted the event a second time.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(record), {
-      giveUpAfterMs: this.settings.leaseMs,
       onRetry: () => attemptRecordRetries.inc(),
       failures: this.recordFailures,
     });
