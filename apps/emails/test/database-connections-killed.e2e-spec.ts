@@ -1,9 +1,12 @@
 import { Client } from 'pg';
+import { eventually, startDatabaseOutage } from '@mailroom/testing';
 import { expectEveryAcceptedOnce, StackUnderFault, startStackUnderFault, steadySenderTo, useApiWhile } from './support/stack-under-fault';
 
 /** How long connections keep being killed, and how often every backend of the database is terminated meanwhile. */
 const KILLING_MS = 8000;
 const KILL_EVERY_MS = 30;
+/** How long the database refuses new connections in the second test. */
+const REFUSING_MS = 8000;
 
 /**
  * Terminates every backend of the database but `spare` every `everyMs`, as a DBA's pg_terminate_backend sweep, a
@@ -55,6 +58,10 @@ describe('the stack while its database connections are killed', () => {
     const { api } = stack.harness.stack;
     const sender = steadySenderTo(api, 'killed');
     const { rows: [own] } = await stack.harness.db.query('SELECT pg_backend_pid() AS pid');
+    // Keys the gateway has not cached yet, each used first while the database is failing: the keys service must not
+    // answer one as unknown (a 401, and remembered so by the gateway for KEY_CACHE_TTL_MS).
+    const issued = await Promise.all(Array.from({ length: 20 }, async () => (await stack.harness.stack.issueKey()).key));
+    const freshKeys = [...issued];
     const killer = new ConnectionKiller(stack.harness.stack.databaseUrl, [own.pid]);
     let killing = true;
     const [, , using] = await Promise.all([
@@ -63,11 +70,40 @@ describe('the stack while its database connections are killed', () => {
         killing = false;
         sender.stop();
       }),
-      useApiWhile(api, sender, stack.domainId, () => killing),
+      useApiWhile(api, sender, stack.domainId, () => killing, freshKeys),
     ]);
 
     expect(killer.terminated).toBeGreaterThan(20);
     expect(using.requests).toBeGreaterThan(10);
+    await expectEveryAcceptedOnce(stack, sender, using.unclean);
+    const keyAnswers = await Promise.all(issued.map(async (key) => (await api.get('/v1/emails?limit=1', { key })).status));
+    expect(keyAnswers).toEqual(issued.map(() => 200));
+  }, 90000);
+
+  // Not flapping but gone: new connections refused (a restart that takes a while, a failover) for longer than the
+  // leases, the RPC timeout and the pools' acquire timeout.
+  it('does the same while the database refuses every connection for a while', async () => {
+    const { api } = stack.harness.stack;
+    const sender = steadySenderTo(api, 'refused');
+    const { rows: [own] } = await stack.harness.db.query('SELECT pg_backend_pid() AS pid');
+    let away = true;
+    const outage = async () => {
+      try {
+        await eventually(() => sender.acceptedCount >= 10, 20000);
+        const refusing = await startDatabaseOutage(stack.harness.stack.databaseUrl, [own.pid]);
+        // The length of the fault, not a wait for something to happen.
+        await new Promise((resolve) => setTimeout(resolve, REFUSING_MS));
+        await refusing.end();
+        const acceptedBefore = sender.acceptedCount;
+        await eventually(() => sender.acceptedCount >= acceptedBefore + 10, 20000);
+      } finally {
+        away = false;
+        sender.stop();
+      }
+    };
+    const [, , using] = await Promise.all([sender.run(), outage(), useApiWhile(api, sender, stack.domainId, () => away)]);
+
+    expect(sender.outcomes.some((outcome) => outcome.refusals.length > 0)).toBe(true);
     await expectEveryAcceptedOnce(stack, sender, using.unclean);
   }, 90000);
 });

@@ -43,7 +43,7 @@ export function steadySenderTo(api: ApiClient, prefix: string): SteadySender {
  * keys, analytics, the webhooks and the suppressions; creates a key, adds a suppression and deletes one added
  * earlier, patches the domain. Every answer that is neither 2xx nor a clean 503 is kept.
  */
-export async function useApiWhile(api: ApiClient, sender: SteadySender, domainId: string, busy: () => boolean): Promise<{ requests: number; unclean: string[] }> {
+export async function useApiWhile(api: ApiClient, sender: SteadySender, domainId: string, busy: () => boolean, freshKeys: string[] = []): Promise<{ requests: number; unclean: string[] }> {
   const unclean: string[] = [];
   /** Suppressions added (2xx) and not asked to be deleted yet (a DELETE answered 503 may have been done: not asked twice). */
   const suppressed: string[] = [];
@@ -63,9 +63,11 @@ export async function useApiWhile(api: ApiClient, sender: SteadySender, domainId
       ['GET', '/v1/webhooks'],
       ['GET', '/v1/suppressions?limit=5'],
       toUnsuppress ? ['DELETE', `/v1/suppressions/${toUnsuppress}`] : ['GET', '/v1/suppressions?limit=1'],
+      ['GET', '/v1/emails?limit=1', 'fresh key'],
     ];
     const [method, path, body] = uses[n % uses.length];
-    const answer = await api.request(method, path, { body }).then(
+    const fresh = body === 'fresh key' ? freshKeys.shift() : undefined;
+    const answer = await api.request(method, path, body === 'fresh key' ? { key: fresh } : { body }).then(
       (response) => {
         if (response.status < 300 && path === '/v1/suppressions') suppressed.push((body as { email: string }).email);
         if (method === 'DELETE') suppressed.shift();
@@ -93,9 +95,10 @@ export async function expectEveryAcceptedOnce(stack: StackUnderFault, sender: St
     keyedLost: 0,
   });
 
-  const after = await api.post('/v1/emails', { from: 'hi@acme.test', to: 'after@example.test', subject: 'After', text: 'x' });
+  const afterRecipient = `${sender.options.recipientPrefix}-after@${sender.options.domain}`;
+  const after = await api.post('/v1/emails', { from: 'hi@acme.test', to: afterRecipient, subject: 'After', text: 'x' });
   expect(after.status).toBe(202);
-  const afterOutcome = { recipient: 'after@example.test', id: String(after.body.id) };
+  const afterOutcome = { recipient: afterRecipient, id: String(after.body.id) };
   const accepted = [...sender.outcomes.filter((outcome): outcome is SendOutcome & { id: string } => outcome.id !== undefined), afterOutcome];
   const atSmtp = () => new Set(harness.smtp.messages.map((message) => messageIdOf(message.raw)));
   await eventually(() => accepted.every((outcome) => atSmtp().has(outcome.id)), 30000, 200).catch((error: Error) => {

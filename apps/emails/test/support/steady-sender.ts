@@ -13,7 +13,7 @@ export interface SendOutcome {
 
 export interface SteadySenderOptions {
   from: string;
-  /** Recipients are `<prefix><n>@<domain>`, one per send, so each message at the SMTP server names its send. */
+  /** Recipients are `<prefix><n>@<domain>`, one per send, so each message at the SMTP server names its send; keyed sends use the key `<prefix>-<n>`, so two senders of one stack never share one. */
   recipientPrefix: string;
   domain: string;
   /** A new send starts every `intervalMs`, whether or not earlier ones have been answered (an open loop, as independent clients). */
@@ -39,7 +39,7 @@ export class SteadySender {
 
   constructor(
     private readonly api: ApiClient,
-    private readonly options: SteadySenderOptions,
+    readonly options: SteadySenderOptions,
   ) {}
 
   get acceptedCount(): number {
@@ -65,7 +65,7 @@ export class SteadySender {
     const outcome: SendOutcome = { recipient, keyed: n % 2 === 0, refusals: [] };
     this.outcomes.push(outcome);
     const body = { from: this.options.from, to: recipient, subject: `Chaos ${n}`, text: `message ${n}` };
-    const headers: Record<string, string> = outcome.keyed ? { 'idempotency-key': `chaos-${n}` } : {};
+    const headers: Record<string, string> = outcome.keyed ? { 'idempotency-key': `${this.options.recipientPrefix}-${n}` } : {};
     const deadline = Date.now() + this.options.keyedRetryMs;
     for (;;) {
       const answer = await this.api.post('/v1/emails', body, { headers }).then(
