@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { eventually, startDatabaseOutage } from '@mailroom/testing';
-import { expectEveryAcceptedOnce, StackUnderFault, startStackUnderFault, steadySenderTo, useApiWhile } from './support/stack-under-fault';
+import { startDatabaseOutage } from '@mailroom/testing';
+import { expectEveryAcceptedOnce, faultUnderLoad, StackUnderFault, startStackUnderFault, steadySenderTo } from './support/stack-under-fault';
 
 /** How long connections keep being killed, and how often every backend of the database is terminated meanwhile. */
 const KILLING_MS = 8000;
@@ -63,15 +63,7 @@ describe('the stack while its database connections are killed', () => {
     const issued = await Promise.all(Array.from({ length: 20 }, async () => (await stack.harness.stack.issueKey()).key));
     const freshKeys = [...issued];
     const killer = new ConnectionKiller(stack.harness.stack.databaseUrl, [own.pid]);
-    let killing = true;
-    const [, , using] = await Promise.all([
-      sender.run(),
-      killer.run(KILLING_MS, KILL_EVERY_MS).finally(() => {
-        killing = false;
-        sender.stop();
-      }),
-      useApiWhile(api, sender, stack.domainId, () => killing, freshKeys),
-    ]);
+    const using = await faultUnderLoad(stack, sender, () => killer.run(KILLING_MS, KILL_EVERY_MS), freshKeys);
 
     expect(killer.terminated).toBeGreaterThan(20);
     expect(using.requests).toBeGreaterThan(10);
@@ -86,22 +78,12 @@ describe('the stack while its database connections are killed', () => {
     const { api } = stack.harness.stack;
     const sender = steadySenderTo(api, 'refused');
     const { rows: [own] } = await stack.harness.db.query('SELECT pg_backend_pid() AS pid');
-    let away = true;
-    const outage = async () => {
-      try {
-        await eventually(() => sender.acceptedCount >= 10, 20000);
-        const refusing = await startDatabaseOutage(stack.harness.stack.databaseUrl, [own.pid]);
-        // The length of the fault, not a wait for something to happen.
-        await new Promise((resolve) => setTimeout(resolve, REFUSING_MS));
-        await refusing.end();
-        const acceptedBefore = sender.acceptedCount;
-        await eventually(() => sender.acceptedCount >= acceptedBefore + 10, 20000);
-      } finally {
-        away = false;
-        sender.stop();
-      }
-    };
-    const [, , using] = await Promise.all([sender.run(), outage(), useApiWhile(api, sender, stack.domainId, () => away)]);
+    const using = await faultUnderLoad(stack, sender, async () => {
+      const refusing = await startDatabaseOutage(stack.harness.stack.databaseUrl, [own.pid]);
+      // The length of the fault, not a wait for something to happen.
+      await new Promise((resolve) => setTimeout(resolve, REFUSING_MS));
+      await refusing.end();
+    });
 
     expect(sender.outcomes.some((outcome) => outcome.refusals.length > 0)).toBe(true);
     await expectEveryAcceptedOnce(stack, sender, using.unclean);

@@ -1,5 +1,4 @@
-import { eventually } from '@mailroom/testing';
-import { expectEveryAcceptedOnce, StackUnderFault, startStackUnderFault, steadySenderTo, useApiWhile } from './support/stack-under-fault';
+import { acceptedMore, expectEveryAcceptedOnce, faultUnderLoad, StackUnderFault, startStackUnderFault, steadySenderTo } from './support/stack-under-fault';
 
 const RESTARTS = 2;
 /** How long the NATS server stays down each time: several RPC round trips, outbox polls and consumer pulls. */
@@ -23,25 +22,15 @@ describe('the stack across NATS server restarts under load', () => {
   it('answers 2xx or a clean 503, recovers its RPCs, and loses no email and no event', async () => {
     const { api, nats } = stack.harness.stack;
     const sender = steadySenderTo(api, 'natsdown');
-    let restarting = true;
-    const restarts = async () => {
-      try {
-        for (let round = 1; round <= RESTARTS; round++) {
-          const acceptedBefore = sender.acceptedCount;
-          await eventually(() => sender.acceptedCount >= acceptedBefore + 10, 20000);
-          await nats.stop();
-          // The length of the fault, not a wait for something to happen: the server stays down this long.
-          await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
-          await nats.restart();
-        }
-        const acceptedBefore = sender.acceptedCount;
-        await eventually(() => sender.acceptedCount >= acceptedBefore + 10, 20000);
-      } finally {
-        restarting = false;
-        sender.stop();
+    const using = await faultUnderLoad(stack, sender, async () => {
+      for (let round = 1; round <= RESTARTS; round++) {
+        if (round > 1) await acceptedMore(sender);
+        await nats.stop();
+        // The length of the fault, not a wait for something to happen: the server stays down this long.
+        await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
+        await nats.restart();
       }
-    };
-    const [, , using] = await Promise.all([sender.run(), restarts(), useApiWhile(api, sender, stack.domainId, () => restarting)]);
+    });
 
     expect(sender.outcomes.some((outcome) => outcome.refusals.length > 0)).toBe(true);
     // Few: one request of each restart may wait out RPC_TIMEOUT_MS (10 s here), its reply lost with the connection.

@@ -81,6 +81,32 @@ export async function useApiWhile(api: ApiClient, sender: SteadySender, domainId
   return { requests, unclean };
 }
 
+/** Resolves once `sender` has had `count` more sends accepted than now. */
+export function acceptedMore(sender: SteadySender, count = 10): Promise<boolean> {
+  const before = sender.acceptedCount;
+  return eventually(() => sender.acceptedCount >= before + count, 20000);
+}
+
+/**
+ * Runs `fault` once `sender` is under way, while it sends and the API is used (useApiWhile, `freshKeys` among
+ * the keys), and stops both once 10 more sends have been accepted after it. Answers what useApiWhile found.
+ */
+export async function faultUnderLoad(stack: StackUnderFault, sender: SteadySender, fault: () => Promise<void>, freshKeys: string[] = []): Promise<{ requests: number; unclean: string[] }> {
+  let busy = true;
+  const faulting = async () => {
+    try {
+      await acceptedMore(sender);
+      await fault();
+      await acceptedMore(sender);
+    } finally {
+      busy = false;
+      sender.stop();
+    }
+  };
+  const [, , using] = await Promise.all([sender.run(), faulting(), useApiWhile(stack.harness.stack.api, sender, stack.domainId, () => busy, freshKeys)]);
+  return using;
+}
+
 /**
  * After the fault: every refusal was a clean 503 (and so was every answer in `unclean`, which must be empty), no
  * keyed send was lost, a send now is accepted at once, and every accepted email goes out once, shows delivered,
