@@ -49,11 +49,11 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      ...consumerSettingsFrom(this.config),
       durable: ANALYTICS_CONSUMER,
       filterSubject: 'email.>',
       handle: (event) => this.apply(event),
       concurrency: 200,
+      ...consumerSettingsFrom(this.config),
     });
     this.purgeSchedule = schedulePurge(this.logger, 'applied-event ids past the event stream\'s retention', PURGE_EVERY_MS, () =>
       this.counters.purgeAppliedEvents(APPLIED_EVENTS_RETENTION_MS),

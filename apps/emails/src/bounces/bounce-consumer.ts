@@ -31,7 +31,6 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      ...consumerSettingsFrom(this.config),
       durable: BOUNCE_CONSUMER,
       filterSubject: 'email.bounced',
       // The relay names the outbox's schema as the events' origin.
@@ -39,6 +38,7 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
       // The stream already holds a week of this service's own bounces, published before they were marked.
       startAtCreation: true,
       handle: (event) => this.apply(event),
+      ...consumerSettingsFrom(this.config),
     });
   }
 

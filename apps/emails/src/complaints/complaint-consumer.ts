@@ -26,10 +26,10 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     this.consumer = await consumeEvents({
-      ...consumerSettingsFrom(this.config),
       durable: COMPLAINT_CONSUMER,
       filterSubject: 'email.complained',
       handle: (event) => this.apply(event),
+      ...consumerSettingsFrom(this.config),
     });
   }
 
