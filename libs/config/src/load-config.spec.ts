@@ -24,6 +24,11 @@ describe(loadConfig.name, () => {
     expect(config.NATS_URL).toBe('nats://127.0.0.1:4222');
   });
 
+  it('reads a choice with white space around it (a line break a secret store or heredoc left) as the choice, as every other parser does', () => {
+    const config = loadConfig({ NODE_ENV: 'production\n', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), LOG_LEVEL: ' warn ', DATABASE_URL: 'postgres://u@127.0.0.1/x' }, 'gateway');
+    expect([config.NODE_ENV, config.LOG_LEVEL]).toEqual(['production', 'warn']);
+  });
+
   it('lists every problem at once, naming each variable', () => {
     const problems = problemsOf(() =>
       loadConfig({ PORT: 'eighty', TEST_MODE_ENABLED: 'maybe', TRUSTED_PROXIES: '127.0.0.1,not-an-ip', LOG_LEVEL: 'loud', NATS_URL: 'http://x' }, 'gateway'),

@@ -29,8 +29,9 @@ export const asBoolean: Parser<boolean> = (raw) => {
 
 export function asOneOf<T extends string>(...allowed: T[]): Parser<T> {
   return (raw) => {
-    if (!(allowed as string[]).includes(raw)) throw new Error(`must be one of ${allowed.join(', ')}, got '${raw}'`);
-    return raw as T;
+    const value = raw.trim();
+    if (!(allowed as string[]).includes(value)) throw new Error(`must be one of ${allowed.join(', ')}, got '${escapeControls(raw)}'`);
+    return value as T;
   };
 }
 
