@@ -126,6 +126,16 @@ describe(mimeBytes.name, () => {
     expect(unfolded('X-Words')).toBe('word '.repeat(190).trim());
   });
 
+  it('keeps every line within 998 characters when whitespace comes before a run that fills the rest of the 998', () => {
+    // nodemailer folds before a whitespace run, which then starts the next line with the word after it.
+    const values = [` ${'v'.repeat(997)}`, `\t${'v'.repeat(997)}`, `   ${'v'.repeat(995)}`];
+    const tooLong = values.flatMap((value) => {
+      const raw = composeMessage(email({ subject: value, headers: { 'X-Run': value } })).toString();
+      return raw.split('\r\n').filter((line) => line.length > 998).map((line) => `${JSON.stringify(value.slice(0, 4))}: a line of ${line.length}`);
+    });
+    expect(tooLong).toEqual([]);
+  });
+
   it('refuses a part whose content would have to be streamed', () => {
     const node = compileMessage(email({ attachments: [] }));
     const textPart = node.childNodes[0];

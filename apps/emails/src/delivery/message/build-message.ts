@@ -53,13 +53,16 @@ export function compileMessage(email: OutgoingEmail): MimeNode {
 
 /**
  * A line holds at most 998 characters (RFC 5322 §2.1.1, and SMTP's 1,000 with
- * CRLF), and nodemailer folds a header only at spaces, putting a long word on
- * a line of its own after one space. The API lets a subject or a header value
- * be 998 characters, so a longer unbroken run is written as RFC 2047 encoded
+ * CRLF), and nodemailer folds "Name: value" only before a run of whitespace,
+ * which then starts the next line together with the word after it (the space
+ * after the colon included, for a value that starts with a word or with
+ * whitespace). The API lets a subject or a header value be 998 characters, so
+ * a value where such a line would pass 998 is written as RFC 2047 encoded
  * words instead, which fold; the reader sees the same text.
  */
-const UNFOLDABLE_RUN = /\S{998}/;
-const foldable = (value: string) => (UNFOLDABLE_RUN.test(value) ? encodeWord(value, 'Q', 52) : value);
+const MAX_LINE = 998;
+const foldedPieces = (value: string) => ` ${value}`.match(/\s+\S+/g) ?? [];
+const foldable = (value: string) => (foldedPieces(value).some((piece) => piece.length > MAX_LINE) ? encodeWord(value, 'Q', 52) : value);
 
 /** Line breaks as RFC 5322 has them: a CR or LF on its own becomes CRLF. */
 const withCrlf = (body: string) => body.replace(/\r\n|\r|\n/g, '\r\n');
