@@ -112,6 +112,32 @@ describe('the message a receiver gets', () => {
     expect(partBody(bytes, 'text/plain')).toBe(`${'x'.repeat(2000)}\r\n.\r\n.leading dot\r\nno final newline`);
   });
 
+  it('sends a retry that is the first attempt byte for byte: boundaries, tracked links and signature', async () => {
+    const held = harness.smtp.holdNextData();
+    const response = await harness.stack.api.post('/v1/emails', {
+      from: 'Acme <hi@acme.test>',
+      to: 'again@example.test',
+      subject: 'Your receipt',
+      text: 'Paid in full',
+      html: '<p>Receipt <a href="https://acme.test/order">order</a> <img src="cid:logo"></p>',
+      tracking: { opens: true, clicks: true },
+      attachments: [
+        { filename: 'receipt.txt', content: Buffer.from('paid in full').toString('base64'), contentType: 'text/plain' },
+        { filename: 'logo.gif', content: PIXEL, contentType: 'image/gif', contentId: 'logo' },
+      ],
+    });
+    expect(response.status).toBe(202);
+    const first = await held.arrived;
+    held.release({ code: 451, message: '4.3.0 Try again later' });
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, response.body.id, ['delivered']);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    const [retry] = harness.smtp.messagesFor('again@example.test');
+    expect(retry.raw.toString('latin1')).toContain('Content-Type: multipart/mixed');
+    expect(partBody(retry.raw, 'text/html')).toMatch(/href="https:\/\/track\.mailroom\.test\/t\/c\/[^]*src="https:\/\/track\.mailroom\.test\/t\/o\//);
+    expect(retry.raw.toString('latin1')).toBe(first.raw.toString('latin1'));
+    expect((await verdict(retry.raw)).dkim.results[0].status.result).toBe('pass');
+  });
+
   it('carries a forwarded message/rfc822 attachment unencoded and byte for byte, with the signature passing', async () => {
     const forwarded = 'From: Ann <ann@example.test>\r\nSubject: Original\r\n\r\nThe original body.\r\n.\r\n';
     const { message } = await deliver({

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
@@ -37,6 +38,7 @@ export function compileMessage(email: OutgoingEmail): MimeNode {
     headers: Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, foldable(value)])),
     messageId: email.messageId,
     date: email.originatedAt,
+    baseBoundary: boundaryOf(email.id),
     attachments: email.attachments.map((attachment) => ({
       filename: attachment.filename,
       content: Buffer.from(attachment.content, 'base64'),
@@ -50,6 +52,16 @@ export function compileMessage(email: OutgoingEmail): MimeNode {
   // Bcc stays out of the headers (the default).
   return composer.compile();
 }
+
+/**
+ * The part of the MIME boundaries every part shares, from the email's id:
+ * nodemailer draws it at random for each build, so a retry (or a second copy
+ * after a crash mid-delivery) differed from the first attempt in every
+ * boundary, and in the body hash and signature over them. The id's random
+ * half was drawn after the content was written, so no body can hold a
+ * boundary line it could not know.
+ */
+const boundaryOf = (emailId: string) => createHash('sha256').update(emailId).digest('hex').slice(0, 16);
 
 /**
  * A line holds at most 998 characters (RFC 5322 §2.1.1, and SMTP's 1,000 with
