@@ -235,6 +235,23 @@ describe('POST /v1/emails', () => {
       expect(Buffer.byteLength(JSON.stringify(response.body))).toBeLessThan(2048);
     });
 
+    // An emoji is one character and two UTF-16 code units: the subject and a filename already count characters.
+    it('counts characters, not UTF-16 code units, in header values and metadata keys and values, as in the subject', async () => {
+      const emoji = (count: number) => '🎉'.repeat(count);
+      const within = { subject: emoji(998), headers: { 'X-Party': emoji(998) }, metadata: { [emoji(256)]: emoji(2048) } };
+      const accepted = await test.post('/v1/emails', emailBody(within));
+      expect([accepted.status, accepted.body.error]).toEqual([202, undefined]);
+      for (const [override, message] of [
+        [{ headers: { 'X-Party': emoji(999) } }, 'headers.X-Party: must be at most 998 characters'],
+        [{ metadata: { party: emoji(2049) } }, 'metadata.party: must be at most 2048 characters'],
+      ] as const) {
+        const refused = await test.post('/v1/emails', emailBody(override));
+        expect([refused.status, refused.body.error.message]).toEqual([422, message]);
+      }
+      const longKey = await test.post('/v1/emails', emailBody({ metadata: { [emoji(257)]: 'v' } }));
+      expect([longKey.status, longKey.body.error.message]).toEqual([422, expect.stringMatching(/^metadata\."(?:🎉)+…" \(\d+ characters\): keys must be 1 to 256 characters$/)]);
+    });
+
     it('a bad Idempotency-Key header', async () => {
       const response = await test.post('/v1/emails', emailBody(), { headers: { 'idempotency-key': 'has space' } });
       expect(response.status).toBe(422);

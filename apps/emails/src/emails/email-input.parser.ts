@@ -32,6 +32,13 @@ const HEADER_NAME = /^[!-9;-~]+$/; // RFC 5322 field-name: printable ASCII excep
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Whether a string holds more than `max` characters, counted as the README and
+ * the DTO's length rules (the subject's, a filename's) count them: an emoji is
+ * one character, not the two UTF-16 code units of String.length.
+ */
+const isLongerThan = (value: string, max: number) => value.length > max && [...value].length > max;
+
 const field = (prefix: string, name: string) => (prefix ? `${prefix}.${name}` : name);
 
 function addresses(value: string | string[] | null | undefined, name: string): ParsedAddress[] {
@@ -62,7 +69,7 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
     if (/[\r\n]/.test(content)) throw DomainError.validation(fieldPath(name, header), 'must not contain CR or LF');
     // nodemailer leaves out a header whose value trims to nothing: it would be stored and shown, but never sent.
     if (!content.trim()) throw DomainError.validation(fieldPath(name, header), 'must not be blank');
-    if (content.length > EMAIL_LIMITS.headerValueMaxLength) {
+    if (isLongerThan(content, EMAIL_LIMITS.headerValueMaxLength)) {
       throw DomainError.validation(fieldPath(name, header), `must be at most ${EMAIL_LIMITS.headerValueMaxLength} characters`);
     }
     seen.add(lower);
@@ -93,10 +100,10 @@ function metadata(value: Record<string, string> | undefined, name: string): Reco
   const entries = Object.entries(value ?? {});
   if (entries.length > EMAIL_LIMITS.metadataMaxKeys) throw DomainError.validation(name, `at most ${EMAIL_LIMITS.metadataMaxKeys} keys`);
   for (const [key, content] of entries) {
-    if (!key.length || key.length > EMAIL_LIMITS.metadataKeyMaxLength) {
+    if (!key.length || isLongerThan(key, EMAIL_LIMITS.metadataKeyMaxLength)) {
       throw DomainError.validation(fieldPath(name, key), `keys must be 1 to ${EMAIL_LIMITS.metadataKeyMaxLength} characters`);
     }
-    if (content.length > EMAIL_LIMITS.metadataValueMaxLength) {
+    if (isLongerThan(content, EMAIL_LIMITS.metadataValueMaxLength)) {
       throw DomainError.validation(fieldPath(name, key), `must be at most ${EMAIL_LIMITS.metadataValueMaxLength} characters`);
     }
   }
