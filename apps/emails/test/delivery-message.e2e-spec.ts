@@ -150,6 +150,19 @@ describe('the message a receiver gets', () => {
     expect((await verdict(message.raw)).dkim.results[0].status.result).toBe('pass');
   });
 
+  it('sends a file named .eml without a contentType, whose content could not go out unencoded, base64-encoded and intact', async () => {
+    // Without a contentType the type follows the extension: .eml is message/rfc822, which goes out unencoded.
+    const saved = 'Subject: Grüße\n\nA body saved with Unix line ends.\n.\n' + `${'x'.repeat(1200)}\n`;
+    const { message } = await deliver({ to: 'saved@example.test', attachments: [{ filename: 'saved.eml', content: Buffer.from(saved).toString('base64') }] });
+    const raw = message.raw.toString('latin1');
+    expect(raw).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+    expect(message.raw.every((byte) => byte < 0x80)).toBe(true);
+    expect(Math.max(...raw.split('\r\n').map((line) => line.length))).toBeLessThanOrEqual(998);
+    expect(raw).toMatch(/Content-Type: application\/octet-stream; name=saved\.eml\r\nContent-Transfer-Encoding: base64\r\n/);
+    expect(partBody(message.raw, 'application/octet-stream')).toBe(saved);
+    expect((await verdict(message.raw)).dkim.results[0].status.result).toBe('pass');
+  });
+
   it('oversigns the fields it signs, so a From, Subject or Reply-To added in transit breaks the signature', async () => {
     const { message } = await deliver({ to: 'oversigned@example.test', subject: 'Your receipt', replyTo: 'support@acme.test' });
     const names = signedNames(message.raw);

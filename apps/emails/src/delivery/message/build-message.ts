@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { encodeWord } from 'nodemailer/lib/mime-funcs';
+import { detectMimeType, encodeWord } from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
+import { fitsTheWireUnencoded } from '../../emails/attachment-type';
 import { dkimSign } from './dkim-signature';
 import { mimeBytes } from './mime-bytes';
 import { DkimSigningKey, OutgoingEmail } from './outgoing-email';
@@ -39,18 +40,29 @@ export function compileMessage(email: OutgoingEmail): MimeNode {
     messageId: email.messageId,
     date: email.originatedAt,
     baseBoundary: boundaryOf(email.id),
-    attachments: email.attachments.map((attachment) => ({
-      filename: attachment.filename,
-      content: Buffer.from(attachment.content, 'base64'),
-      contentType: attachment.contentType,
-      cid: attachment.contentId,
-    })),
+    attachments: email.attachments.map((attachment) => {
+      const content = Buffer.from(attachment.content, 'base64');
+      return { filename: attachment.filename, content, contentType: attachment.contentType ?? typeByName(attachment.filename, content), cid: attachment.contentId };
+    }),
     // Content comes only from the row: never fetch a URL or read a file a caller names.
     disableUrlAccess: true,
     disableFileAccess: true,
   });
   // Bcc stays out of the headers (the default).
   return composer.compile();
+}
+
+/**
+ * The type of an attachment sent without one, from its filename's extension
+ * as nodemailer would guess it, except that a message/* type (.eml, .mht) is
+ * sent unencoded (RFC 2046 §5.2.1): a saved message with LF line ends, 8-bit
+ * bytes or long lines would go on the wire as it is, so that one goes as
+ * application/octet-stream, base64-encoded. A contentType the caller gave was
+ * checked when the email was accepted (attachment-type).
+ */
+function typeByName(filename: string, content: Buffer): string {
+  const guessed = detectMimeType(filename);
+  return /^message\//i.test(guessed) && !fitsTheWireUnencoded(content) ? 'application/octet-stream' : guessed;
 }
 
 /**
