@@ -21,6 +21,15 @@ describe(parseEmailInput.name, () => {
     expect(problemOf({ headers: { [long]: 'x' } })).not.toMatch(/[\r\n]/);
   });
 
+  it('takes a display name as long as its words fit the lines of the message, and refuses one word longer than a line', () => {
+    const refusal = /: the display name holds a word too long for one line of the message/;
+    expect(problemOf({ from: `${'A'.repeat(990)} <a@example.com>` })).toBeNull();
+    expect(problemOf({ to: [`${'word '.repeat(2000).trim()} <b@example.com>`] })).toBeNull();
+    expect(problemOf({ replyTo: `${'é'.repeat(2000)} <b@example.com>` })).toBeNull();
+    expect(problemOf({ from: `${'A'.repeat(998)} <a@example.com>` })).toMatch(new RegExp(`^from${refusal.source}`));
+    expect(problemOf({ bcc: ['c@example.com', `"${'a,'.repeat(498)}" <b@example.com>`] })).toMatch(new RegExp(`^bcc\\[1\\]${refusal.source}`));
+  });
+
   it('quotes the start of an overlong header name once: in single quotes as written, or JSON-escaped, never both', () => {
     expect(problemOf({ headers: { [`X-${'n'.repeat(200)}`]: 'x' } })).toBe(`headers: header names must be at most 128 characters ('X-${'n'.repeat(22)}…' has 202)`);
     expect(problemOf({ headers: { [`X\r\n${'a'.repeat(200)}`]: 'x' } })).toBe(`headers: header names must be at most 128 characters ("X\\r\\n${'a'.repeat(21)}…" has 203)`);

@@ -1,5 +1,6 @@
 import { EMAIL_LIMITS, EmailSendInput, fieldPath, isIsoTimestamp, millisecondsRoundedUp, ParsedAddress, parseEmailAddress, RESERVED_HEADERS } from '@mailroom/contracts';
 import { DomainError, ErrorCode, excerptForMessage, quotedForMessage } from '@mailroom/errors';
+import { addressFitsHeaderLines } from './address-header-line';
 import { assertAttachmentTypeFits } from './attachment-type';
 
 export interface ParsedAttachment {
@@ -49,6 +50,9 @@ function addresses(value: string | string[] | null | undefined, name: string): P
     const parsed = parseEmailAddress(raw);
     const where = typeof value === 'string' ? name : `${name}[${index}]`;
     if (!parsed) throw DomainError.validation(where, `${quotedForMessage(raw)} is not a valid email address`);
+    if (!addressFitsHeaderLines(parsed.raw)) {
+      throw DomainError.validation(where, 'the display name holds a word too long for one line of the message (998 characters, quotes included); put spaces in it');
+    }
     return parsed;
   });
 }
