@@ -1,12 +1,14 @@
-import { createInbox, Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
+import { createInbox, Events, Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
 import { LoopTurnQueue } from './loop-turn-queue';
 
-export type ReplyFailure = 'timeout' | 'no_responders';
+export type ReplyFailure = 'timeout' | 'no_responders' | 'disconnected';
+
+const REASON_TEXT: Record<ReplyFailure, string> = { timeout: 'no reply in time', no_responders: 'no responders', disconnected: 'connection lost before the reply' };
 
 /** A request that got no usable reply: nobody listens on the subject, or nobody answered in time. */
 export class NoReplyError extends Error {
   constructor(readonly reason: ReplyFailure, subject: string) {
-    super(`${reason === 'timeout' ? 'no reply in time' : 'no responders'} on ${subject}`);
+    super(`${REASON_TEXT[reason]} on ${subject}`);
   }
 }
 
@@ -34,6 +36,21 @@ export class ReplyInbox {
 
   constructor(private readonly connection: NatsConnection) {
     this.subscription = connection.subscribe(`${this.prefix}*`, { callback: (error, message) => error || this.settle(message) });
+    void this.failPendingOnDisconnect();
+  }
+
+  /**
+   * Core NATS does not keep messages for a subscriber that is away: a reply
+   * sent while the connection is down is gone, so the requests waiting then
+   * fail at once instead of at their timeout (RPC_TIMEOUT_MS of a caller
+   * waiting for a 503 it could have had at once). Requests made while it is
+   * down are sent when it is back (nats.js holds them) and wait as usual.
+   */
+  private async failPendingOnDisconnect(): Promise<void> {
+    for await (const status of this.connection.status()) {
+      if (status.type !== Events.Disconnect) continue;
+      for (const token of [...this.pending.keys()]) this.fail(token, 'disconnected');
+    }
   }
 
   request(subject: string, data: string | Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {

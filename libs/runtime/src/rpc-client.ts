@@ -85,7 +85,11 @@ export class RpcClient<M extends RpcMap<M>> {
    * look for than a service that took the request and stayed silent.
    */
   private noReply(error: NoReplyError): DomainError {
-    const what = error.reason === 'no_responders' ? 'is not running (nothing takes its requests)' : 'did not answer in time';
+    const what = {
+      no_responders: 'is not running (nothing takes its requests)',
+      timeout: 'did not answer in time',
+      disconnected: 'did not answer: the connection to the message bus (NATS) dropped before its answer came, so whether it was done is unknown',
+    }[error.reason];
     return new DomainError(ErrorCode.ServiceUnavailable, `The ${this.serviceName} service ${what}; try again.`);
   }
 
