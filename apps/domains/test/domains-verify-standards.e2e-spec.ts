@@ -140,6 +140,30 @@ describe('domains: verification follows the DNS standards', () => {
       expect(response.dnsErrors).toBeUndefined();
       expect(response.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`does not contain include:${SPF_INCLUDE}`) }]);
     });
+
+    it('takes an unknown mechanism anywhere in a record it evaluates as the permanent error it is (RFC 7208 §4.6, §5), and ignores an unknown modifier (§6)', async () => {
+      const domain = await addDomain(uniqueDomain('spfunknown'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      // `ipv4:` for `ip4:` is the usual slip: receivers parse the whole record first and stop at it with a permerror.
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 ipv4:192.0.2.1 include:${SPF_INCLUDE} ~all`]);
+      const typo = await verify(domain.id);
+      expect(typo).toMatchObject({ status: 'pending', spfStatus: 'pending' });
+      expect(typo.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining("unknown mechanism 'ipv4:192.0.2.1'") }]);
+
+      // After ours too: the record does not parse, so no term of it is evaluated.
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:${SPF_INCLUDE} ipv4:192.0.2.1 ~all`]);
+      expect((await verify(domain.id)).spfStatus).toBe('pending');
+
+      // In a record an include leads to before ours.
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:_spf.${domain.name} include:${SPF_INCLUDE} ~all`]);
+      harness.dns.set(`_spf.${domain.name}`, 'TXT', ['v=spf1 ip4:192.0.2.1 mx:mail.example.net/24 bogus -all']);
+      const nested = await verify(domain.id);
+      expect(nested.spfStatus).toBe('pending');
+      expect(nested.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`in the SPF record of _spf.${domain.name}`) }]);
+
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 include:${SPF_INCLUDE} exp=explain.${domain.name} custom-modifier=1 ~all`]);
+      expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified' });
+    });
   });
 
   describe('DMARC (RFC 7489 §6.6.3)', () => {

@@ -27,6 +27,15 @@ describe('SPF evaluation (RFC 7208)', () => {
     });
   });
 
+  it('stops at an unknown mechanism anywhere in a record it reads, and reads past an unknown modifier', async () => {
+    expect(await check({ 'example.com': [`v=spf1 include:${OURS} ipv4:192.0.2.1 ~all`] })).toEqual({ result: 'fail', problem: expect.stringContaining("unknown mechanism 'ipv4:192.0.2.1'") });
+    expect(await check({ 'example.com': [`v=spf1 include:_spf.example.com include:${OURS} ~all`], '_spf.example.com': ['v=spf1 bogus -all'] })).toEqual({
+      result: 'fail',
+      problem: expect.stringMatching(/^in the SPF record of _spf.example.com .* there is an unknown mechanism 'bogus'/),
+    });
+    expect(await check({ 'example.com': [`v=spf1 include:${OURS} x-note=1 ~all`] })).toEqual({ result: 'pass' });
+  });
+
   it('passes with our include in the record itself, in one it includes, or behind redirect=', async () => {
     expect(await check({ 'example.com': [`v=spf1 include:${OURS} ~all`] })).toEqual({ result: 'pass' });
     expect(await check({ 'example.com': ['v=spf1 include:_spf.example.com -all'], '_spf.example.com': [`v=spf1 +include:${OURS}. ~all`] })).toEqual({ result: 'pass' });
