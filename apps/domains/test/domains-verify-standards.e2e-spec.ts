@@ -141,7 +141,7 @@ describe('domains: verification follows the DNS standards', () => {
       expect(response.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`does not contain include:${SPF_INCLUDE}`) }]);
     });
 
-    it('takes an unknown mechanism anywhere in a record it evaluates as the permanent error it is (RFC 7208 §4.6, §5), and ignores an unknown modifier (§6)', async () => {
+    it('takes a term that does not parse (an unknown mechanism, an ip4 with no address) anywhere in a record it evaluates as the permanent error it is (RFC 7208 §4.6), and ignores an unknown modifier (§6)', async () => {
       const domain = await addDomain(uniqueDomain('spfunknown'));
       publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
       // `ipv4:` for `ip4:` is the usual slip: receivers parse the whole record first and stop at it with a permerror.
@@ -160,6 +160,10 @@ describe('domains: verification follows the DNS standards', () => {
       const nested = await verify(domain.id);
       expect(nested.spfStatus).toBe('pending');
       expect(nested.recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining(`in the SPF record of _spf.${domain.name}`) }]);
+
+      // A known mechanism whose address is none (§5.6) does not parse either.
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 ip4:192.0.2 include:${SPF_INCLUDE} ~all`]);
+      expect((await verify(domain.id)).recordProblems).toEqual([{ purpose: 'spf', host: domain.name, problem: expect.stringContaining("'ip4:192.0.2', which is no IPv4 address") }]);
 
       harness.dns.set(domain.name, 'TXT', [`v=spf1 include:${SPF_INCLUDE} exp=explain.${domain.name} custom-modifier=1 ~all`]);
       expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified' });

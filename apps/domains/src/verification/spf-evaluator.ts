@@ -1,3 +1,4 @@
+import { MECHANISM, spfTermProblem } from './spf-term-syntax';
 import { LookupResult, normalizeName, RecordOutcome } from './verification-rules';
 
 export type TxtLookup = (host: string) => Promise<LookupResult>;
@@ -6,15 +7,9 @@ export type TxtLookup = (host: string) => Promise<LookupResult>;
 export const MAX_SPF_LOOKUPS = 10;
 /** §4.6.4: the terms that count: these mechanisms, and the redirect modifier. */
 const LOOKUP_MECHANISMS = new Set(['include', 'a', 'mx', 'ptr', 'exists']);
-/** §5: the mechanisms there are; any other name is a syntax error, not a term to skip. */
-const KNOWN_MECHANISMS = new Set([...LOOKUP_MECHANISMS, 'all', 'ip4', 'ip6']);
 const PASS_QUALIFIERS = new Set(['', '+']);
 
-/** `[qualifier]name[:argument or /cidr]` (RFC 7208 §4.6.1); a modifier is `name=value` (§6) and is not matched. */
-const MECHANISM = /^([+?~-]?)([a-z][a-z0-9_.-]*)(?![a-z0-9_.-]*=)(?::(.*)|\/.*)?$/;
 const REDIRECT = /^redirect=(.*)$/;
-/** §6: `name=value`; a modifier a receiver does not know is ignored, so any name is fine. */
-const MODIFIER = /^[a-z][a-z0-9_.-]*=/;
 
 /** RFC 7208 §4.5: a TXT is SPF only if it begins with exactly `v=spf1` ended by a space or its end. */
 export function spfRecordsOf(values: string[]): string[] {
@@ -65,10 +60,8 @@ export class SpfEvaluator {
   private async evaluate(record: string, place: Place): Promise<Branch> {
     const terms = record.trim().split(/\s+/).slice(1).map((term) => term.toLowerCase());
     // §4.6: receivers parse the whole record before evaluating any of it, so a syntax error after ours counts too.
-    const unknown = terms.find((term) => !MODIFIER.test(term) && !KNOWN_MECHANISMS.has(MECHANISM.exec(term)?.[2] ?? ''));
-    if (unknown !== undefined) {
-      return stopped(`${where(place) ? `${where(place)}there is` : 'the SPF record has'} an unknown mechanism '${unknown}', so receivers stop with a permanent error (RFC 7208 §4.6, §5, which know all, include, a, mx, ptr, ip4, ip6 and exists); fix or remove it`);
-    }
+    const syntax = terms.map(spfTermProblem).find((problem) => problem !== null);
+    if (syntax) return stopped(`${where(place) ? `${where(place)}there is` : 'the SPF record has'} ${syntax}, so receivers stop with a permanent error (RFC 7208 §4.6); fix or remove it`);
     const redirects = terms.flatMap((term) => REDIRECT.exec(term)?.[1] ?? []);
     // §6: a modifier appears at most once.
     if (redirects.length > 1) return stopped(`${where(place)}has ${redirects.length} redirect= modifiers; a record may have one (RFC 7208 §6)`);
