@@ -37,6 +37,17 @@ describe('domains: verification follows the DNS standards', () => {
       expect(await verify(domain.id)).toMatchObject({ status: 'verified', spfStatus: 'verified' });
     });
 
+    it('accepts a redirect= straight to SPF_INCLUDE, which makes our record the domain\'s, as receivers read it (RFC 7208 §6.1)', async () => {
+      const domain = await addDomain(uniqueDomain('spfredirectours'));
+      publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);
+      // Ours lists our sending addresses; it does not include itself.
+      harness.dns.set(SPF_INCLUDE, 'TXT', ['v=spf1 ip4:192.0.2.0/24 -all']);
+      harness.dns.set(domain.name, 'TXT', [`v=spf1 redirect=${SPF_INCLUDE}`]);
+      const response = await verify(domain.id);
+      expect(response.recordProblems).toBeUndefined();
+      expect(response).toMatchObject({ status: 'verified', spfStatus: 'verified' });
+    });
+
     it('does not accept our include behind a nested include with a non-pass qualifier, or a redirect= that an all overrides', async () => {
       const domain = await addDomain(uniqueDomain('spfnestedq'));
       publish(harness.dns, domain.name, domain.dnsRecords, ['dkim', 'dmarc']);

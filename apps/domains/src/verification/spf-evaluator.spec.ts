@@ -76,6 +76,13 @@ describe('SPF evaluation (RFC 7208)', () => {
     );
   });
 
+  it('passes a redirect= straight to ours: our record then stands for the domain, and it passes our mail (§6.1)', async () => {
+    const ours = { [OURS]: ['v=spf1 ip4:192.0.2.0/24 -all'] };
+    expect(await check({ 'example.com': [`v=spf1 redirect=${OURS.toUpperCase()}.`], ...ours })).toEqual({ result: 'pass' });
+    expect(await check({ 'example.com': ['v=spf1 include:_spf.example.com -all'], '_spf.example.com': [`v=spf1 redirect=${OURS}`], ...ours })).toEqual({ result: 'pass' });
+    expect(await check({ 'example.com': [`v=spf1 -all redirect=${OURS}`], ...ours })).toMatchObject({ result: 'fail' });
+  });
+
   it('ignores redirect= in a record with an all mechanism (§6.1), and refuses two redirect= modifiers (§6)', async () => {
     const target = { '_spf.example.com': [`v=spf1 include:${OURS} -all`] };
     expect(await check({ 'example.com': ['v=spf1 ~all redirect=_spf.example.com'], ...target })).toMatchObject({ result: 'fail', problem: expect.stringContaining('does not contain') });

@@ -97,8 +97,11 @@ export class SpfEvaluator {
     // As for an include: a macro expands with what only a receiver knows, so assume it does not lead to ours.
     if (redirects[0].includes('%')) return { kind: 'not-reached' };
     if (++this.lookups > MAX_SPF_LOOKUPS) return stopped(this.tooManyLookups());
-    // §6.1: the redirect's record takes the place of this one, with no qualifier of its own.
-    return this.follow(normalizeName(redirects[0]), place, `redirect=${normalizeName(redirects[0])}`);
+    // §6.1: the redirect's record takes the place of this one, with no qualifier of its own. When that is ours, the
+    // domain's policy is ours, which passes our mail: as good as include:ours (our record does not include itself).
+    const redirect = normalizeName(redirects[0]);
+    if (redirect === this.ours) return { kind: 'reached' };
+    return this.follow(redirect, place, `redirect=${redirect}`);
   }
 
   /** Reads the record an include or redirect names; a loop, no record or two of them are permanent errors (§4.5, §5.2, §6.1). */
