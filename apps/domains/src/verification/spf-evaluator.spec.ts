@@ -36,11 +36,13 @@ describe('SPF evaluation (RFC 7208)', () => {
     expect(await check({ 'example.com': [`v=spf1 include:${OURS} x-note=1 ~all`] })).toEqual({ result: 'pass' });
   });
 
-  it('stops at an ip4 or ip6 term that holds no address or range, and at an all with an argument', async () => {
-    for (const term of ['ip4:192.0.2', 'ip4:192.0.2.0/33', 'ip4', 'ip6:2001:db8::/129', 'ip6:192.0.2.1', 'all:example.com']) {
+  it('stops at an ip4 or ip6 term that holds no address or range, an all with an argument, an a, mx, ptr or exists with an empty domain or too long a prefix', async () => {
+    for (const term of ['ip4:192.0.2', 'ip4:192.0.2.0/33', 'ip4', 'ip6:2001:db8::/129', 'ip6:192.0.2.1', 'all:example.com', 'exists', 'exists:', 'a:', 'mx:/24', 'a/33', 'mx:mail.example.com//129', 'ptr:']) {
       expect(await check({ 'example.com': [`v=spf1 ${term} include:${OURS} ~all`] })).toEqual({ result: 'fail', problem: expect.stringContaining(`'${term}'`) });
     }
-    expect(await check({ 'example.com': [`v=spf1 ip4:192.0.2.0/24 ip6:2001:db8::/32 +ip4:198.51.100.7 include:${OURS} -all`] })).toEqual({ result: 'pass' });
+    expect(await check({ 'example.com': [`v=spf1 ip4:192.0.2.0/24 ip6:2001:db8::/32 +ip4:198.51.100.7 a mx/24 a:mail.example.com/24//64 a:%{l/}.example.com mx//64 ptr exists:%{i}.x.example.com include:${OURS} -all`] })).toEqual({
+      result: 'pass',
+    });
   });
 
   it('passes with our include in the record itself, in one it includes, or behind redirect=', async () => {

@@ -13,6 +13,16 @@ function isIpNetwork(argument: string | undefined, isAddress: (text: string) => 
   return match !== null && isAddress(match[1]) && (match[2] === undefined || Number(match[2]) <= maxBits);
 }
 
+/** §5.3, §5.4: `a` and `mx` take `[:domain][/ip4-cidr][//ip6-cidr]`; a colon must be followed by a domain. */
+const DUAL_CIDR = /^(?::([^/]*))?(?:\/(\d{1,3}))?(?:\/\/(\d{1,3}))?$/;
+
+function isDualCidrArgument(rest: string): boolean {
+  const match = DUAL_CIDR.exec(rest);
+  if (!match) return false;
+  const [, domain, ip4Bits, ip6Bits] = match;
+  return domain !== '' && (ip4Bits === undefined || Number(ip4Bits) <= 32) && (ip6Bits === undefined || Number(ip6Bits) <= 128);
+}
+
 /**
  * What is wrong with one term of an SPF record (lower-cased), or null when it parses. Receivers parse the whole record
  * before evaluating any of it and stop with a permanent error at a term that does not (RFC 7208 §4.6); the usual slips
@@ -27,5 +37,10 @@ export function spfTermProblem(term: string): string | null {
   if (name === 'all' && term.replace(/^[+?~-]/, '') !== 'all') return `'${term}', but all takes no argument (RFC 7208 §5.1)`;
   if (name === 'ip4' && !isIpNetwork(argument, isIPv4, 32)) return `'${term}', which is no IPv4 address or range (RFC 7208 §5.6)`;
   if (name === 'ip6' && !isIpNetwork(argument, isIPv6, 128)) return `'${term}', which is no IPv6 address or range (RFC 7208 §5.6)`;
+  // A macro's delimiters may hold a slash (`%{l/}`, §7.1): read as one character, so it is not taken for a prefix.
+  const rest = term.replace(/^[+?~-]?[a-z]+/, '').replace(/%\{[^}]*\}/g, 'm');
+  if ((name === 'a' || name === 'mx') && !isDualCidrArgument(rest)) return `'${term}', which names no domain after its colon or has too long a prefix (RFC 7208 §5.3, §5.4)`;
+  // §5.7: exists needs a domain; §5.5: ptr may leave it out, but not after a colon.
+  if ((name === 'exists' && !argument) || (name === 'ptr' && argument === '')) return `'${term}', which names no domain (RFC 7208 §5.5, §5.7)`;
   return null;
 }
