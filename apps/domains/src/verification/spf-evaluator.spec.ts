@@ -85,12 +85,16 @@ describe('SPF evaluation (RFC 7208)', () => {
     expect(await check({ 'example.com': [`v=spf1 -all redirect=${OURS}`], ...ours })).toMatchObject({ result: 'fail' });
   });
 
-  it('ignores redirect= in a record with an all mechanism (§6.1), and refuses two redirect= modifiers (§6)', async () => {
+  it('ignores redirect= in a record with an all mechanism (§6.1), and refuses two redirect= or two exp= modifiers (§6)', async () => {
     const target = { '_spf.example.com': [`v=spf1 include:${OURS} -all`] };
     expect(await check({ 'example.com': ['v=spf1 ~all redirect=_spf.example.com'], ...target })).toMatchObject({ result: 'fail', problem: expect.stringContaining('does not contain') });
     expect(await check({ 'example.com': ['v=spf1 redirect=_spf.example.com redirect=_spf.example.com'], ...target })).toMatchObject({
       result: 'fail',
       problem: expect.stringContaining('2 redirect= modifiers'),
+    });
+    expect(await check({ 'example.com': [`v=spf1 include:${OURS} exp=a.example.com EXP=b.example.com ~all`] })).toMatchObject({
+      result: 'fail',
+      problem: expect.stringContaining('2 exp= modifiers'),
     });
   });
 

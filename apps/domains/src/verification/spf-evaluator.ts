@@ -63,8 +63,12 @@ export class SpfEvaluator {
     const syntax = terms.map(spfTermProblem).find((problem) => problem !== null);
     if (syntax) return stopped(`${where(place) ? `${where(place)}there is` : 'the SPF record has'} ${syntax}, so receivers stop with a permanent error (RFC 7208 §4.6); fix or remove it`);
     const redirects = terms.flatMap((term) => REDIRECT.exec(term)?.[1] ?? []);
-    // §6: a modifier appears at most once.
-    if (redirects.length > 1) return stopped(`${where(place)}has ${redirects.length} redirect= modifiers; a record may have one (RFC 7208 §6)`);
+    // §6: redirect= and exp= appear at most once each (an exp= is read only when mail fails, but a second one still
+    // makes the record a permanent error).
+    for (const modifier of ['redirect', 'exp']) {
+      const count = terms.filter((term) => term.startsWith(`${modifier}=`)).length;
+      if (count > 1) return stopped(`${where(place)}has ${count} ${modifier}= modifiers; a record may have one (RFC 7208 §6)`);
+    }
     for (const [index, term] of terms.entries()) {
       const mechanism = MECHANISM.exec(term);
       if (!mechanism) continue;
