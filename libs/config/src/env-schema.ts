@@ -1,4 +1,4 @@
-import { asBoolean, asInteger, asIpOrCidr, asList, asNonBlank, asOneOf, asUrl, Parser } from './parsers';
+import { asBoolean, asInteger, asList, asNonBlank, asOneOf, asProxyRange, asUrl, Parser } from './parsers';
 import { asBindAddressOrOff, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 import { asBaseUrl, asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
@@ -43,7 +43,7 @@ export const ENV_SCHEMA = {
   HEALTH_TIMEOUT_MS: variable({ default: '1000', apps: ['gateway'], description: 'how long GET /health waits for each service', parse: asInteger(50, 30000) }),
   BODY_LIMIT_BYTES: variable({ default: '10485760', apps: ['gateway'], description: 'largest accepted request body; larger answers 413 payload_too_large', parse: asInteger(1024, 104857600) }),
   TEST_MODE_ENABLED: variable({ default: 'true', apps: ['gateway'], description: 'when false, test keys (mr_test_…) answer 401', parse: asBoolean }),
-  TRUSTED_PROXIES: variable({ default: '', apps: ['gateway'], description: 'comma-separated IPs/CIDRs whose X-Forwarded-For (the client address) and X-Forwarded-Host (the host a tracking link was asked under) are honoured', parse: asList(asIpOrCidr) }),
+  TRUSTED_PROXIES: variable({ default: '', apps: ['gateway'], description: 'comma-separated IPs/CIDRs (narrower than /0) whose X-Forwarded-For (the client address) and X-Forwarded-Host (the host a tracking link was asked under) are honoured', parse: asList(asProxyRange) }),
   TRACKING_UNBOUND_TOKENS: variable({ default: 'accept', apps: ['gateway'], description: 'accept: a tracking link or pixel minted before tracking tokens named their host (before 2026-11-26) still counts and redirects under any host, so mail already delivered keeps working; refuse: it is answered as a forged token. Set refuse once such mail is old enough that its links no longer matter: until then a sender who minted one could serve it under another customer\'s tracking domain', parse: asOneOf('accept', 'refuse') }),
   KEY_CACHE_TTL_MS: variable({ default: '30000', apps: ['gateway'], description: 'how long a verified key is cached, and an unknown one remembered as unknown; changes and deletions also evict a cached key at once over NATS', parse: asInteger(0, 3600000) }),
   KEY_READ_CACHE_TTL_MS: variable({ default: '1000', apps: ['keys'], description: 'how long the keys service answers GET /v1/api-keys/{id} from memory; changes evict at once on every replica, so only lastUsedAt can lag by this much (0 = always read Postgres)', parse: asInteger(0, 60000) }),

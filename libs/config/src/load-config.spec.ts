@@ -41,6 +41,12 @@ describe(loadConfig.name, () => {
     expect(problems.join('\n')).toMatch(/^NATS_URL must use nats or tls/m);
   });
 
+  it('refuses a TRUSTED_PROXIES range of /0, which the HTTP server cannot take, naming the variable', () => {
+    for (const range of ['0.0.0.0/0', '::/0']) {
+      expect(problemsOf(() => loadConfig({ TRUSTED_PROXIES: `127.0.0.1,${range}` }, 'gateway')).join('\n')).toMatch(new RegExp(`^TRUSTED_PROXIES item 2: '${range}'`, 'm'));
+    }
+  });
+
   it('limits failed authentications to 20 a minute per client unless AUTH_FAILURE_LIMIT says otherwise (0 = no limit)', () => {
     expect(loadConfig({}, 'gateway').AUTH_FAILURE_LIMIT).toBe(20);
     expect(loadConfig({ AUTH_FAILURE_LIMIT: '0' }, 'gateway').AUTH_FAILURE_LIMIT).toBe(0);

@@ -106,6 +106,16 @@ export const asIpOrCidr: Parser<string> = (raw) => {
 };
 
 /**
+ * A proxy's address or range for TRUSTED_PROXIES. Not a /0: Fastify's proxy-addr refuses it when the gateway boots
+ * ("invalid range on address"), and a proxy in front owns some range narrower than the whole address space.
+ */
+export const asProxyRange: Parser<string> = (raw) => {
+  const range = asIpOrCidr(raw);
+  if (/\/0+$/.test(range)) throw new Error(`'${raw}' trusts every address; name the proxies' own addresses or ranges`);
+  return range;
+};
+
+/**
  * Never echo credentials from a connection string into an error message.
  * Everything between the scheme and the last `@` goes: a string that did not
  * parse may hold an unencoded `/` or `@` in its password, or lack its `//`.
