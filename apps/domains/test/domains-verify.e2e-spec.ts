@@ -147,6 +147,14 @@ describe('domains: verification through real DNS', () => {
     const refused = (await api().post(`/v1/domains/${otherKey.id}/verify`)).body;
     expect(refused).toMatchObject({ status: 'pending', dkimStatus: 'pending' });
     expect(refused.missingRecords).toEqual([otherKey.dnsRecords[1]]);
+
+    // Ours beside another TXT at the selector name: which one a verifier reads is undefined (RFC 6376 §3.6.2.2).
+    const beside = await addDomain('dkimbeside');
+    publish(harness.dns, beside.name, beside.dnsRecords, ['spf', 'dmarc']);
+    harness.dns.set(selectorHost(beside), 'TXT', [await keyRecordOf(flattened), await keyRecordOf(beside)]);
+    const ambiguous = (await api().post(`/v1/domains/${beside.id}/verify`)).body;
+    expect(ambiguous).toMatchObject({ status: 'pending', dkimStatus: 'pending' });
+    expect(ambiguous.recordProblems).toEqual([{ purpose: 'dkim', host: selectorHost(beside), problem: expect.stringContaining('found 2 TXT records') }]);
   });
 
   it('does not accept two SPF records, even if one is right', async () => {

@@ -60,6 +60,13 @@ describe(checkDkim.name, () => {
     expect(await check({}, { [SELECTOR]: [`v=DKIM1; k=rsa; p=${OTHER_KEY}`] })).toEqual({ result: 'fail' });
   });
 
+  it('does not pass our key beside other TXT records at the selector name: which one a verifier uses is undefined (RFC 6376 §3.6.2.2)', async () => {
+    expect(await check({}, { [SELECTOR]: [`v=DKIM1; k=rsa; p=${OTHER_KEY}`, `v=DKIM1; k=rsa; p=${KEY}`] })).toEqual({
+      result: 'fail',
+      problem: expect.stringContaining(`found 2 TXT records at ${SELECTOR}`),
+    });
+  });
+
   it('reports a failed lookup as a DNS error, naming the hop when it is not the first, unless the key was reached all the same', async () => {
     expect(await check({ [SELECTOR]: 'servfail' })).toEqual({ result: 'error', error: 'servfail' });
     expect(await check({ [SELECTOR]: 'a.acme.test', 'a.acme.test': 'servfail' })).toEqual({ result: 'error', error: 'servfail (at a.acme.test)', host: 'a.acme.test' });

@@ -17,7 +17,7 @@ export interface DkimLookups {
  */
 export async function checkDkim(selectorHost: string, expectedTarget: string, publicKeyBase64: string, dns: DkimLookups): Promise<RecordOutcome> {
   const [walk, txt] = await Promise.all([followCnameChain(selectorHost, expectedTarget, (host) => dns.cname(host)), dns.txt(selectorHost)]);
-  return withKeyReached(walk, cnameChainOutcome(walk, expectedTarget), txt, publicKeyBase64);
+  return withKeyReached(selectorHost, walk, cnameChainOutcome(walk, expectedTarget), txt, publicKeyBase64);
 }
 
 /**
@@ -26,10 +26,17 @@ export async function checkDkim(selectorHost: string, expectedTarget: string, pu
  * CNAMEs into the records they lead to verifies as signing will. Otherwise the
  * CNAME chain's own outcome stands, or the TXT lookup's failure.
  */
-function withKeyReached(walk: CnameWalk, cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
+function withKeyReached(selectorHost: string, walk: CnameWalk, cnameOutcome: RecordOutcome, txt: LookupResult, publicKeyBase64: string): RecordOutcome {
   if (cnameOutcome.result === 'pass') return cnameOutcome;
   // Also when a hop's CNAME lookup failed: the key a verifier reaches settles it.
-  if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) return { result: 'pass' };
+  if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) {
+    if (txt.values.length === 1) return { result: 'pass' };
+    // RFC 6376 §3.6.2.2: a selector's TXT must be unique; with several the result is undefined (mailauth reads the first).
+    return {
+      result: 'fail',
+      problem: `found ${txt.values.length} TXT records at ${selectorHost}, one with this domain's key; publish that one alone, since which one a verifier reads is undefined (RFC 6376 §3.6.2.2)`,
+    };
+  }
   if (cnameOutcome.result === 'error') return cnameOutcome;
   // A resolver answers SERVFAIL for the TXT behind a loop (or a chain longer than it follows): the chain's problem, not a DNS failure to wait out.
   if (txt.kind === 'error' && !leadsNowhere(walk)) return { result: 'error', error: txt.error };
