@@ -123,7 +123,7 @@ describe('domains: verification through real DNS', () => {
     ]);
   });
 
-  it('accepts the DKIM key a verifier reaches through a CNAME chain, or published as TXT by a host that flattens CNAMEs, and no other key', async () => {
+  it('accepts the DKIM key a verifier reaches through a CNAME chain, or published as TXT by a host that flattens CNAMEs; no other key, nor ours beside another TXT or under tags verifiers cannot use', async () => {
     const [chained, flattened, otherKey] = [await addDomain('dkimchain'), await addDomain('dkimflat'), await addDomain('dkimother')];
     // The key record as the service's DKIM server answers it for the domain's CNAME target.
     const keyRecordOf = async (domain: { dnsRecords: Array<{ value: string }> }) => {
@@ -155,6 +155,14 @@ describe('domains: verification through real DNS', () => {
     const ambiguous = (await api().post(`/v1/domains/${beside.id}/verify`)).body;
     expect(ambiguous).toMatchObject({ status: 'pending', dkimStatus: 'pending' });
     expect(ambiguous.recordProblems).toEqual([{ purpose: 'dkim', host: selectorHost(beside), problem: expect.stringContaining('found 2 TXT records') }]);
+
+    // Our key with tags that keep verifiers from using it for rsa-sha256 signatures (RFC 6376 §3.6.1).
+    const sha1Only = await addDomain('dkimsha1');
+    publish(harness.dns, sha1Only.name, sha1Only.dnsRecords, ['spf', 'dmarc']);
+    harness.dns.set(selectorHost(sha1Only), 'TXT', [(await keyRecordOf(sha1Only)).replace('k=rsa;', 'k=rsa; h=sha1;')]);
+    const unusable = (await api().post(`/v1/domains/${sha1Only.id}/verify`)).body;
+    expect(unusable).toMatchObject({ status: 'pending', dkimStatus: 'pending' });
+    expect(unusable.recordProblems).toEqual([{ purpose: 'dkim', host: selectorHost(sha1Only), problem: expect.stringContaining('h=sha1 does not allow sha256') }]);
   });
 
   it('does not accept two SPF records, even if one is right', async () => {

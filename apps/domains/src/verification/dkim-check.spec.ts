@@ -67,6 +67,20 @@ describe(checkDkim.name, () => {
     });
   });
 
+  it('does not pass our key in a record whose tags keep verifiers from using it for rsa-sha256 mail (RFC 6376 §3.6.1)', async () => {
+    for (const [tags, named] of [
+      ['v=DKIM2; k=rsa;', 'v=DKIM2'],
+      ['k=rsa; v=DKIM1;', 'v=DKIM1'],
+      ['v=DKIM1; k=ed25519;', 'k=ed25519'],
+      ['v=DKIM1; k=rsa; h=sha1;', 'h=sha1'],
+      ['v=DKIM1; k=rsa; s=tlsrpt;', 's=tlsrpt'],
+    ]) {
+      expect(await check({}, { [SELECTOR]: [`${tags} p=${KEY}`] })).toEqual({ result: 'fail', problem: expect.stringContaining(named) });
+    }
+    expect(await check({}, { [SELECTOR]: [`v=DKIM1; k=rsa; h=sha1:sha256; s=email:*; t=y; p=${KEY}`] })).toEqual({ result: 'pass' });
+    expect(await check({}, { [SELECTOR]: [`p=${KEY}`] })).toEqual({ result: 'pass' });
+  });
+
   it('reports a failed lookup as a DNS error, naming the hop when it is not the first, unless the key was reached all the same', async () => {
     expect(await check({ [SELECTOR]: 'servfail' })).toEqual({ result: 'error', error: 'servfail' });
     expect(await check({ [SELECTOR]: 'a.acme.test', 'a.acme.test': 'servfail' })).toEqual({ result: 'error', error: 'servfail (at a.acme.test)', host: 'a.acme.test' });

@@ -1,4 +1,5 @@
 import { CnameWalk, cnameChainOutcome, followCnameChain, leadsNowhere } from './cname-chain';
+import { dkimKeyRecordProblem } from './dkim-key-record';
 import { tagList } from './tag-list';
 import { LookupResult, RecordOutcome } from './verification-rules';
 
@@ -30,7 +31,10 @@ function withKeyReached(selectorHost: string, walk: CnameWalk, cnameOutcome: Rec
   if (cnameOutcome.result === 'pass') return cnameOutcome;
   // Also when a hop's CNAME lookup failed: the key a verifier reaches settles it.
   if (txt.kind === 'found' && txt.values.some((record) => dkimPublicKeyOf(record) === publicKeyBase64)) {
-    if (txt.values.length === 1) return { result: 'pass' };
+    if (txt.values.length === 1) {
+      const unusable = dkimKeyRecordProblem(txt.values[0]);
+      return unusable ? { result: 'fail', problem: `the TXT at ${selectorHost} carries this domain's key, but ${unusable}; publish the CNAME instead` } : { result: 'pass' };
+    }
     // RFC 6376 §3.6.2.2: a selector's TXT must be unique; with several the result is undefined (mailauth reads the first).
     return {
       result: 'fail',
