@@ -41,6 +41,13 @@ describe(loadConfig.name, () => {
     expect(problems.join('\n')).toMatch(/^NATS_URL must use nats or tls/m);
   });
 
+  it('refuses an IPv4-mapped TRUSTED_PROXIES range with an IPv6 prefix under 96, which trusts no proxy at all, and takes one of 96 or more', () => {
+    for (const range of ['::ffff:10.0.0.0/8', '::FFFF:a00:0/16', '::10.0.0.0/8']) {
+      expect(problemsOf(() => loadConfig({ TRUSTED_PROXIES: range }, 'gateway')).join('\n')).toMatch(new RegExp(`^TRUSTED_PROXIES item 1: .*write it as IPv4`, 'm'));
+    }
+    expect(loadConfig({ TRUSTED_PROXIES: '::ffff:10.0.0.0/104, ::ffff:10.0.0.1, 10.0.0.0/8' }, 'gateway').TRUSTED_PROXIES).toEqual(['::ffff:10.0.0.0/104', '::ffff:10.0.0.1', '10.0.0.0/8']);
+  });
+
   it('refuses a TRUSTED_PROXIES range of /0, which the HTTP server cannot take, naming the variable', () => {
     for (const range of ['0.0.0.0/0', '::/0']) {
       expect(problemsOf(() => loadConfig({ TRUSTED_PROXIES: `127.0.0.1,${range}` }, 'gateway')).join('\n')).toMatch(new RegExp(`^TRUSTED_PROXIES item 2: '${range}'`, 'm'));
