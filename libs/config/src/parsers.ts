@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isMappedWithIpv4Prefix } from '@mailroom/contracts';
 
 /** A parser turns a raw environment string into a value or throws a message that says what is wrong. */
 export type Parser<T> = (raw: string) => T;
@@ -112,21 +113,10 @@ export const asIpOrCidr: Parser<string> = (raw) => {
 export const asProxyRange: Parser<string> = (raw) => {
   const range = asIpOrCidr(raw);
   if (/\/0+$/.test(range)) throw new Error(`'${raw}' trusts every address; name the proxies' own addresses or ranges`);
-  if (isMappedWithShortPrefix(range)) throw new Error(`'${raw}' counts its prefix in IPv6 bits, so it trusts no proxy at all; write it as IPv4 ('10.0.0.0/8'), or with a prefix of 96 or more`);
+  // proxy-addr matches no client, IPv4 or mapped, with such a range: every X-Forwarded-For would be ignored without a word.
+  if (isMappedWithIpv4Prefix(range)) throw new Error(`'${raw}' counts its prefix in IPv6 bits, so it trusts no proxy at all; write it as IPv4 ('10.0.0.0/8'), or with a prefix of 96 or more`);
   return range;
 };
-
-/**
- * `::ffff:10.0.0.0/8` reads like 10.0.0.0/8 but is ::/8 in IPv6 bits, and
- * the proxy check (proxy-addr) then matches no client, IPv4 or mapped: every
- * X-Forwarded-For would be ignored without a word. As the API refuses it in a
- * key's ipRestrictions; any IPv6 address with a dotted IPv4 tail reads the same.
- */
-function isMappedWithShortPrefix(range: string): boolean {
-  const [address, prefix] = range.split('/');
-  if (prefix === undefined || isIP(address) !== 6 || Number(prefix) >= 96) return false;
-  return address.includes('.') || /^::ffff:/i.test(address);
-}
 
 /**
  * Never echo credentials from a connection string into an error message.

@@ -13,6 +13,7 @@ export * from './validation/is-plain-object';
 export * from './validation/parse-json-bytes';
 export * from './validation/utc-timestamp';
 export * from './validation/whole-milliseconds';
+export * from './validation/mapped-ipv4-prefix';
 export * from './common/list-query.dto';
 export * from './keys/dto/api-key-create.dto';
 export * from './keys/dto/api-key-update.dto';
