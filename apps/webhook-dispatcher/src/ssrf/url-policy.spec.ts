@@ -49,6 +49,15 @@ describe(webhookUrlProblem.name, () => {
     expect(webhookUrlProblem('https://8.8.8.8\\hook', strict)).toBeNull();
   });
 
+  it.each(['https://hooks.example.com/in#token=abc', 'https://hooks.example.com/in#'])(
+    'refuses a fragment, which an HTTP client never sends (%s)',
+    (url) => {
+      expect(webhookUrlProblem(url, strict)).toBe(
+        'must not have a fragment (#…): it is never sent to the receiver; put a token in the path or query instead',
+      );
+    },
+  );
+
   it('refuses credentials in the URL', () => {
     expect(webhookUrlProblem('https://user:pass@hooks.example.com/', strict)).toMatch(/credentials/);
   });

@@ -58,6 +58,10 @@ export function webhookUrlProblem(raw: string, policy: UrlPolicy): string | null
   const scheme = schemeProblem(url, policy);
   if (scheme) return scheme;
   if (url.username || url.password) return 'must not contain credentials; put a token in the path or query instead';
+  // url.hash is empty for a bare trailing '#', which the parser still keeps in href (and we store href).
+  if (url.href.includes('#')) {
+    return 'must not have a fragment (#…): it is never sent to the receiver; put a token in the path or query instead';
+  }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) return 'must have a host';
   if (url.port === '0') return 'must not use port 0';
