@@ -122,6 +122,22 @@ describe('CountersRepository.applyMany', () => {
     expect(await value('a.test', 'welcome', 'delivered')).toBe(1);
   });
 
+  it("counts an internal publisher's event with more tags or recipients than an email can have as the largest email, not one counter row per item", async () => {
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+    const tags = Array.from({ length: 60 }, (_, index) => `tag${index}`);
+    // Each recipient of the list times each tag made a row to write: a 1 MB event listing thousands of each built
+    // millions in memory, failed, and came back on every redelivery.
+    const recipients = Array.from({ length: 1000 }, (_, index) => `r${index}@example.com`);
+    await projector.apply({ id: 'evt_many_items', type: 'email.suppressed', createdAt: at.toISOString(), mode: 'live', data: { from: 'x@a.test', tags, recipients } });
+    const rows: Array<{ tags: string; suppressed: string }> = await dataSource.query(
+      `SELECT count(DISTINCT tag) FILTER (WHERE tag <> '') AS tags, max(value) AS suppressed FROM emails.analytics_counters WHERE domain = 'a.test'`,
+    );
+    expect({ tags: Number(rows[0].tags), suppressed: Number(rows[0].suppressed) }).toEqual({ tags: 20, suppressed: 150 });
+    // The first of them, as the event lists them.
+    expect(await value('a.test', 'tag19', 'suppressed')).toBe(150);
+    expect(await value('a.test', 'tag20', 'suppressed')).toBe(0);
+  });
+
   it("counts as bounced only the reported bounces the emails app applies: not a 4xx (delayed) DSN, nor one naming no recipient", async () => {
     const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
     const bounce = (id: string, data: Record<string, unknown>) =>

@@ -21,6 +21,16 @@ function countableTag(tag: unknown): tag is string {
   return typeof tag === 'string' && tag.length <= EMAIL_LIMITS.tagMaxLength;
 }
 
+/**
+ * The tags an event counts under: its first distinct ones a send could carry,
+ * at most as many as a send takes. Each is a counter row per metric to write,
+ * so an internal publisher's event listing thousands made thousands of rows
+ * (and, times the recipients of an email.suppressed, millions).
+ */
+function countableTags(tags: unknown): string[] {
+  return Array.isArray(tags) ? [...new Set(tags.filter(countableTag))].slice(0, EMAIL_LIMITS.tagsMax) : [];
+}
+
 /** The durable JetStream consumer the counters are kept by; replicas share it. */
 export const ANALYTICS_CONSUMER = 'emails-analytics';
 
@@ -82,7 +92,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       const stored = await this.counters.summaryOf(event.mode, emailId);
       if (stored) return stored;
     }
-    return { domain: fromDomainOf(from), tags: Array.isArray(tags) ? tags.filter(countableTag) : [] };
+    return { domain: fromDomainOf(from), tags: countableTags(tags) };
   }
 
   async apply(event: EventEnvelope): Promise<void> {

@@ -1,15 +1,22 @@
-import type { AnalyticsMetric, EventEnvelope } from '@mailroom/contracts';
+import { EMAIL_LIMITS, type AnalyticsMetric, type EventEnvelope } from '@mailroom/contracts';
 import { whyNoBounce } from '../bounces/bounce-report';
 import { complainedAddress } from '../complaints/complained-address';
+
+/** The most recipients one email has: an email.suppressed of a whole email lists no more. */
+const MOST_RECIPIENTS = EMAIL_LIMITS.toMax + EMAIL_LIMITS.ccMax + EMAIL_LIMITS.bccMax;
 
 /**
  * Each recipient an email.suppressed of a whole email lists (its
  * `recipients`): counting such an event once undercounted it, where a
  * recipient suppressed beside others (at acceptance or at delivery) has an
- * email.suppressed of its own.
+ * email.suppressed of its own. At most as many as an email has: every one is
+ * a counter row per tag to write, and an internal publisher's list of
+ * thousands (times as many tags) built millions of them in memory for one
+ * event, which failed and came back on every redelivery.
  */
 function suppressedAtAcceptance(listed: unknown): AnalyticsMetric[] {
-  return Array.isArray(listed) ? listed.filter((address) => typeof address === 'string').map(() => 'suppressed' as const) : [];
+  const addresses = Array.isArray(listed) ? listed.filter((address) => typeof address === 'string') : [];
+  return addresses.slice(0, MOST_RECIPIENTS).map(() => 'suppressed' as const);
 }
 
 /** What one event adds to the counters; a metric listed twice counts twice. Delivery outcomes count per recipient. */
