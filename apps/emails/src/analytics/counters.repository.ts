@@ -48,12 +48,12 @@ export class CountersRepository {
       // concurrent batches (other replicas) lock shared rows in the same order, so they cannot deadlock.
       await sql.query(
         `INSERT INTO emails.analytics_counters (mode, bucket, domain, tag, metric, value)
-         SELECT mode, date_trunc('hour', at, 'UTC'), domain, tag, metric, count(*)
-           FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[]) AS c(mode, at, domain, tag, metric)
+         SELECT mode, date_trunc('hour', at, 'UTC'), domain, tag, metric, sum(added)::bigint
+           FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS c(mode, at, domain, tag, metric, added)
           GROUP BY 1, 2, 3, 4, 5
           ORDER BY 1, 4, 2, 3, 5
          ON CONFLICT (mode, tag, bucket, domain, metric) DO UPDATE SET value = emails.analytics_counters.value + EXCLUDED.value`,
-        [rows.mode, rows.at, rows.domain, rows.tag, rows.metric],
+        [rows.mode, rows.at, rows.domain, rows.tag, rows.metric, rows.added],
       );
       return applied;
     });
@@ -114,21 +114,28 @@ export class CountersRepository {
 }
 
 /**
- * The counter rows an event adds one to, as parallel columns: '' is the
- * all-emails row and each tag has its own, so a tag filter needs no scan;
- * likewise '*' sums every domain, so a query without a domain reads one row.
+ * The counter rows the events add to, as parallel columns, each with what it
+ * adds: '' is the all-emails row and each tag has its own, so a tag filter
+ * needs no scan; likewise '*' sums every domain, so a query without a domain
+ * reads one row. A metric an event lists several times (the recipients of an
+ * email.suppressed) is one row adding that many: a row per listing made an
+ * email to 150 suppressed recipients with 20 tags 6,300 rows, and a batch of
+ * 500 such events 3 million, 800 MB of memory and a minute of work.
  */
 function counterRows(increments: CounterIncrement[]) {
-  const rows = { mode: [] as string[], at: [] as Date[], domain: [] as string[], tag: [] as string[], metric: [] as string[] };
+  const rows = { mode: [] as string[], at: [] as Date[], domain: [] as string[], tag: [] as string[], metric: [] as string[], added: [] as number[] };
   for (const increment of increments) {
+    const counts = new Map<AnalyticsMetric, number>();
+    for (const metric of increment.metrics) counts.set(metric, (counts.get(metric) ?? 0) + 1);
     for (const domain of [increment.domain, ALL_DOMAINS]) {
       for (const tag of ['', ...new Set(increment.tags)]) {
-        for (const metric of increment.metrics) {
+        for (const [metric, added] of counts) {
           rows.mode.push(increment.mode);
           rows.at.push(increment.at);
           rows.domain.push(domain);
           rows.tag.push(tag);
           rows.metric.push(metric);
+          rows.added.push(added);
         }
       }
     }
