@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parseEmailAddress } from '../emails/email-address';
 import { eventDomainOf, fromDomainOf } from './event-domain';
 
@@ -19,6 +21,17 @@ describe(fromDomainOf.name, () => {
   it('reads an address followed by a comment as a send does', () => {
     expect(fromDomainOf('x@a.com (Ann)')).toBe('a.com');
     expect(fromDomainOf('(Ann) x@A.com')).toBe('a.com');
+  });
+
+  it('remembers a few megabytes of froms at most, however long the froms of the events it reads', () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    // An internal publisher's event may carry a from as large as the NATS payload: 10,000 of them were kept.
+    for (let index = 0; index < 100; index++) expect(fromDomainOf(`${index} ${'N'.repeat(1_000_000)} <x@a.com>`)).toBe('a.com');
+    collectGarbage();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(30_000_000);
   });
 
   it("reads an internal publisher's looser text by its <address>, and '' when nothing reads", () => {

@@ -4,10 +4,26 @@ import type { EventEnvelope } from './event-envelope';
 /**
  * Parsing a from costs 1–2 µs, and every email has about three events; a
  * sending product uses a handful of from addresses, so the answers are kept
- * (and forgotten all at once past the bound, which costs a re-parse each).
+ * (and forgotten all at once past either bound, which costs a re-parse each).
+ * Bounded by characters too: an internal publisher's from may be as large as
+ * the event (NATS max_payload, 1 MB), and 10,000 of those were 10 GB kept
+ * after their events were long handled, where EVENT_BUFFER_BYTES bounds the
+ * events themselves.
  */
 const REMEMBERED_FROMS = 10_000;
+const REMEMBERED_CHARACTERS = 4_000_000;
 const domainsByFrom = new Map<string, string>();
+let rememberedCharacters = 0;
+
+function remember(from: string, domain: string): void {
+  if (from.length > REMEMBERED_CHARACTERS) return;
+  if (domainsByFrom.size >= REMEMBERED_FROMS || rememberedCharacters + from.length > REMEMBERED_CHARACTERS) {
+    domainsByFrom.clear();
+    rememberedCharacters = 0;
+  }
+  domainsByFrom.set(from, domain);
+  rememberedCharacters += from.length;
+}
 
 /**
  * The from domain of an email event, in the form emails.from_domain holds
@@ -24,8 +40,7 @@ export function fromDomainOf(from: unknown): string {
   if (domain === undefined) {
     const parsed = parseEmailAddress(from) ?? parseEmailAddress(/<([^<>]*)>/.exec(from)?.[1] ?? '');
     domain = parsed?.domain ?? '';
-    if (domainsByFrom.size >= REMEMBERED_FROMS) domainsByFrom.clear();
-    domainsByFrom.set(from, domain);
+    remember(from, domain);
   }
   return domain;
 }
