@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { RepeatHitMemo } from './repeat-hit-memo';
 
 describe(RepeatHitMemo.name, () => {
@@ -28,5 +30,22 @@ describe(RepeatHitMemo.name, () => {
     subject.counts('o email_3', '192.0.2.1', 0);
     expect(subject.counts('o email_1', '192.0.2.1', 1)).toBe(true);
     expect(subject.counts('o email_3', '192.0.2.1', 1)).toBe(false);
+  });
+
+  it('holds a few dozen bytes per entry however long the link: a full memo of long links outgrew the gateway', () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const subject = memo(10_000);
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    // A click target carries its link, up to about 2,900 characters: 100,000 of them were 300 MB of a 384 MiB gateway.
+    const link = `https://a.test/${'x'.repeat(2_900)}`;
+    // Each read out of its own token, as the gateway reads them: a string of its own, sharing nothing with the others.
+    const target = (index: number) => Buffer.from(`c email_1 ${link}${index}`).toString();
+    for (let index = 0; index < 10_000; index++) expect(subject.counts(target(index), '192.0.2.1', 0)).toBe(true);
+    collectGarbage();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(5_000_000);
+    expect(subject.counts(target(9_999), '192.0.2.1', 1)).toBe(false);
+    expect(subject.counts(target(10_000), '192.0.2.1', 1)).toBe(true);
   });
 });
