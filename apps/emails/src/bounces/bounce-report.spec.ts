@@ -57,6 +57,14 @@ describe(readBounceReport.name, () => {
     expect(readBounceReport({ recipient: 'later@example.com', smtp: { code: 599 } })).toMatchObject({ report: { smtpCode: 599 } });
   });
 
+  it('reads the code off a reply given without smtp.code, as the suppression rule does: a 4xx reply alone is ignored too', () => {
+    for (const reply of ['421 4.4.2 try later', '450-mailbox busy', ' 250 ok']) {
+      expect(readBounceReport({ recipient: 'later@example.com', smtp: { reply } })).toEqual({ ignored: 'the code smtp.reply starts with is no permanent (5xx) failure' });
+    }
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '550 5.1.1 no such user' } })).toMatchObject({ report: { suppress: true } });
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: 'user unknown' } })).toMatchObject({ report: { suppress: true } });
+  });
+
   it('keeps the first 1,000 characters of a long reply, as delivery does', () => {
     const reply = `550 ${'x'.repeat(3000)}`;
     const reading = readBounceReport({ recipient: 'long@example.com', smtp: { code: 550, reply } });

@@ -71,14 +71,20 @@ function reportSuppresses(code: number | null, reply: string | null): boolean {
 /**
  * Why the data of an email.bounced says no address bounced, or null when it
  * does: no recipient Mailroom could have sent to, or an SMTP code that is no
- * permanent failure (a 4xx "delayed" DSN). Analytics counts no bounce for
+ * permanent failure (a 4xx "delayed" DSN), given as smtp.code or, without
+ * one, at the start of smtp.reply. Analytics counts no bounce for
  * such an event either, as the email it names stays as it was. Mailroom's own
  * bounces always pass: a valid recipient, and a 5xx or no code.
  */
 export function whyNoBounce(data: Record<string, unknown>): string | null {
   if (!reportedAddress(data.recipient)) return 'no valid recipient address';
-  const code = smtpOf(data).code ?? null;
-  if (code !== null && !isPermanentCode(code)) return 'smtp.code is no permanent (5xx) failure';
+  const smtp = smtpOf(data);
+  const code = smtp.code ?? null;
+  if (code !== null) return isPermanentCode(code) ? null : 'smtp.code is no permanent (5xx) failure';
+  // A reply given alone has its code read off its start, as the suppression rule reads it: `421 try later` without
+  // smtp.code was applied as a bounce (and counted in analytics) where the same report with code 421 was ignored.
+  const replyCode = typeof smtp.reply === 'string' ? outcomeFromReply(smtp.reply).code : null;
+  if (replyCode !== null && !isPermanentCode(replyCode)) return 'the code smtp.reply starts with is no permanent (5xx) failure';
   return null;
 }
 
