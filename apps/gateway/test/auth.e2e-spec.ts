@@ -91,6 +91,8 @@ describe('authentication of /v1 routes', () => {
       ['that is the prefix alone', () => 'mr_'],
       ['8,000 characters long', () => `mr_${'a'.repeat(8000)}`],
       ['with a character outside base62', (key: string) => `${key.slice(0, 10)}é${key.slice(11)}`],
+      // A no-break space copied with the key from a web page: the byte 0xA0, which is no whitespace of HTTP's.
+      ['followed by a no-break space', (key: string) => `${key}\u00a0`],
     ])('with a key %s, as malformed, before any lookup', async (_label, spoil) => {
       const response = await listWith(spoil(stack.rootKey));
       expectUnauthorized(response);

@@ -72,6 +72,26 @@ describe(authenticate.name, () => {
     expect(error.code).toBe(ErrorCode.Unauthorized);
   });
 
+  // Node reads header bytes as Latin-1, so a byte 0xA0 pasted with the key arrives as U+00A0, which \s matched.
+  it.each([
+    ['a no-break space after the key', (secret: string) => `Bearer ${secret}\u00a0`],
+    ['a no-break space for the space after Bearer', (secret: string) => `Bearer\u00a0${secret}`],
+    ['a no-break space before the key', (secret: string) => `Bearer \u00a0${secret}`],
+  ])('rule 3: a key with %s is malformed, without asking the verifier', async (_label, header) => {
+    const { secret, verifier, options, request } = setup();
+    const error = await failure(authenticate(request({ authorization: header(secret) }), '*', verifier, options));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toMatch(/malformed|form "Bearer <API key>"/);
+    expect(verifier.lookups).toBe(0);
+  });
+
+  it('takes a key after spaces or tabs, the whitespace HTTP lets a header hold', async () => {
+    const { key, secret, verifier, options, request } = setup();
+    for (const header of [`Bearer  ${secret}`, `Bearer\t${secret}`, `bearer ${secret} \t`]) {
+      expect((await authenticate(request({ authorization: header }), '*', verifier, options)).key).toBe(key);
+    }
+  });
+
   it('rule 3: more than one Authorization header is unauthorized without asking the verifier', async () => {
     const { verifier, options, request } = setup();
     const error = await failure(authenticate(request({ authorizationHeaders: 2 }), '*', verifier, options));

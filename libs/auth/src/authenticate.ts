@@ -75,7 +75,9 @@ export async function authenticate(
   verifier: ApiKeyVerifier,
   options: AuthOptions,
 ): Promise<{ ctx: RequestContext; key: VerifiedApiKey }> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
+  // Spaces and tabs only (RFC 9110's whitespace): Node reads header bytes as Latin-1, so \s also took a no-break
+  // space (byte 0xA0) pasted with a key as a separator, and a key with one after it authenticated.
+  const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(request.authorization ?? '');
   if (!request.authorization) throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
   if ((request.authorizationHeaders ?? 1) > 1) {
     throw unauthorized(`Send one Authorization header, not ${request.authorizationHeaders}: which key the request means is ambiguous.`);
