@@ -90,6 +90,7 @@ describe('POST /v1/api-keys', () => {
       ['name is empty', { name: '' }, 'name'],
       ['name is longer than 100 characters', { name: 'x'.repeat(101) }, 'name'],
       ['name is not a string', { name: 42 }, 'name'],
+      ['name is zero-width spaces only (it lists as a blank line)', { name: '\u200b\u200b' }, 'name'],
       ['a permission is not in the list', { name: 'k', permissions: ['emails:send', 'emails:delete'] }, 'permissions'],
       ['permissions is not an array', { name: 'k', permissions: 'emails:send' }, 'permissions'],
       ['an IPv4 address is invalid', { name: 'k', ipRestrictions: ['300.1.1.1'] }, 'ipRestrictions'],

@@ -1,5 +1,6 @@
 import { ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { VISIBLE_CHARACTER_PATTERN } from '@mailroom/contracts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ export const CUSTOM_VALIDATOR_SCHEMAS: Record<string, JsonSchema> = {
     description: 'An IPv4/IPv6 address or CIDR range, e.g. 203.0.113.0/24. An IPv4-mapped range (or any IPv6 one written with a dotted IPv4 part) counts its prefix in IPv6 bits, so it takes /96 or more (::ffff:203.0.113.0/120). A zone id (fe80::1%eth0) is refused.',
   },
   isFutureTimestamp: { type: 'string', format: 'date-time', description: 'An ISO 8601 timestamp in the future.' },
-  isNotBlank: { type: 'string', pattern: '^$|\\S', description: 'Not white space only.' },
+  isNotBlank: { type: 'string', pattern: `^$|${VISIBLE_CHARACTER_PATTERN}`, description: 'Not white space or invisible characters (zero-width, control, format) only.' },
   // libs/contracts/src/domains/dto/domain-create.dto.ts
   isDomainName: {
     type: 'string',

@@ -80,6 +80,13 @@ describe('OpenAPI document pieces', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 
+  it("states an API key name's not-blank rule as the API checks it: zero-width characters alone are blank", () => {
+    const name = (dtoSchemas().ApiKeyCreateDto as { properties: Record<string, { pattern: string }> }).properties.name;
+    const documented = new RegExp(name.pattern, 'u');
+    expect(['CI deploys', '\u200bCI', ''].filter((value) => !documented.test(value))).toEqual([]);
+    expect([' \t', '\u200b\u200d', '\u3164'].filter((value) => documented.test(value))).toEqual([]);
+  });
+
   it('refuses send-field limits for a property the DTO schemas do not have, so a renamed field cannot shed them', () => {
     expect(() => withSendFieldLimits({ EmailSendDto: { type: 'object', properties: {} } })).toThrow(/EmailSendDto\.headers/);
   });

@@ -109,10 +109,20 @@ describe('IsNotBlank on API key names', () => {
   };
 
   it.each([ApiKeyCreateDto, ApiKeyUpdateDto])('%p refuses a name of white space only, and says an empty one is empty', (dto) => {
-    expect(nameProblem(dto, '   ')).toBe('name: must not be blank (white space only)');
-    expect(nameProblem(dto, '\t\u00a0\n')).toBe('name: must not be blank (white space only)');
+    expect(nameProblem(dto, '   ')).toBe('name: must not be blank (white space or invisible characters only)');
+    expect(nameProblem(dto, '\t\u00a0\n')).toBe('name: must not be blank (white space or invisible characters only)');
     expect(nameProblem(dto, '')).toBe('name: must not be empty');
     expect(nameProblem(dto, ' CI deploys ')).toBeNull();
+  });
+
+  // They list as blank as surely as spaces do: zero-width and format characters, controls, Hangul fillers, a Braille blank.
+  it.each([ApiKeyCreateDto, ApiKeyUpdateDto])('%p refuses a name of invisible characters only', (dto) => {
+    for (const name of ['\u200b', '\u200b\u200c\u200d\u2060', '\u00ad', '\u202e \u202c', '\u0007\u001b', '\u3164', '\u115f\u1160', '\uffa0', '\u2800']) {
+      expect({ name, problem: nameProblem(dto, name) }).toEqual({ name, problem: 'name: must not be blank (white space or invisible characters only)' });
+    }
+    expect(nameProblem(dto, '\u200bCI')).toBeNull();
+    expect(nameProblem(dto, '😀')).toBeNull();
+    expect(nameProblem(dto, 'é')).toBeNull();
   });
 });
 

@@ -142,9 +142,23 @@ export const IsFutureTimestamp = (options?: ValidationOptions) =>
   stringRule('isFutureTimestamp', isFutureTimestamp, 'must be an ISO 8601 timestamp in the future', options);
 
 /**
- * Holds something besides white space. An empty string passes, so that the
- * length rule beside it says "must not be empty"; a name of three spaces
- * lists as a blank line that no one can tell from another.
+ * One character that shows: not white space, a control or a format character
+ * (zero-width space, joiners, direction marks, soft hyphen), nor one of the
+ * fillers fonts draw as nothing (Hangul fillers, the Braille blank). A
+ * pattern source (Unicode mode) so the API document states the same rule.
+ */
+export const VISIBLE_CHARACTER_PATTERN = '[^\\s\\p{Cc}\\p{Cf}\\p{Z}\\u115F\\u1160\\u3164\\uFFA0\\u2800]';
+const VISIBLE_CHARACTER = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u');
+
+/**
+ * Holds a character that shows. An empty string passes, so that the length
+ * rule beside it says "must not be empty"; a name of three spaces, or of
+ * zero-width spaces, lists as a blank line that no one can tell from another.
  */
 export const IsNotBlank = (options?: ValidationOptions) =>
-  stringRule('isNotBlank', (value) => typeof value === 'string' && (value === '' || /\S/u.test(value)), 'must not be blank (white space only)', options);
+  stringRule(
+    'isNotBlank',
+    (value) => typeof value === 'string' && (value === '' || VISIBLE_CHARACTER.test(value)),
+    'must not be blank (white space or invisible characters only)',
+    options,
+  );
