@@ -216,6 +216,16 @@ describe('authentication of /v1 routes', () => {
         expect(outside.body.error.message).toMatch(/IP address 198\.51\.100\.1 /);
       });
 
+      // A peer in TRUSTED_PROXIES may forward what it was sent (or be a client itself, when the range holds both).
+      it('quotes a forwarded value that is no address as client text is quoted: cut to 64 characters, controls escaped', async () => {
+        const forwarded = `no\taddress\u0085${'x'.repeat(5000)}`;
+        const outside = await listWith(key, { 'x-forwarded-for': forwarded }, trusting.api);
+        expect(outside.status).toBe(403);
+        const { message } = outside.body.error;
+        expect(message).toMatch(/IP address "no\\taddress\\u0085x+…" \(5011 characters\) are not authorized/);
+        expect(message.length).toBeLessThan(200);
+      });
+
       it('takes the address the trusted proxy saw, not one the client prepended', async () => {
         expect((await listWith(key, { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' }, trusting.api)).status).toBe(403);
       });

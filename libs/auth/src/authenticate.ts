@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Permission, RequestContext, VerifiedApiKey } from '@mailroom/contracts';
-import { DomainError, ErrorCode } from '@mailroom/errors';
+import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
 import { hashApiKey, parseApiKey } from './api-key-format';
 import { ApiKeyVerifier, AuthOptions, REVOKED_KEY } from './auth.tokens';
 import { ipAllowed } from './ip-restriction';
@@ -63,6 +64,13 @@ export class NotAGuessError extends DomainError {
   }
 }
 const UNKNOWN_KEY = 'The API key is unknown or has been deleted.';
+
+/**
+ * The client address as a message shows it: as written when it is an address, else quoted as any client text
+ * is (cut to 64 characters, controls escaped). Behind TRUSTED_PROXIES it is read from X-Forwarded-For, which a
+ * trusted peer may pass on as it was sent: 5,000 characters, a tab or a C1 control came back whole and raw.
+ */
+const shownAddress = (address: string) => (isIP(address) ? address : quotedForMessage(address));
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -94,7 +102,7 @@ export async function authenticate(
   // A valid key is in use even when refused below: a leaked key tried from another address shows in lastUsedAt.
   verifier.recordUse(key.keyId);
   if (!ipAllowed(request.clientIp, key.ipRestrictions)) {
-    throw DomainError.forbidden(`Requests from IP address ${request.clientIp} are not authorized for this API key (ipRestrictions).`);
+    throw DomainError.forbidden(`Requests from IP address ${shownAddress(request.clientIp)} are not authorized for this API key (ipRestrictions).`);
   }
   assertGranted(key, required);
   const requestId = request.requestId && REQUEST_ID.test(request.requestId) ? request.requestId : randomUUID();
