@@ -29,7 +29,14 @@ describe(AnalyticsService.name, () => {
     expect(answer.series[2]).toEqual({ start: new Date(first + 2 * HOUR).toISOString(), ...zeros(), sent: 3, delivered: 2 });
     expect(answer.series[0]).toEqual({ start: new Date(first).toISOString(), ...zeros(), bounced: 1 });
     expect(answer.series[1]).toEqual({ start: new Date(first + HOUR).toISOString(), ...zeros() });
-    expect(answer.totals).toMatchObject({ sent: 3, delivered: 2, bounced: 1, deliveryRate: 0.6667, bounceRate: 0.3333 });
+    expect(answer.totals).toMatchObject({ sent: 3, delivered: 2, bounced: 1, deliveryRate: 0.75, bounceRate: 0.25 });
+  });
+
+  it('rates what a relay took like what an MX took: through a relay nothing is ever delivered, only sent', async () => {
+    const first = Date.parse('2026-11-20T10:00:00Z');
+    // DELIVERY_MODE=relay (the Compose stack's): 100 recipients taken by the relay, 1 bounce reported, 20 emails opened.
+    const answer = await query(serviceAnswering([row(first, { sent: 100, bounced: 1, uniqueOpens: 20, uniqueClicks: 5 })]), 'hour', from + HOUR);
+    expect(answer.totals).toMatchObject({ deliveryRate: 0.9901, bounceRate: 0.0099, openRate: 0.2, clickRate: 0.05 });
   });
 
   it('reads the counters of a domain under its punycode name, however the domain and the restrictions are spelled', async () => {

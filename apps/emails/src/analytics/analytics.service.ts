@@ -20,13 +20,19 @@ function ratio(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 10000) / 10000;
 }
 
+/**
+ * Rates over the recipients a server took: `sent` counts those an MX accepted (also `delivered`) and those a relay
+ * took on (DELIVERY_MODE=relay, where Mailroom never learns more, so nothing is `delivered`). Over `delivered`,
+ * every rate of a relay deployment read 0, and its bounceRate 1 after a single reported bounce.
+ */
 export function ratesOf(counts: AnalyticsCounts): AnalyticsRates {
-  const outcomes = counts.delivered + counts.bounced + counts.failed;
+  const accepted = counts.sent;
+  const outcomes = accepted + counts.bounced + counts.failed;
   return {
-    deliveryRate: ratio(counts.delivered, outcomes),
+    deliveryRate: ratio(accepted, outcomes),
     bounceRate: ratio(counts.bounced, outcomes),
-    openRate: ratio(counts.uniqueOpens, counts.delivered),
-    clickRate: ratio(counts.uniqueClicks, counts.delivered),
+    openRate: ratio(counts.uniqueOpens, accepted),
+    clickRate: ratio(counts.uniqueClicks, accepted),
   };
 }
 

@@ -16,14 +16,15 @@ export const ANALYTICS_METRICS = [
 export type AnalyticsMetric = (typeof ANALYTICS_METRICS)[number];
 export type AnalyticsCounts = Record<AnalyticsMetric, number>;
 
+/** Over `sent`: the recipients a server took, an MX (also `delivered`) or a relay (never `delivered`). */
 export interface AnalyticsRates {
-  /** delivered / (delivered + bounced + failed) */
+  /** sent / (sent + bounced + failed) */
   deliveryRate: number;
-  /** bounced / (delivered + bounced + failed) */
+  /** bounced / (sent + bounced + failed) */
   bounceRate: number;
-  /** uniqueOpens / delivered */
+  /** uniqueOpens / sent */
   openRate: number;
-  /** uniqueClicks / delivered */
+  /** uniqueClicks / sent */
   clickRate: number;
 }
 
