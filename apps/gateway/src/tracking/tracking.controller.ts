@@ -7,6 +7,7 @@ import { TrackingClient } from '../clients/tracking.client';
 import { TakesAnyQuery } from '../http/route-inputs';
 import { redirectTarget } from './redirect-target';
 import { RepeatHitMemo } from './repeat-hit-memo';
+import { trackingHit } from './tracking-hit';
 import { trackingHostMismatches } from './tracking-metrics';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
@@ -65,7 +66,7 @@ export class TrackingController {
     const claim = this.verifiedClaim(token.replace(/\.gif$/, ''), request, 'open');
     // A bad token still gets the pixel (mail clients show broken images otherwise) but counts nothing.
     reply.status(200).header('content-type', 'image/gif').header('cache-control', NO_CACHE).header('pragma', 'no-cache').send(TRANSPARENT_GIF);
-    if (claim?.kind === 'open' && this.counts(request, `o ${claim.emailId}`)) this.record(() => this.tracking.open(this.hit(claim.emailId, request)));
+    if (claim?.kind === 'open' && this.counts(request, `o ${claim.emailId}`)) this.record(() => this.tracking.open(trackingHit(claim.emailId, request)));
   }
 
   @Get('c/:token')
@@ -74,7 +75,7 @@ export class TrackingController {
     const target = claim?.kind === 'click' && claim.url ? redirectTarget(claim.url) : null;
     if (!claim || !target) throw DomainError.notFound('tracked link', excerptForMessage(token, 16));
     reply.header('cache-control', NO_CACHE).redirect(target, 302);
-    if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) this.record(() => this.tracking.click(Object.assign({}, this.hit(claim.emailId, request), { url: claim.url })));
+    if (this.counts(request, `c ${claim.emailId} ${claim.url}`)) this.record(() => this.tracking.click(Object.assign({}, trackingHit(claim.emailId, request), { url: claim.url })));
   }
 
   /**
@@ -98,11 +99,6 @@ export class TrackingController {
   /** A GET that is not a repeat of the same pixel or link from the same client within the window. */
   private counts(request: RequestLike, target: string): boolean {
     return isRead(request) && this.repeats.counts(target, request.ip ?? '');
-  }
-
-  private hit(emailId: string, request: RequestLike) {
-    const userAgent = request.headers['user-agent'];
-    return { emailId, userAgent: (Array.isArray(userAgent) ? userAgent[0] : userAgent) ?? null, ip: request.ip ?? null };
   }
 
   /**
