@@ -1,5 +1,5 @@
 import { Agent, get } from 'node:http';
-import { eventually, Stack, startStack } from '@mailroom/testing';
+import { eventually, Stack, startDatabaseOutage, startStack } from '@mailroom/testing';
 
 interface OpsAnswer {
   status: number;
@@ -54,6 +54,28 @@ describe('ops port health', () => {
     }
     // The services reconnected too: the gateway's public health sees all of them again.
     await eventually(async () => (await stack.api.get('/health', { key: null })).status === 200, 15000);
+  });
+
+  it('turns the database apps unready (503, database down) while Postgres refuses connections, keeps the gateway ready, and recovers', async () => {
+    const databaseApps = ['keys', 'domains', 'emails', 'webhook-dispatcher'] as const;
+    const outage = await startDatabaseOutage(stack.databaseUrl);
+    try {
+      for (const app of databaseApps) {
+        const unready = await eventually(async () => {
+          const answer = await ops(`${stack.opsUrl(app)}/health/ready`);
+          return answer.status === 503 ? answer : undefined;
+        });
+        expect({ app, ...unready.body }).toEqual({ app, status: 'unavailable', checks: { nats: 'ok', database: 'down' } });
+        expect(await ops(`${stack.opsUrl(app)}/health/live`)).toEqual({ status: 200, body: { status: 'ok' } });
+      }
+      // The gateway holds no database connection: it stays in rotation and answers 503 per request instead.
+      expect(await ops(`${stack.opsUrl('gateway')}/health/ready`)).toEqual({ status: 200, body: { status: 'ok', checks: { nats: 'ok' } } });
+    } finally {
+      await outage.end();
+    }
+    for (const app of databaseApps) {
+      await eventually(async () => (await ops(`${stack.opsUrl(app)}/health/ready`)).status === 200, 15000);
+    }
   });
 
   it('closes the ops port at once when the app stops, even with a scraper holding a keep-alive connection', async () => {
