@@ -11,7 +11,7 @@ import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { AllowedMethods } from './http/allowed-methods';
-import { closeKeepAliveOnShutdown } from './http/close-keep-alive-on-shutdown';
+import { closeKeepAliveOnShutdown, FASTIFY_CLOSING_OPTIONS } from './http/close-keep-alive-on-shutdown';
 import { continueAfterAdmission } from './http/continue-after-admission';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
@@ -39,6 +39,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     routerOptions: { maxParamLength: TRACKING_TOKEN_MAX_LENGTH },
     trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     logger: false,
+    ...FASTIFY_CLOSING_OPTIONS,
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule.forRoot(config), adapter, {
     logger: new PinoLogger('gateway', config.LOG_LEVEL),
@@ -58,6 +59,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     app.get(RouteRequirements).assertCovers(registeredRoutes(app));
     allowedMethods = new AllowedMethods(registeredRoutes(app));
   });
+  // First of the onRequest hooks: a request that arrives while the gateway closes is turned away before its key is checked.
+  closeKeepAliveOnShutdown(fastify, logger);
   // Before the body is read: who asks is settled before what they sent (README, "The rules, in order").
   const trustsProxies = config.TRUSTED_PROXIES.length > 0;
   fastify.addHook('onRequest', async (request, reply) => {
@@ -84,7 +87,6 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     }
   });
   continueAfterAdmission(fastify, config.BODY_LIMIT_BYTES);
-  closeKeepAliveOnShutdown(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the path, keeps the label set small (ids stay out).
     const route = request.routeOptions.url ?? 'unmatched';
