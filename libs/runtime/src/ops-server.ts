@@ -1,5 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { ErrorCode } from '@mailroom/errors';
 import { metricsRegistry } from './metrics';
 
 export type ReadinessCheck = () => Promise<Record<string, 'ok' | 'down'>>;
@@ -17,12 +18,16 @@ export interface OpsServer {
  */
 export async function startOpsServer(host: string, port: number, ready: ReadinessCheck): Promise<OpsServer> {
   const server: Server = createServer((request, response) => {
-    const send = (status: number, body: string, type = 'application/json') => {
-      response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    const send = (status: number, body: string, type = 'application/json', headers: Record<string, string> = {}) => {
+      response.writeHead(status, Object.assign({ 'content-type': type, 'cache-control': 'no-store' }, headers));
+      // For HEAD, Node sends the headers and leaves the body out.
       response.end(body);
     };
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method !== 'GET') return send(405, JSON.stringify({ error: { code: 'not_found', message: 'GET only' } }));
+    // HEAD as GET (RFC 9110): monitors and load balancers that probe with HEAD see the same status.
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return send(405, JSON.stringify({ error: { code: ErrorCode.MethodNotAllowed, message: 'The operations port answers GET and HEAD only.' } }), 'application/json', { allow: 'GET, HEAD' });
+    }
     if (path === '/health/live') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/health/ready') {
       ready()
@@ -40,7 +45,7 @@ export async function startOpsServer(host: string, port: number, ready: Readines
       );
       return;
     }
-    send(404, JSON.stringify({ error: { code: 'not_found', message: 'No route matches this path.' } }));
+    send(404, JSON.stringify({ error: { code: ErrorCode.NotFound, message: 'No route matches this path.' } }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

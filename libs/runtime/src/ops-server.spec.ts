@@ -1,0 +1,47 @@
+import { request } from 'node:http';
+import { OpsServer, startOpsServer } from './ops-server';
+
+function ask(port: number, method: string, path: string): Promise<{ status: number; allow?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, allow: response.headers.allow, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the operations port', () => {
+  let server: OpsServer;
+  let checks: Record<string, 'ok' | 'down'> = { nats: 'ok' };
+
+  beforeAll(async () => {
+    server = await startOpsServer('127.0.0.1', 0, async () => checks);
+  });
+  afterAll(() => server.close());
+
+  it('answers HEAD as it answers GET, without a body, so a monitor that probes with HEAD sees the same status', async () => {
+    checks = { nats: 'ok', database: 'ok' };
+    expect(await ask(server.port, 'HEAD', '/health/live')).toEqual({ status: 200, body: '' });
+    expect(await ask(server.port, 'HEAD', '/health/ready')).toEqual({ status: 200, body: '' });
+    expect(await ask(server.port, 'HEAD', '/metrics')).toEqual({ status: 200, body: '' });
+    checks = { nats: 'ok', database: 'down' };
+    expect(await ask(server.port, 'HEAD', '/health/ready')).toEqual({ status: 503, body: '' });
+    expect(JSON.parse((await ask(server.port, 'GET', '/health/ready')).body)).toEqual({ status: 'unavailable', checks });
+  });
+
+  it('answers another method 405 method_not_allowed, naming GET and HEAD in Allow, as the API answers one', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const answer = await ask(server.port, method, '/health/ready');
+      expect({ method, status: answer.status, allow: answer.allow, body: JSON.parse(answer.body) }).toEqual({
+        method,
+        status: 405,
+        allow: 'GET, HEAD',
+        body: { error: { code: 'method_not_allowed', message: expect.stringMatching(/GET/) } },
+      });
+    }
+  });
+});
