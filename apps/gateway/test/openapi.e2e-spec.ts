@@ -192,9 +192,13 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     expect(publicOps.map(({ key }) => key)).toEqual(expect.arrayContaining(['GET /openapi.json', 'GET /docs', 'GET /health/live']));
     for (const { key, op } of publicOps) expect({ key, security: op.security }).toEqual({ key, security: [] });
     expect((await api.get('/health/live', { key: null })).status).toBe(200);
-    // GET /health answers 503 with its own body, not the error shape, when a service is down.
+    // GET /health answers 503 with its own body when a service is down, and with the error shape while the gateway shuts down.
     const health = operations.find(({ key }) => key === 'GET /health')!.op;
-    expect(health.responses['503'].content['application/json'].schema).toEqual(health.responses['200'].content['application/json'].schema);
+    expect(health.responses['503'].content['application/json'].schema).toEqual({
+      anyOf: [health.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Error' }],
+    });
+    // Every public route can answer that 503 too.
+    for (const { key, op } of publicOps) expect({ key, schema: op.responses['503']?.content['application/json'].schema }).toEqual({ key, schema: expect.anything() });
   });
 
   it('describes each request body exactly as its DTO validates it: same properties, same required ones, same ones that take null', () => {

@@ -1,5 +1,6 @@
 import { connect, Socket } from 'node:net';
 import { eventually, Stack, startStack } from '@mailroom/testing';
+import { documentSchemaCompiler, Json } from './support/openapi-schemas';
 
 /** A raw HTTP/1.1 connection to the gateway: what a test writes goes out as is, and what comes back is read as it arrives. */
 interface RawConnection {
@@ -74,7 +75,9 @@ describe('requests that reach the gateway while it shuts down', () => {
   });
   afterAll(() => stack?.stop());
 
-  it('answers 503 service_unavailable in the error shape, with Connection: close, and still answers the request in flight', async () => {
+  it('answers 503 service_unavailable in the error shape, with Connection: close, as the document says, and still answers the request in flight', async () => {
+    const doc: Json = (await stack.api.get('/openapi.json', { key: null })).body;
+    const compile = documentSchemaCompiler(doc);
     // In flight: its headers are read and admitted (100 Continue), its body not yet sent, so close() waits for it.
     const body = JSON.stringify({ name: 'in flight', permissions: ['emails:read'] });
     const inFlight = await rawConnection(stack.baseUrl);
@@ -82,29 +85,45 @@ describe('requests that reach the gateway while it shuts down', () => {
       `POST /v1/api-keys HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${stack.rootKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
     );
     await inFlight.until((text) => text.startsWith('HTTP/1.1 100'));
-    // A client half-way through its request's headers: the connection is busy, so closing does not drop it.
-    const late = await rawConnection(stack.baseUrl);
-    late.write(`GET /v1/api-keys HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${stack.rootKey}\r\n`);
+    // Clients half-way through their requests' headers, to an API route and to a public one: the connections
+    // are busy, so closing does not drop them.
+    const late = new Map<string, RawConnection>();
+    for (const [key, path] of [
+      ['GET /v1/api-keys', '/v1/api-keys'],
+      ['GET /health', '/health'],
+    ]) {
+      const connection = await rawConnection(stack.baseUrl);
+      connection.write(`GET ${path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${stack.rootKey}\r\n`);
+      late.set(key, connection);
+    }
 
     const baseUrl = stack.baseUrl;
     const stopping = stack.stopApp('gateway');
     try {
       // The listener is closed once the gateway is closing: new connections are refused.
       await eventually(async () => (await fetch(`${baseUrl}/health`).then(() => 'open', () => 'refused')) === 'refused');
-      late.write('\r\n');
-      const answer = parseAnswer(await late.until(answerIsComplete));
-      expect(answer).toEqual({
-        status: 503,
-        headers: expect.objectContaining({ connection: 'close', 'content-type': expect.stringMatching(/^application\/json/) }),
-        body: { error: { code: 'service_unavailable', message: expect.stringMatching(/shutting down/) } },
-      });
+      for (const [key, connection] of late) {
+        connection.write('\r\n');
+        const answer = parseAnswer(await connection.until(answerIsComplete));
+        expect({ key, ...answer }).toEqual({
+          key,
+          status: 503,
+          headers: expect.objectContaining({ connection: 'close', 'content-type': expect.stringMatching(/^application\/json/) }),
+          body: { error: { code: 'service_unavailable', message: expect.stringMatching(/shutting down/) } },
+        });
+        const [method, path] = key.split(' ');
+        const documented = doc.paths[path][method.toLowerCase()].responses['503'];
+        expect({ key, documented: Boolean(documented) }).toEqual({ key, documented: true });
+        const validate = compile(documented.content['application/json'].schema);
+        expect({ key, valid: validate(answer.body), errors: validate.errors ?? null }).toEqual({ key, valid: true, errors: null });
+      }
 
       inFlight.write(body);
       const created = parseAnswer((await inFlight.until((text) => answerIsComplete(text.slice(text.indexOf('\r\n\r\n') + 4)))).split(/^HTTP\/1\.1 100 Continue\r\n\r\n/)[1]);
       expect(created).toEqual(expect.objectContaining({ status: 201, body: expect.objectContaining({ name: 'in flight' }) }));
     } finally {
       inFlight.socket.destroy();
-      late.socket.destroy();
+      late.forEach((connection) => connection.socket.destroy());
       await stopping;
       await stack.startApp('gateway');
     }

@@ -36,7 +36,7 @@ const WHEN: Record<number, string> = {
   422: 'A field, query parameter or path parameter is invalid, or is a query parameter or body field the operation does not read; the message names it.',
   429: 'The key is over its rate limit, or the client address made too many failed authentications (AUTH_FAILURE_LIMIT); retry after Retry-After seconds.',
   500: 'An unexpected error; it is logged with an error id and no detail is shown.',
-  503: 'A service behind the gateway is not running, did not answer in time, or cannot reach its database or NATS; safe to retry.',
+  503: 'A service behind the gateway is not running, did not answer in time, or cannot reach its database or NATS, or the gateway is shutting down (any route, public ones too, on a connection still open); safe to retry.',
 };
 
 /**
@@ -80,11 +80,12 @@ const BODY_STATUSES_BY_METHOD: Record<string, number[]> = {
 /**
  * The statuses an operation can fail with: the common ones, plus 404/409/400/413/415 where they apply. 422 on
  * every operation but those that take any query and no body (tracking): a query parameter or body field the
- * operation does not read is refused (refuseUnreadInput), as a DTO refuses an unknown field.
+ * operation does not read is refused (refuseUnreadInput), as a DTO refuses an unknown field. 503 on every
+ * operation, public ones too: a request reaching a gateway that is shutting down (closeKeepAliveOnShutdown).
  */
 export function errorStatuses(route: DiscoveredRoute): number[] {
-  const statuses = new Set<number>([500]);
-  if (route.permission !== null) [401, 403, 429, 503].forEach((status) => statuses.add(status));
+  const statuses = new Set<number>([500, 503]);
+  if (route.permission !== null) [401, 403, 429].forEach((status) => statuses.add(status));
   if (route.pathParams.length) statuses.add(404);
   if (CONFLICTS[operationKey(route)]) statuses.add(409);
   (BODY_STATUSES_BY_METHOD[route.method] ?? []).forEach((status) => statuses.add(status));

@@ -111,9 +111,10 @@ describe('OpenAPI document pieces', () => {
   it('lists the error statuses a route can answer', () => {
     // Any route can be sent an unknown query parameter (422) and a body that is not JSON (415).
     expect(errorStatuses(route({}))).toEqual([401, 403, 415, 422, 429, 500, 503]);
-    expect(errorStatuses(route({ permission: null, path: '/health' }))).toEqual([415, 422, 500]);
+    // A public route too answers 503 while the gateway shuts down.
+    expect(errorStatuses(route({ permission: null, path: '/health' }))).toEqual([415, 422, 500, 503]);
     // The tracking routes take any query parameter, and read no body.
-    expect(errorStatuses(route({ permission: null, path: '/t/o/{token}', pathParams: ['token'], takesAnyQuery: true }))).toEqual([404, 415, 500]);
+    expect(errorStatuses(route({ permission: null, path: '/t/o/{token}', pathParams: ['token'], takesAnyQuery: true }))).toEqual([404, 415, 500, 503]);
     expect(errorStatuses(route({ method: 'post', path: '/v1/domains', hasBody: true }))).toEqual([400, 401, 403, 409, 413, 415, 422, 429, 500, 503]);
     expect(errorStatuses(route({ method: 'post', path: '/v1/things/{id}/verify', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 415, 422, 429, 500, 503]);
     expect(errorStatuses(route({ method: 'delete', path: '/v1/things/{id}', pathParams: ['id'] }))).toEqual([400, 401, 403, 404, 413, 415, 422, 429, 500, 503]);

@@ -105,6 +105,27 @@ function successOf(route: DiscoveredRoute): Record<string, JsonSchema> {
 }
 
 /**
+ * The success responses and the error ones, by status. A status in both (GET /health's 503: its own body
+ * while a service is down, the Error body while the gateway shuts down) takes either body.
+ */
+function mergedResponses(success: Record<string, JsonSchema>, errors: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  const responses = Object.assign({}, success);
+  for (const [status, error] of Object.entries(errors)) {
+    const own = responses[status];
+    responses[status] = own ? eitherResponse(own, error) : error;
+  }
+  return responses;
+}
+
+function eitherResponse(own: JsonSchema, error: JsonSchema): JsonSchema {
+  const schemaOf = (response: JsonSchema) => (response.content as Record<string, JsonSchema>)['application/json'].schema;
+  return {
+    description: `${own.description as string} Or ${error.description as string}`,
+    content: { 'application/json': { schema: { anyOf: [schemaOf(own), schemaOf(error)] } } },
+  };
+}
+
+/**
  * Builds the OpenAPI 3.1 document from the routes Nest registered and the DTO
  * schemas class-validator knows. Pure: the same routes give the same document.
  */
@@ -125,7 +146,7 @@ export function buildOpenApiDocument(routes: DiscoveredRoute[], dtoSchemas: Reco
       ...(route.permission === null ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: body } : {}),
-      responses: { ...successOf(route), ...errorResponses(route) },
+      responses: mergedResponses(successOf(route), errorResponses(route)),
     };
   }
   return {
