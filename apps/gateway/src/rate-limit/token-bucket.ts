@@ -9,7 +9,11 @@ export class TokenBuckets {
   constructor(
     readonly ratePerSecond: number,
     readonly burst: number,
-    private readonly now: () => number = Date.now,
+    /**
+     * Milliseconds on a clock that never goes back: the wall clock set back an hour (NTP stepping it, a
+     * VM resumed) would otherwise drain an hour of tokens from every bucket and refuse each key for that hour.
+     */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Takes one token if there is one. */
@@ -44,7 +48,9 @@ export class TokenBuckets {
       bucket = { tokens: this.burst, updatedAt: now };
       this.buckets.set(key, bucket);
     }
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.ratePerSecond);
+    // A clock that went back (one passed in) gives no tokens, and takes none either.
+    const elapsedMs = Math.max(0, now - bucket.updatedAt);
+    bucket.tokens = Math.min(this.burst, bucket.tokens + (elapsedMs / 1000) * this.ratePerSecond);
     bucket.updatedAt = now;
     return bucket;
   }
