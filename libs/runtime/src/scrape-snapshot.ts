@@ -15,7 +15,7 @@ interface WarnLogger {
  */
 export class ScrapeSnapshot {
   private pending: Promise<void> | undefined;
-  private takenAt = 0;
+  private takenAt = -Infinity;
 
   constructor(
     private readonly read: () => Promise<void>,
@@ -25,8 +25,10 @@ export class ScrapeSnapshot {
   ) {}
 
   refresh(): Promise<void> {
-    if (this.pending && Date.now() - this.takenAt < SNAPSHOT_MAX_AGE_MS) return this.pending;
-    this.takenAt = Date.now();
+    // A monotonic clock: the wall clock set back an hour would otherwise keep the gauges frozen for that hour.
+    const now = performance.now();
+    if (this.pending && now - this.takenAt < SNAPSHOT_MAX_AGE_MS) return this.pending;
+    this.takenAt = now;
     this.pending = this.update();
     return this.pending;
   }
