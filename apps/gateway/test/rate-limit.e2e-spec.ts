@@ -87,6 +87,27 @@ describe('rate limits per API key', () => {
     expect(last.headers.get('retry-after')).not.toBeNull();
   });
 
+  it('documents in /openapi.json each rate limit header an answer carries, errors included', async () => {
+    const doc = (await stack.api.get('/openapi.json', { key: null })).body;
+    const { key } = await stack.issueKey({ name: 'documented' });
+    const api = stack.api.withKey(key);
+    const answers: Array<[string, ApiResponse]> = [
+      ['GET /v1/api-keys', await api.get('/v1/api-keys')],
+      ['POST /v1/api-keys', await api.request('POST', '/v1/api-keys', { rawBody: '{bad', headers: { 'content-type': 'application/json' } })],
+      ['POST /v1/api-keys', await api.request('POST', '/v1/api-keys', { rawBody: 'name', headers: { 'content-type': 'text/plain' } })],
+      ['GET /v1/api-keys/{id}', await api.get('/v1/api-keys/key_01ARZ3NDEKTSV4RRFFQ69G5FAV')],
+      ['GET /v1/api-keys', await api.get('/v1/api-keys?unread=1')],
+    ];
+    answers.push(['GET /v1/api-keys', (await untilLimited(() => api.get('/v1/api-keys'))).last]);
+    expect(answers.map(([, response]) => response.status)).toEqual([200, 400, 415, 404, 422, 429]);
+    for (const [operation, response] of answers) {
+      const [method, path] = operation.split(' ');
+      const documented = Object.keys(doc.paths[path][method.toLowerCase()].responses[String(response.status)].headers ?? {}).map((name) => name.toLowerCase());
+      const sent = [...response.headers.keys()].filter((name) => /^(ratelimit-|retry-after$)/.test(name));
+      expect({ operation, status: response.status, undocumented: sent.filter((name) => !documented.includes(name)) }).toEqual({ operation, status: response.status, undocumented: [] });
+    }
+  });
+
   it('shares one bucket between two gateway processes: a burst split across them runs out on the second', async () => {
     const { key, id } = await stack.issueKey({ name: 'shared' });
     const reports = await consumptionReports(stack.nats.url);

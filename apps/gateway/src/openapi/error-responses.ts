@@ -1,5 +1,6 @@
 import { ErrorCode, HTTP_STATUS_BY_CODE } from '@mailroom/errors';
 import type { JsonSchema } from './custom-validator-converters';
+import { rateLimitHeadersOf } from './rate-limit-headers';
 import type { DiscoveredRoute } from './route-discovery';
 
 /** The one error body of the API, `{ error: { code, message } }`, with every code libs/errors knows. */
@@ -97,9 +98,10 @@ export function errorResponses(route: DiscoveredRoute): Record<string, JsonSchem
   const responses: Record<string, JsonSchema> = {};
   for (const status of errorStatuses(route)) {
     const conflict = status === 409 ? CONFLICTS[operationKey(route)] : undefined;
+    const headers = rateLimitHeadersOf(route.permission, status);
     responses[String(status)] = {
       description: conflict ? `\`${conflict.code}\`. ${conflict.why}` : `${codesFor(status)}. ${WHEN[status]}`,
-      ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
+      ...(headers ? { headers } : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }

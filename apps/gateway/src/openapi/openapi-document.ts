@@ -4,13 +4,12 @@ import type { JsonSchema } from './custom-validator-converters';
 import { withListCursorPattern } from './cursor-patterns';
 import { reachableSchemas, schemaRef } from './dto-schemas';
 import { ERROR_SCHEMA, errorResponses, operationKey } from './error-responses';
+import { rateLimitHeadersOf } from './rate-limit-headers';
 import { RESPONSE_COMPONENTS, successResponse } from './response-schemas';
 import { withNullableOptionals } from './nullable-optionals';
 import type { DiscoveredRoute } from './route-discovery';
 
 export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
-
-const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
 const HEADERS: Record<string, JsonSchema> = {
   'RateLimit-Limit': { description: 'The burst size of the key (RATE_LIMIT_BURST).', schema: { type: 'integer' } },
@@ -95,8 +94,7 @@ function successOf(route: DiscoveredRoute): Record<string, JsonSchema> {
   const shape = successResponse(route.method, route.path);
   const contentType = shape.contentType ?? 'application/json';
   const status = operationKey(route) === 'GET /t/c/{token}' ? 302 : route.successStatus;
-  const headers =
-    route.permission === null ? undefined : Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  const headers = rateLimitHeadersOf(route.permission, status);
   const content = shape.schema || shape.contentType ? { content: { [contentType]: { schema: shape.schema ?? { type: 'string', contentMediaType: contentType } } } } : {};
   return {
     [String(status)]: { description: shape.description ?? 'Success.', ...(headers ? { headers } : {}), ...content },
