@@ -1,4 +1,6 @@
+import type { MailroomConfig } from '@mailroom/config';
 import { AuthFailureLimiter } from './auth-failure-limiter';
+import { SharedAuthFailures } from './shared-auth-failures';
 
 const MINUTE = 60_000;
 
@@ -67,5 +69,22 @@ describe(AuthFailureLimiter.name, () => {
     limiter.recordFailure('203.0.113.1', 0);
     expect(limiter.retryAfterMs('203.0.113.1', 0)).toBeGreaterThan(0);
     expect(limiter.retryAfterMs('::ffff:cb00:7101', 0)).toBeGreaterThan(0);
+  });
+
+  describe('on the clocks the gateway gives it', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('ends a block when its minute is over, even when the wall clock was set back meanwhile (NTP stepping it)', () => {
+      const limiter = new AuthFailureLimiter(2, MINUTE, 100);
+      // Not connected to NATS: it counts the failures here only.
+      const failures = new SharedAuthFailures(limiter, { AUTH_FAILURE_LIMIT: 2 } as MailroomConfig);
+      failures.recordFailure('203.0.113.1');
+      failures.recordFailure('203.0.113.1');
+      expect(limiter.retryAfterMs('203.0.113.1')).toBe(MINUTE);
+      jest.setSystemTime(Date.now() - 3_600_000);
+      jest.advanceTimersByTime(MINUTE);
+      expect(limiter.retryAfterMs('203.0.113.1')).toBe(0);
+    });
   });
 });

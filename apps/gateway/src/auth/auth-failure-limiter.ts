@@ -32,14 +32,17 @@ export class AuthFailureLimiter {
     private readonly maxClients: number,
   ) {}
 
-  /** How long the address stays blocked, in ms; 0 when it is not. */
-  retryAfterMs(address: string, now = Date.now()): number {
+  /**
+   * How long the address stays blocked, in ms; 0 when it is not. Times are on a clock that never goes back
+   * (performance.now): the wall clock set back an hour would hold every block, and every count, an hour longer.
+   */
+  retryAfterMs(address: string, now = performance.now()): number {
     if (this.limit <= 0 || this.blocked.size === 0) return 0;
     const window = this.blocked.get(ipClient(address));
     return window ? Math.max(0, window.endsAt - now) : 0;
   }
 
-  recordFailure(address: string, now = Date.now()): void {
+  recordFailure(address: string, now = performance.now()): void {
     if (this.limit <= 0 || this.maxClients <= 0) return;
     const client = ipClient(address);
     let window = this.counting.get(client) ?? this.blocked.get(client);

@@ -47,11 +47,12 @@ export class SharedAuthFailures implements OnModuleInit, OnModuleDestroy {
     await this.connection?.drain().catch(() => undefined);
   }
 
-  recordFailure(address: string, now = Date.now()): void {
-    this.limiter.recordFailure(address, now);
+  recordFailure(address: string): void {
+    this.limiter.recordFailure(address);
     if (!this.connected || !this.connection) return;
     try {
-      this.connection.publish(GatewayEvents.authenticationFailed, encodeAuthFailure({ address, failedAtMs: now }));
+      // Wall time, the one clock replicas share: the others read how old the failure is from it.
+      this.connection.publish(GatewayEvents.authenticationFailed, encodeAuthFailure({ address, failedAtMs: Date.now() }));
     } catch {
       // Closed or draining (shutdown): the failure is counted here, which is all a replica without NATS can do.
     }
@@ -59,10 +60,9 @@ export class SharedAuthFailures implements OnModuleInit, OnModuleDestroy {
 
   private countRemote(data: Uint8Array): void {
     const failure = decodeAuthFailure(data);
-    const now = Date.now();
     // A failure from before this window could only block a client for a minute it did not earn.
-    if (!failure || now - failure.failedAtMs >= this.limiter.windowMs) return;
-    this.limiter.recordFailure(failure.address, now);
+    if (!failure || Date.now() - failure.failedAtMs >= this.limiter.windowMs) return;
+    this.limiter.recordFailure(failure.address);
   }
 
   private async followConnection(connection: NatsConnection): Promise<void> {
