@@ -63,6 +63,20 @@ describe('domains: deletion refused while the domain is in use', () => {
     await expectInUse(other);
   });
 
+  it('deletes a domain whose only mail on its way is test-mode mail, which never uses it', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('testmode'));
+    // A test key sends from any domain without it: no DKIM key, no SMTP. Its email, scheduled for a day
+    // (up to 30), held the live domain for that long, and a live key could neither see nor cancel it.
+    const testKey = api().withKey((await harness.stack.issueKey({ mode: 'test' })).key);
+    const scheduled = await testKey.post('/v1/emails', { from: `hi@${domain.name}`, to: 'bob@example.test', subject: 'Hello', text: 'Hi', scheduledAt: inOneDay() });
+    expect(scheduled.body).toMatchObject({ status: 'scheduled' });
+    expect((await api().get(`/v1/emails/${scheduled.body.id}`)).status).toBe(404);
+
+    await expectDeleted(domain);
+    // The test email is not the domain's: it stays scheduled, and goes out in test mode as before.
+    expect((await testKey.get(`/v1/emails/${scheduled.body.id}`)).body.status).toBe('scheduled');
+  });
+
   it('refuses while an email from the domain is queued for a retry after a 4xx', async () => {
     const domain = await verifiedDomain(harness, uniqueDomain('deferred'));
     harness.smtp.rejectRecipient('bob@example.test', 451, '4.7.1 Try again later');

@@ -104,10 +104,15 @@ export class EmailsRepository {
     return keysetPageInOneSnapshot(this.dataSource, build, 'e.id', params, count);
   }
 
-  /** Emails from the domain still on their way: queued (including being delivered) or scheduled, in any mode. */
+  /**
+   * Live emails from the domain still on their way: queued (including being delivered) or scheduled. Test
+   * mode never uses the domain (no DKIM key, no SMTP, no verification), so its emails do not hold it: a
+   * test email scheduled up to 30 days ahead kept a live domain from being deleted, and a live key could
+   * neither see nor cancel it.
+   */
   async countActiveFromDomain(domain: string): Promise<number> {
     const [row] = await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM emails.emails WHERE from_domain = $1 AND status IN ('queued', 'scheduled')`,
+      `SELECT count(*)::int AS count FROM emails.emails WHERE from_domain = $1 AND status IN ('queued', 'scheduled') AND mode = 'live'`,
       [domain],
     );
     return row.count;

@@ -4,7 +4,7 @@ export interface DomainUsagePayload {
 }
 
 export interface DomainUsageReply {
-  /** Emails from the domain that are queued, scheduled or being delivered. */
+  /** Live emails from the domain that are queued, scheduled or being delivered (test mode never uses a domain). */
   activeEmails: number;
 }
 
