@@ -22,6 +22,8 @@ describe('/v1/suppressions', () => {
 
   it.each([
     [{ email: 'nope' }, /^email: 'nope' is not a valid email address/],
+    // Punycode that decodes to nothing: no such domain can exist.
+    [{ email: 'a@xn--zz.example' }, /^email: 'a@xn--zz.example' is not a valid email address/],
     [{}, /^email: /],
     [{ email: 'a@example.com', reason: 'because' }, /^reason: must be one of/],
     [{ email: 'a@example.com', extra: 1 }, /^extra: is not a known field/],

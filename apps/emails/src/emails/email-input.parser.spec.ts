@@ -54,4 +54,8 @@ describe(parseEmailInput.name, () => {
     expect(problemOf({ to: ['ok@example.com', 'a\r\nb@x.com'] })).toBe('to[1]: "a\\r\\nb@x.com" is not a valid email address');
     expect(problemOf({ to: 'x@' })).toBe("to: 'x@' is not a valid email address");
   });
+
+  it('refuses, naming the field, a recipient at a punycode domain that decodes to nothing (no such domain can exist)', () => {
+    expect(problemOf({ to: 'ok@example.com', cc: ['Ann <ann@xn--zz.example>'] })).toBe("cc[0]: 'Ann <ann@xn--zz.example>' is not a valid email address");
+  });
 });

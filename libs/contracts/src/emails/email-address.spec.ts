@@ -12,6 +12,7 @@ describe(parseEmailAddress.name, () => {
     ['Ann@Bücher.example', 'ann@xn--bcher-kva.example', ''],
     ['Ann <ann@bücher.example>', 'ann@xn--bcher-kva.example', 'Ann'],
     ['"Zoë" <zoe@例え.jp>', 'zoe@xn--r8jz45g.jp', 'Zoë'],
+    ['Zoe@XN--R8JZ45G.jp', 'zoe@xn--r8jz45g.jp', ''],
   ])('accepts %s', (raw, normalized, name) => {
     expect(parseEmailAddress(raw)).toMatchObject({ normalized, name, domain: normalized.split('@')[1] });
   });
@@ -22,6 +23,12 @@ describe(parseEmailAddress.name, () => {
       expect(parseEmailAddress(raw)).toBeNull();
     },
   );
+
+  // A label in punycode that decodes to nothing names no domain anyone could register: such an address was
+  // accepted (202), then bounced as a domain that does not exist, and went on the suppression list.
+  it.each(['a@xn--zz.example', 'Ann <a@XN--ZZ.example>', 'a@mail.xn--a.example', 'a@xn--.example'])('rejects %j, whose punycode decodes to nothing', (raw) => {
+    expect(parseEmailAddress(raw)).toBeNull();
+  });
 
   // nodemailer's parser drops the quotes of a quoted local part and, when text
   // precedes them, takes that text for a display name: `ceo."smith"@y.com` came

@@ -24,11 +24,13 @@ const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
 /**
  * A domain as SMTP and DNS carry it: an internationalized name (bücher.de)
  * in punycode (xn--bcher-kva.de), as sending domains are stored, so it needs
- * no SMTPUTF8; '' when it cannot be converted. ASCII names are returned as
- * they are, without the conversion's cost on every address of a send.
+ * no SMTPUTF8; '' when it cannot be converted. A name already in punycode is
+ * checked too: a label such as xn--zz decodes to nothing, so no such domain
+ * can exist. Other ASCII names are returned as they are, without the
+ * conversion's cost on every address of a send.
  */
 function asciiDomain(domain: string): string {
-  return /[^\x00-\x7f]/.test(domain) ? normalizeDomainName(domain) : domain;
+  return /[^\x00-\x7f]|xn--/i.test(domain) ? normalizeDomainName(domain) : domain;
 }
 
 /**
