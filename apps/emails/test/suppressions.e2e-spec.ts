@@ -52,6 +52,16 @@ describe('/v1/suppressions', () => {
     expect(unknown.body.error.message).toMatch(/^starting_after: /);
   });
 
+  it('says how to write a plus address\'s + in a cursor when a query string turned it into a space', async () => {
+    expect((await test.post('/v1/suppressions', { email: 'reader+news@example.com' })).status).toBe(201);
+    const unencoded = await test.get('/v1/suppressions?limit=1&starting_after=reader+news@example.com');
+    expect(unencoded.status).toBe(422);
+    expect(unencoded.body.error.message).toBe(
+      'starting_after: must be an address from a previous page that is still on the list (a + in a query string reads as a space: write it %2B)',
+    );
+    expect((await test.get('/v1/suppressions?limit=1&starting_after=reader%2Bnews@example.com')).status).toBe(200);
+  });
+
   // As GET /v1/emails refuses an empty id: a client whose cursor came out empty would otherwise page through page one for ever.
   it.each(['starting_after', 'ending_before'])('refuses an empty %s: no address is on a previous page', async (cursor) => {
     const response = await test.get(`/v1/suppressions?limit=1&${cursor}=`);

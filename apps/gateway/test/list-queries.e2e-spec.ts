@@ -102,6 +102,15 @@ describe('list queries: cursors of another resource and empty date ranges', () =
     expect((await test.get('/v1/emails?from_date=2026-01-01T00:00:00%2B02:00')).status).toBe(200);
   });
 
+  it('says how to write a plus address\'s + in the to filter when a query string turned it into a space', async () => {
+    const response = await test.get('/v1/emails?to=someone+news@example.com');
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toBe('to: must be one email address (a + in a query string reads as a space: write it %2B)');
+    expect((await test.get('/v1/emails?to=someone%2Bnews@example.com')).status).toBe(200);
+    // A space that no + explains gets no hint.
+    expect((await test.get('/v1/emails?to=a%20b')).body.error.message).toBe('to: must be one email address');
+  });
+
   it('still lists an email range in order, and either end alone', async () => {
     const now = Date.now();
     const around = await test.get(`/v1/emails?from_date=${new Date(now - 3_600_000).toISOString()}&to_date=${new Date(now + 3_600_000).toISOString()}`);

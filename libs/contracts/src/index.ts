@@ -12,6 +12,7 @@ export * from './validation/is-omittable';
 export * from './validation/is-plain-object';
 export * from './validation/parse-json-bytes';
 export * from './validation/utc-timestamp';
+export * from './validation/plus-read-as-space';
 export * from './validation/whole-milliseconds';
 export * from './validation/mapped-ipv4-prefix';
 export * from './common/list-query.dto';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { normalizeEmailAddress, type ListParams, type Mode } from '@mailroom/contracts';
+import { normalizeEmailAddress, parseEmailAddress, plusReadAsSpaceHint, type ListParams, type Mode } from '@mailroom/contracts';
 import { inOneSnapshot } from '@mailroom/database';
 import { DomainError } from '@mailroom/errors';
 import { SuppressionEntity, SuppressionReason } from '../database/entities/suppression.entity';
@@ -50,7 +50,10 @@ export class SuppressionsRepository {
       if (cursorAddress) {
         const cursor = await suppressions.findOneBy({ mode, address: normalizeEmailAddress(cursorAddress) });
         const field = params.endingBefore ? 'ending_before' : 'starting_after';
-        if (!cursor) throw DomainError.validation(field, 'must be an address from a previous page that is still on the list');
+        if (!cursor) {
+          const hint = plusReadAsSpaceHint(cursorAddress, (withPlus) => parseEmailAddress(withPlus) !== null);
+          throw DomainError.validation(field, `must be an address from a previous page that is still on the list${hint}`);
+        }
         const comparison = params.endingBefore ? '>' : '<';
         // Compared in SQL: created_at has microseconds, a JS Date only milliseconds.
         query.andWhere(

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { isMappedWithIpv4Prefix } from './mapped-ipv4-prefix';
 import { isBeforeToTheDigit } from './whole-milliseconds';
+import { PLUS_READ_AS_SPACE_HINT } from './plus-read-as-space';
 
 /**
  * A rule about a string value. A value of another type fails it too, and is
@@ -81,8 +82,8 @@ function isRealCalendarDate(value: string): boolean {
  * the caller wrote looks right to them.
  */
 export function isoTimestampProblem(value: unknown): string {
-  const spaceForPlus = typeof value === 'string' && / \d{2}(?::?\d{2})?$/.test(value) && isIsoTimestamp(value.replace(/ (?=\d{2}(?::?\d{2})?$)/, '+'));
-  return `must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z${spaceForPlus ? ' (a + in a query string reads as a space: write it %2B)' : ''}`;
+  const offsetReadAsSpace = typeof value === 'string' && / \d{2}(?::?\d{2})?$/.test(value) ? value.replace(/ (?=\d{2}(?::?\d{2})?$)/, '+') : null;
+  return `must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z${offsetReadAsSpace && isIsoTimestamp(offsetReadAsSpace) ? PLUS_READ_AS_SPACE_HINT : ''}`;
 }
 
 /** A strict ISO 8601 timestamp that JavaScript can also read (validator.js accepts some it cannot). */

@@ -5,6 +5,9 @@ import { IsOneOf } from '../../validation/is-one-of';
 import { IsTagsQuery } from './email-validators';
 import { EMAIL_STATUSES } from '../email-limits';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
+import { plusReadAsSpaceHint } from '../../validation/plus-read-as-space';
+
+const ONE_ADDRESS = /^[^\s@,]+@[^\s@,]+$/;
 
 /** GET /v1/emails. `tags` is comma-separated and every tag must match (ALL). */
 export class EmailListQueryDto extends ListQueryDto {
@@ -14,7 +17,7 @@ export class EmailListQueryDto extends ListQueryDto {
 
   /** One recipient address of the `to` field, compared case-insensitively. */
   @IsOptional()
-  @Matches(/^[^\s@,]+@[^\s@,]+$/, { message: 'must be one email address' })
+  @Matches(ONE_ADDRESS, { message: ({ value }) => `must be one email address${plusReadAsSpaceHint(value, (withPlus) => ONE_ADDRESS.test(withPlus))}` })
   to?: string;
 
   @IsOptional()
