@@ -71,9 +71,14 @@ export class AttemptsRepository {
           [recordsetJson(updates), written.map((record) => record.email.id)],
         );
       }
-      const suppressions = written.flatMap((record) =>
-        record.suppressions.map((suppression) => ({ mode: record.email.mode, address: suppression.address, reason: suppression.reason, details: suppression.details.slice(0, 1000) })),
-      );
+      // In (mode, address) order, as the emails above are locked in id order: in the order the batch's emails
+      // fell, a transaction adding two of the addresses the other way round (another replica's record) deadlocked
+      // with this one, and a record that fails leaves the email to its lease and the message goes out again.
+      const suppressions = written
+        .flatMap((record) =>
+          record.suppressions.map((suppression) => ({ mode: record.email.mode, address: suppression.address, reason: suppression.reason, details: suppression.details.slice(0, 1000) })),
+        )
+        .sort((a, b) => (a.mode === b.mode ? compareCodeUnits(a.address, b.address) : compareCodeUnits(a.mode, b.mode)));
       if (suppressions.length) {
         await sql.query(
           `INSERT INTO emails.suppressions (mode, address, reason, details)
@@ -116,4 +121,9 @@ function recipientColumns(update: RecipientUpdate) {
     smtp_reply: update.smtpReply,
     next_attempt_at: update.nextAttemptAt,
   };
+}
+
+/** Code-unit order, the same on every replica whatever its locale (localeCompare is not). */
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
