@@ -1,4 +1,5 @@
 import { retryWhileDatabaseUnavailable } from './retry-while-unavailable';
+import { isTransactionConflict } from './transaction-outcome';
 
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
@@ -19,6 +20,14 @@ describe(retryWhileDatabaseUnavailable.name, () => {
     const write = jest.fn().mockRejectedValue(bug);
     await expect(retryWhileDatabaseUnavailable(write, { giveUpAfterMs: 5000 })).rejects.toBe(bug);
     expect(write).toHaveBeenCalledTimes(1);
+  });
+
+  it('writes again after a failure alsoRetry accepts, such as a deadlock, and only then', async () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const write = jest.fn().mockRejectedValueOnce(deadlock).mockResolvedValue('written');
+    await expect(retryWhileDatabaseUnavailable(write, { alsoRetry: isTransactionConflict })).resolves.toBe('written');
+    expect(write).toHaveBeenCalledTimes(2);
+    await expect(retryWhileDatabaseUnavailable(jest.fn().mockRejectedValue(deadlock), { giveUpAfterMs: 5000 })).rejects.toBe(deadlock);
   });
 
   it('gives up with the last error once the time since the first failure is used up', async () => {

@@ -7,6 +7,8 @@ export interface UnavailableRetryOptions {
   onRetry?: (error: unknown) => void;
   /** Told of each failure that will be tried again and of each success, e.g. a RepeatedFailureLog shared by every caller. */
   failures?: { failed(error: unknown): void; succeeded(): void };
+  /** Other failures to try again, such as isTransactionConflict for a write Postgres aborted to break a deadlock. */
+  alsoRetry?: (error: unknown) => boolean;
 }
 
 const FIRST_WAIT_MS = 100;
@@ -31,7 +33,7 @@ export async function retryWhileDatabaseUnavailable<T>(write: () => Promise<T>, 
       return written;
     } catch (error) {
       giveUpAt ??= Date.now() + (options.giveUpAfterMs ?? Number.POSITIVE_INFINITY);
-      if (!isDatabaseUnavailable(error) || Date.now() + wait > giveUpAt) throw error;
+      if (!(isDatabaseUnavailable(error) || options.alsoRetry?.(error)) || Date.now() + wait > giveUpAt) throw error;
       options.onRetry?.(error);
       options.failures?.failed(error);
       await new Promise((resolve) => setTimeout(resolve, wait));

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { retryWhileDatabaseUnavailable } from '@mailroom/database';
+import { isTransactionConflict, retryWhileDatabaseUnavailable } from '@mailroom/database';
 import type { NewEvent } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, RepeatedFailureLog } from '@mailroom/runtime';
 import { AttemptRecorder } from './attempt-recorder';
@@ -75,10 +75,12 @@ export class EmailDelivery {
     // The SMTP server has answered: while Postgres is away, keep the outcome and try again for as long as it takes.
     // The write is fenced on the lease owner, so once another replica has taken the email over it answers false.
     // Giving up instead (it did, after DELIVERY_LEASE_MS) dropped the email from this worker's in-flight set, and
-    // this very process claimed it again once the database was back and sent the message a second time.
+    // this very process claimed it again once the database was back and sent the message a second time. A write
+    // Postgres aborted to break a deadlock rolled back and is written again too: thrown, it did the same.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(owner, record), {
       onRetry: () => outcomeRecordRetries.inc(),
       failures: this.recordFailures,
+      alsoRetry: isTransactionConflict,
     });
     if (!recorded) {
       this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
