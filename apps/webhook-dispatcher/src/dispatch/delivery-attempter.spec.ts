@@ -10,10 +10,13 @@ import type { AttemptRecord, ClaimedDelivery, DispatchRepository } from './dispa
 const SECRET = 'whsec_the_real_secret_never_logged';
 const SCHEDULE = [0, 5_000, 300_000];
 
-function setup() {
+/** `failFirstWith`: an error the first write of an outcome throws, as Postgres aborting it. */
+function setup(failFirstWith?: Error) {
   const box = new SecretBox(randomBytes(32).toString('base64'));
   const records: AttemptRecord[] = [];
-  const recorder = { record: jest.fn(async (record: AttemptRecord) => (records.push(record), true)) } as unknown as AttemptRecorder;
+  const record = jest.fn(async (attempt: AttemptRecord) => (records.push(attempt), true));
+  if (failFirstWith) record.mockRejectedValueOnce(failFirstWith);
+  const recorder = { record } as unknown as AttemptRecorder;
   const repository = { abandon: jest.fn(), releaseLease: jest.fn() } as unknown as DispatchRepository;
   const settings = {
     secretBox: box,
@@ -48,7 +51,7 @@ function setup() {
       overrides,
     );
   };
-  return { attempter, records, errors, undecryptable, box };
+  return { attempter, records, record, errors, undecryptable, box };
 }
 
 describe(DeliveryAttempter.name, () => {
@@ -67,6 +70,17 @@ describe(DeliveryAttempter.name, () => {
     expect(records[0].nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + SCHEDULE[1] * 1.1);
     // The last one the schedule allows fails the delivery for good.
     expect(records[1]).toMatchObject({ error: 'signing secret could not be decrypted', nextAttemptAt: null, affectsWebhookHealth: false });
+  });
+
+  it.each([
+    ['deadlock detected', '40P01'],
+    ['could not serialize access due to concurrent update', '40001'],
+  ])('writes an outcome Postgres aborted over a conflict (%s) again, rather than leaving it to the lease and posting twice', async (message, code) => {
+    const { attempter, records, record, undecryptable } = setup(Object.assign(new Error(message), { code }));
+    await attempter.attempt(undecryptable(), 'worker-1');
+    attempter.close();
+    expect(record).toHaveBeenCalledTimes(2);
+    expect(records).toEqual([expect.objectContaining({ error: 'signing secret could not be decrypted' })]);
   });
 
   it('treats a previous secret that does not decrypt the same way', async () => {

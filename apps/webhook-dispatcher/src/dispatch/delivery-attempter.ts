@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { retryWhileDatabaseUnavailable } from '@mailroom/database';
+import { isTransactionConflict, retryWhileDatabaseUnavailable } from '@mailroom/database';
 import { RepeatedFailureLog } from '@mailroom/runtime';
 import { signWebhookPayload } from '@mailroom/contracts';
 import { WebhookSettings } from '../webhook-settings';
@@ -73,10 +73,12 @@ export class DeliveryAttempter {
     // The endpoint has answered: while Postgres is away, keep the answer and try again for as long as it takes. The
     // write is fenced on the lease owner, so once another replica has taken the delivery over it answers false.
     // Giving up instead (it did, after WEBHOOK_LEASE_MS) took the delivery out of this dispatcher's pool, so once the
-    // database was back it claimed the delivery again and posted the event a second time.
+    // database was back it claimed the delivery again and posted the event a second time. A write Postgres aborted to
+    // break a deadlock (group commits of two dispatchers lock webhooks they share) rolled back and is written again too.
     const recorded = await retryWhileDatabaseUnavailable(() => this.recorder.record(record), {
       onRetry: () => attemptRecordRetries.inc(),
       failures: this.recordFailures,
+      alsoRetry: isTransactionConflict,
     });
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'delivery was taken over by another dispatcher; this attempt is not recorded');
   }
