@@ -1,7 +1,7 @@
 import { AppProcess, eventually, freeDnsPort, PROCESS_READY_TIMEOUT_MS, RawSmtp, startRawSmtp } from '@mailroom/testing';
 import { DeliveryHarness, eventsOf, routeMailTo, startDeliveryHarness, startEmailsProcess, untilEmailsProcessReady, verifiedDomain } from './support/delivery-harness';
 
-/** The drain's 10 s, the recording after the cut-off, and room for a loaded machine; below SHUTDOWN_TIMEOUT_MS (25 s). */
+/** The drain (10 s: 40 % of the default SHUTDOWN_TIMEOUT_MS, 25 s), the recording after the cut-off, and room for a loaded machine. */
 const SHUTDOWN_BOUND_MS = 22000;
 
 /**

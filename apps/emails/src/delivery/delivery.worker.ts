@@ -6,12 +6,9 @@ import { appendEvents } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, RepeatedFailureLog } from '@mailroom/runtime';
 import { ClaimedEmail, DeliveryRepository, DueRecipient } from './delivery.repository';
 import { deliveryEvent, EmailDelivery } from './email-delivery.service';
+import { shutdownWaits } from './shutdown-waits';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
 
-/** How long shutdown waits for deliveries in flight before cutting their SMTP exchanges off. */
-const DRAIN_TIMEOUT_MS = 10_000;
-/** How long it then waits for the cut-off attempts to be recorded before leaving them to lease expiry. */
-const RECORD_AFTER_CUT_OFF_MS = 5_000;
 
 /** Whether `work` settled within `ms`. */
 async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -63,11 +60,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     // be cut off at exit and wait for their lease to run out (and could go out twice).
     await this.currentPoll;
     const drained = Promise.allSettled([...this.inFlight.values()]);
-    if (!(await settlesWithin(drained, DRAIN_TIMEOUT_MS))) {
+    const { drainMs, recordAfterCutOffMs } = shutdownWaits(this.config.SHUTDOWN_TIMEOUT_MS);
+    if (!(await settlesWithin(drained, drainMs))) {
       // A server still holding an exchange (stalling, or trickling a reply) would keep the email under this
       // process's lease until it runs out. Cut off, the attempt is recorded as a timeout and the email handed back.
       this.transport.abort();
-      await settlesWithin(drained, RECORD_AFTER_CUT_OFF_MS);
+      await settlesWithin(drained, recordAfterCutOffMs);
     }
     clearInterval(this.renewTimer);
     this.transport.close();
