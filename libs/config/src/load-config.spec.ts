@@ -62,6 +62,17 @@ describe(loadConfig.name, () => {
     }
   });
 
+  it('refuses port 0 in a URL, where nothing can be reached', () => {
+    const db = { DATABASE_URL: 'postgres://u@127.0.0.1/x' };
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://u@127.0.0.1:0/x' }, 'keys'))).toEqual([
+      "DATABASE_URL must not use port 0 (nothing can be reached on it), got 'postgres://***@127.0.0.1:0/x'",
+    ]);
+    expect(problemsOf(() => loadConfig({ ...db, DELIVERY_MODE: 'relay', SMTP_RELAY_URL: 'smtp://relay.example.com:0' }, 'emails'))).toEqual([
+      expect.stringMatching(/^SMTP_RELAY_URL must not use port 0/),
+    ]);
+    expect(problemsOf(() => loadConfig({ ...db, TRACKING_BASE_URL: 'https://t.example.com:0' }, 'domains'))).toEqual([expect.stringMatching(/^TRACKING_BASE_URL must not use port 0/)]);
+  });
+
   it('requires DATABASE_URL only in the apps that use it', () => {
     expect(problemsOf(() => loadConfig({}, 'keys'))).toEqual([expect.stringMatching(/^DATABASE_URL is required/)]);
     expect(() => loadConfig({}, 'gateway')).not.toThrow();

@@ -70,6 +70,9 @@ export function asUrl(...protocols: string[]): Parser<string> {
     if (protocols.length && !protocols.includes(url.protocol.replace(/:$/, ''))) {
       throw new Error(`must use ${protocols.join(' or ')}, got '${url.protocol}'`);
     }
+    // The clients take port 0 as it is written (node-postgres, nodemailer and nats.js all connect to it), and fail
+    // at the first connection with ECONNREFUSED or EADDRNOTAVAIL, naming no variable.
+    if (url.port === '0') throw new Error(`must not use port 0 (nothing can be reached on it), got '${redactUrl(raw)}'`);
     // The clients percent-decode these when they connect; a bare % failed there ("URI malformed", naming no variable).
     if (!decodes(url.username) || !decodes(url.password)) {
       throw new Error(`must have its user name and password percent-encoded (write % as %25, @ as %40, / as %2F), got '${redactUrl(raw)}'`);
