@@ -321,6 +321,39 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     );
   });
 
+  it("describes a domain's dnsRecords as the interface does: without `verified` in the create answer, with it on each record retrieved or updated", () => {
+    const compile = documentSchemaCompiler(doc, { strict: true });
+    const successSchemaOf = (key: string): Json => {
+      const { op } = operations.find((operation) => operation.key === key)!;
+      const [, success] = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'))!;
+      return success.content['application/json'].schema;
+    };
+    const issued = { type: 'TXT', host: '@', value: 'v=spf1 include:spf.example.net ~all', purpose: 'spf' };
+    const flagged = { verified: false, ...issued };
+    const domain = (record: Json) => ({
+      id: `dom_${SAMPLE_ID}`,
+      object: 'domain',
+      name: 'example.com',
+      status: 'pending',
+      region: 'us',
+      spfStatus: 'pending',
+      dkimStatus: 'pending',
+      dmarcStatus: 'pending',
+      createdAt: '2026-11-27T12:00:00.000Z',
+      dnsRecords: [record],
+      openTracking: true,
+      clickTracking: true,
+      trackingDomain: 'track.example.net',
+      trackingDomainStatus: 'verified',
+    });
+    const accepts = (key: string, record: Json) => compile(successSchemaOf(key))(domain(record));
+    expect({
+      created: [accepts('POST /v1/domains', issued), accepts('POST /v1/domains', flagged)],
+      retrieved: [accepts('GET /v1/domains/{id}', issued), accepts('GET /v1/domains/{id}', flagged)],
+      updated: [accepts('PATCH /v1/domains/{id}', issued), accepts('PATCH /v1/domains/{id}', flagged)],
+    }).toEqual({ created: [true, false], retrieved: [false, true], updated: [false, true] });
+  });
+
   it("documents the page size every list answers when limit is left out", async () => {
     const lists = operations.filter(({ op }) => op.parameters?.some((parameter: Json) => parameter.name === 'limit'));
     expect(lists.length).toBeGreaterThanOrEqual(6);
@@ -348,7 +381,7 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     }
     expect(operations.find(({ key }) => key === 'POST /v1/emails')!.op.responses['202']).toBeDefined();
     expect(operations.find(({ key }) => key === 'POST /v1/domains')!.op.responses['201'].content['application/json'].schema).toEqual({
-      $ref: '#/components/schemas/Domain',
+      $ref: '#/components/schemas/DomainCreated',
     });
   });
 

@@ -76,6 +76,22 @@ const webhookListItem = {
   lastDeliveryAt: timeOrNull,
   createdAt: time,
 };
+/**
+ * The full domain, its records as `record`: the interface shows each record's `verified` in the retrieve answer only,
+ * so the create answer's records (IssuedDnsRecord) have none, and those of GET and PATCH (DnsRecord) all have it.
+ */
+const domainWith = (record: string): JsonSchema =>
+  extend(
+    'DomainListItem',
+    {
+      dnsRecords: { type: 'array', items: schemaRef(record) },
+      openTracking: { type: 'boolean', description: 'Whether html mail gets the open pixel (an email may override it).' },
+      clickTracking: { type: 'boolean', description: 'Whether links in html mail are rewritten (an email may override it).' },
+      ...tracking,
+      verifiedAt: time,
+    },
+    ['verifiedAt'],
+  );
 const analyticsCounts = Object.fromEntries(
   ['sent', 'delivered', 'bounced', 'failed', 'complained', 'suppressed', 'opens', 'uniqueOpens', 'clicks', 'uniqueClicks'].map((key) => [key, int]),
 );
@@ -83,24 +99,16 @@ const analyticsCounts = Object.fromEntries(
 export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
   ApiKey: objectOf('api_key', apiKey),
   ApiKeyCreated: extend('ApiKey', { key: str({ description: 'The secret; shown in this response only.' }) }),
-  DnsRecord: objectOf('', { ...dnsRecord, verified: { type: 'boolean' } }, ['verified']),
+  IssuedDnsRecord: objectOf('', dnsRecord),
+  DnsRecord: objectOf('', { ...dnsRecord, verified: { type: 'boolean', description: 'Whether the last conclusive check found the record.' } }),
   DomainListItem: objectOf('domain', domainListItem),
-  Domain: extend(
-    'DomainListItem',
-    {
-      dnsRecords: { type: 'array', items: schemaRef('DnsRecord') },
-      openTracking: { type: 'boolean', description: 'Whether html mail gets the open pixel (an email may override it).' },
-      clickTracking: { type: 'boolean', description: 'Whether links in html mail are rewritten (an email may override it).' },
-      ...tracking,
-      verifiedAt: time,
-    },
-    ['verifiedAt'],
-  ),
+  Domain: domainWith('DnsRecord'),
+  DomainCreated: domainWith('IssuedDnsRecord'),
   DomainVerification: extend(
     'DomainListItem',
     {
       verifiedAt: time,
-      missingRecords: { type: 'array', items: objectOf('', dnsRecord) },
+      missingRecords: { type: 'array', items: schemaRef('IssuedDnsRecord') },
       recordProblems: { type: 'array', items: objectOf('', { purpose: str(), host: str(), problem: str() }) },
       dnsErrors: { type: 'array', items: objectOf('', { purpose: str(), host: str(), error: str() }) },
       ...tracking,
@@ -225,7 +233,7 @@ const deletedOf = (object: string): JsonSchema => ({ allOf: [schemaRef('Deleted'
 /** CRUD shapes by collection path: `GET /` lists, `POST /` creates, `GET|PATCH /{id}` is one item, `DELETE /{id}` is Deleted of its type. */
 export const RESPONSES_BY_PREFIX: Record<string, ResourceResponses> = {
   '/v1/api-keys': { object: 'api_key', item: 'ApiKey', listItem: 'ApiKey', created: 'ApiKeyCreated' },
-  '/v1/domains': { object: 'domain', item: 'Domain', listItem: 'DomainListItem' },
+  '/v1/domains': { object: 'domain', item: 'Domain', listItem: 'DomainListItem', created: 'DomainCreated' },
   '/v1/emails': { object: 'email', item: 'Email', listItem: 'EmailListItem' },
   '/v1/suppressions': { object: 'suppression', item: 'Suppression', listItem: 'Suppression' },
   '/v1/webhooks': { object: 'webhook', item: 'Webhook', listItem: 'WebhookListItem', created: 'WebhookCreated' },
