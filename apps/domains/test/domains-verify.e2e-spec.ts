@@ -99,6 +99,23 @@ describe('domains: verification through real DNS', () => {
     expect((await api().get(`/v1/domains/${domain.id}`)).body.spfStatus).toBe('pending');
   });
 
+  it('lists as missing only records whose sub-status it shows pending, when a DNS failure left the sub-statuses as they were', async () => {
+    const domain = await addDomain('stale-substatus');
+    publish(harness.dns, domain.name, domain.dnsRecords, ['spf']);
+    expect((await api().post(`/v1/domains/${domain.id}/verify`)).body).toMatchObject({ status: 'pending', spfStatus: 'verified' });
+    // The SPF record goes, and the DMARC lookup times out: the check is inconclusive, so no status changes.
+    harness.dns.clear(domain.name);
+    harness.dns.delay(`_dmarc.${domain.name}`, Infinity);
+    const response = await api().post(`/v1/domains/${domain.id}/verify`);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'pending', spfStatus: 'verified', dkimStatus: 'pending', dmarcStatus: 'pending' });
+    expect(response.body.dnsErrors).toEqual([{ purpose: 'dmarc', host: `_dmarc.${domain.name}`, error: 'timeout' }]);
+    // The interface: the sub-status of each missing record is pending. The answer listed SPF as missing beside spfStatus: verified.
+    expect(response.body.missingRecords).toEqual([domain.dnsRecords[1]]);
+    const got = (await api().get(`/v1/domains/${domain.id}`)).body;
+    expect(got.dnsRecords.map((record: { verified: boolean }) => record.verified)).toEqual([true, false, false]);
+  });
+
   it('does not fail a verified domain because of a SERVFAIL', async () => {
     const domain = await addDomain('servfail');
     publish(harness.dns, domain.name, domain.dnsRecords);

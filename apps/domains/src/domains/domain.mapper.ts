@@ -58,10 +58,11 @@ export function toVerifyResponse(
 ): DomainVerifyResponse {
   const records = expectedRecords(entity, settings);
   const hostOf = (record: DnsRecord) => (record.host === '@' ? domainName : `${record.host}.${domainName}`);
-  const missing = records.filter((record) => check[record.purpose].result === 'fail');
-  // A verified domain lists the records being confirmed missing (it stays verified meanwhile, see nextState): those
-  // its sub-statuses show missing, which the older answers of a verify that another check overtook cannot contradict.
-  const listed = entity.status === 'verified' ? missing.filter((record) => entity[STATUS_OF[record.purpose]] !== 'verified') : missing;
+  // Only records found missing whose sub-status the answer shows `pending`, as the interface has every missing record:
+  // a verified domain's records being confirmed missing (it stays verified meanwhile, see nextState), and a pending
+  // one's. A check that met a DNS failure, or that another check overtook, changed no sub-status, so a record it found
+  // missing may still show `verified`; listing it beside that contradicted the answer, and the state stands.
+  const listed = records.filter((record) => check[record.purpose].result === 'fail' && entity[STATUS_OF[record.purpose]] !== 'verified');
   const problems = records.flatMap((record) => {
     const outcome = check[record.purpose];
     return outcome.result === 'fail' && outcome.problem ? [{ purpose: record.purpose, host: hostOf(record), problem: outcome.problem }] : [];
