@@ -185,6 +185,23 @@ describe('webhook delivery', () => {
     expect(suite.receiver.requests[2].receivedAt - suite.receiver.requests[1].receivedAt).toBeGreaterThanOrEqual(990);
   });
 
+  it('signs every attempt at its own time, not the first attempt\'s, so a retry hours later still passes a receiver\'s 5-minute rule', async () => {
+    suite.receiver.reply = (_, index) => (index < 2 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 });
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.sent']);
+    await suite.events.publish('email.sent');
+    await eventually(async () => (await suite.fixtures.deliveries(webhook.id))[0]?.status === 'succeeded', 10000);
+    const stamps = suite.receiver.requests.map((request) => {
+      const header = String(request.headers['service-signature']);
+      const signedAt = Number(/^t=(\d+),/.exec(header)?.[1]);
+      const now = Math.floor(request.receivedAt / 1000);
+      // Verified as a receiver verifies it, at the moment it arrived.
+      return { signedAt, lag: now - signedAt, verifies: verifyWebhookSignature(request.rawBody, header, webhook.secret, { now }) };
+    });
+    expect(stamps).toHaveLength(3);
+    for (const stamp of stamps) expect({ verifies: stamp.verifies, lagWithin: stamp.lag >= 0 && stamp.lag <= 2 }).toEqual({ verifies: true, lagWithin: true });
+    expect(stamps[2].signedAt).toBeGreaterThan(stamps[0].signedAt);
+  });
+
   it('treats a redirect as a failure and never follows it', async () => {
     const target = await new WebhookReceiver().start();
     try {
