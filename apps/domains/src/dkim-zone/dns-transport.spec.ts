@@ -44,4 +44,70 @@ describe('listenDns over TCP', () => {
       await listeners.close();
     }
   });
+
+  describe('idle connections (RFC 7766 §6.2.3)', () => {
+    const IDLE_MS = 200;
+    const listen = (exchange: () => Promise<Buffer | null> = async () => Buffer.alloc(12)) =>
+      listenDns('127.0.0.1', 0, exchange, () => undefined, (address) => address, IDLE_MS);
+    /** A client that, as a hostile one may, keeps its side open when the server closes its own. */
+    const stubbornClient = async (port: number) => {
+      const client = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+      client.on('error', () => undefined);
+      client.resume();
+      await once(client, 'connect');
+      return client;
+    };
+
+    it('closes a connection that sends nothing, even when its client never closes its side after the server closed its own', async () => {
+      const listeners = await listen();
+      const client = await stubbornClient(listeners.port);
+      try {
+        await eventually(() => listeners.openTcpConnections() === 1, 2_000);
+        // Else one client address holds its TCP_CONNECTIONS_PER_CLIENT for ever, and 63 of them hold all the server keeps.
+        await eventually(() => listeners.openTcpConnections() === 0, 20 * IDLE_MS);
+      } finally {
+        client.destroy();
+        await listeners.close();
+      }
+    });
+
+    it('closes a connection that trickles a message a byte at a time, which never completes', async () => {
+      const listeners = await listen();
+      const client = await stubbornClient(listeners.port);
+      // A length that claims 65,535 bytes: at one byte per tick it would take days to arrive.
+      const trickle = setInterval(() => client.writable && client.write(Buffer.from([0xff])), IDLE_MS / 4);
+      try {
+        await eventually(() => listeners.openTcpConnections() === 0, 20 * IDLE_MS);
+      } finally {
+        clearInterval(trickle);
+        client.destroy();
+        await listeners.close();
+      }
+    });
+
+    it('keeps a connection whose queries keep coming, and waits for an answer that takes longer than the idle time', async () => {
+      let slow = true;
+      const listeners = await listen(async () => {
+        if (slow) await new Promise((resolve) => setTimeout(resolve, 3 * IDLE_MS));
+        return Buffer.alloc(12);
+      });
+      const client = await stubbornClient(listeners.port);
+      let answers = 0;
+      client.on('data', (chunk: Buffer) => (answers += chunk.length / 14));
+      try {
+        client.write(framedQuery);
+        await eventually(() => answers === 1, 20 * IDLE_MS);
+        slow = false;
+        for (let query = 2; query <= 6; query += 1) {
+          await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2));
+          client.write(framedQuery);
+          await eventually(() => answers === query, 20 * IDLE_MS);
+        }
+        expect(listeners.openTcpConnections()).toBe(1);
+      } finally {
+        client.destroy();
+        await listeners.close();
+      }
+    });
+  });
 });

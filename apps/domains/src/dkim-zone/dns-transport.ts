@@ -11,7 +11,10 @@ export interface DnsListeners {
   close(): Promise<void>;
 }
 
-/** RFC 7766 §6.2.3: an idle TCP connection is closed after a while; clients reconnect on demand. */
+/**
+ * RFC 7766 §6.2.3: a TCP connection that carries no message for this long is closed; clients reconnect on demand.
+ * Only a whole message or an answer counts as use: a client trickling a message a byte at a time is idle.
+ */
 const TCP_IDLE_MS = 10_000;
 /** Each connection may hold up to 64 KiB of a message being read; this bounds what slow clients can pin. */
 const TCP_MAX_CONNECTIONS = 1000;
@@ -42,6 +45,7 @@ export async function listenDns(
   onError: (error: Error) => void,
   /** Which TCP peers count as one client towards TCP_CONNECTIONS_PER_CLIENT. */
   clientOf: (address: string) => string,
+  tcpIdleMs = TCP_IDLE_MS,
 ): Promise<DnsListeners> {
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   udp.on('message', (message, peer) => {
@@ -77,10 +81,18 @@ export async function listenDns(
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
     socket.on('error', () => socket.destroy());
-    socket.setTimeout(TCP_IDLE_MS, () => socket.end());
     let buffered: Buffer = Buffer.alloc(0);
     let pending = 0;
     let ended = false;
+    // Not socket.setTimeout, which any byte restarts, and not end() alone: a client that leaves its side open
+    // after ours is closed, or sends a byte now and then, would hold its connection (and its client's share) for ever.
+    const idle = setTimeout(function closeIdle() {
+      if (pending > 0) return void idle.refresh(); // an answer is still being looked up
+      if (socket.writableEnded) return void socket.destroy(); // our side closed an idle time ago; the client's never was
+      socket.end();
+      idle.refresh();
+    }, tcpIdleMs);
+    socket.once('close', () => clearTimeout(idle));
     const endIfDone = () => {
       if (ended && pending === 0 && !socket.destroyed) socket.end();
     };
@@ -89,13 +101,15 @@ export async function listenDns(
       while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
         const message = buffered.subarray(2, 2 + buffered.readUInt16BE(0));
         buffered = buffered.subarray(2 + message.length);
+        idle.refresh();
         pending += 1;
         exchange(message, 'tcp', socket.remoteAddress ?? '')
           .then((answer) => {
-            if (!answer || socket.destroyed) return;
+            if (!answer || socket.destroyed || socket.writableEnded) return;
             const length = Buffer.alloc(2);
             length.writeUInt16BE(answer.length);
             socket.write(Buffer.concat([length, answer]));
+            idle.refresh();
             if (socket.writableLength > MAX_UNSENT_ANSWER_BYTES) socket.destroy();
           }, onError)
           .finally(() => {
