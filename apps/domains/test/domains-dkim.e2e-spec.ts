@@ -242,6 +242,14 @@ describe('domains: the DKIM zone the service answers itself', () => {
     expect(unversioned.answers).toEqual([]);
     expect(unversioned.additionals.filter((record) => record.type === DNS.Packet.TYPE.EDNS)).toHaveLength(1);
 
+    // RFC 3225 §3: the DO bit of the query MUST be copied in the response, whether or not the zone is signed.
+    const optOf = (message: DnsMessage) => message.additionals.find((record) => record.type === DNS.Packet.TYPE.EDNS) as unknown as { doFlag: boolean; version: number };
+    for (const doFlag of [true, false]) {
+      const reply = await udpExchange(harness.dkimDns, queryFor(domain.dnsRecords[1].value, DNS.Packet.TYPE.TXT, { udpPayloadSize: 1232, doFlag }));
+      expect(reply.header.rcode).toBe(0);
+      expect(optOf(reply)).toMatchObject({ doFlag, version: 0 });
+    }
+
     // Without EDNS nothing is added.
     const plain = await udpExchange(harness.dkimDns, queryFor(DKIM_ZONE, DNS.Packet.TYPE.SOA));
     expect(plain.additionals).toEqual([]);

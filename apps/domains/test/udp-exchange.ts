@@ -28,7 +28,7 @@ export async function udpExchange(server: string, query: DnsMessage, timeoutMs =
 }
 
 /** A query for one name and type, with an EDNS OPT record (RFC 6891) when `edns` is given. */
-export function queryFor(name: string, type: number, edns?: { udpPayloadSize: number; version?: number }): DnsMessage {
+export function queryFor(name: string, type: number, edns?: { udpPayloadSize: number; version?: number; doFlag?: boolean }): DnsMessage {
   const query = new Packet();
   query.header.id = Math.floor(Math.random() * 0xffff);
   // dns2's type declarations lag its runtime: plain objects are what its encoder reads, and EDNS takes options.

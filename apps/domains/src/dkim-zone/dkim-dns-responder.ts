@@ -99,7 +99,7 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
     }
     const edns = ednsOf(request);
     const response = await this.answer(request, edns);
-    if (edns) response.additionals = [optRecord()];
+    if (edns) response.additionals = [optRecord(edns)];
     return transport === 'udp' ? fitForUdp(response, udpLimitFor(edns)) : response.toBuffer();
   }
 

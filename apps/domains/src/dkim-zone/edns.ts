@@ -17,12 +17,14 @@ const EDNS_VERSION = 0;
 export interface EdnsQuery {
   udpPayloadSize: number;
   version: number;
+  /** DNSSEC OK (RFC 3225). */
+  doFlag: boolean;
 }
 
 /** The query's OPT record (RFC 6891 §6.1.2: its CLASS is the UDP payload size), or null when it has none. */
 export function ednsOf(request: Message): EdnsQuery | null {
-  const opt = request.additionals.find((record) => record.type === Packet.TYPE.EDNS) as { class?: number; version?: number } | undefined;
-  return opt ? { udpPayloadSize: opt.class ?? PLAIN_UDP_LIMIT, version: opt.version ?? 0 } : null;
+  const opt = request.additionals.find((record) => record.type === Packet.TYPE.EDNS) as { class?: number; version?: number; doFlag?: boolean } | undefined;
+  return opt ? { udpPayloadSize: opt.class ?? PLAIN_UDP_LIMIT, version: opt.version ?? 0, doFlag: opt.doFlag === true } : null;
 }
 
 /** True for a version this server does not speak; the answer is then BADVERS (RFC 6891 §6.1.3). */
@@ -31,13 +33,14 @@ export function isUnsupportedVersion(edns: EdnsQuery): boolean {
 }
 
 /**
- * The OPT record of an answer. RFC 6891 §6.1.1: a responder that gets an OPT
- * record MUST send one back; without it a resolver takes the server for one
- * that does not speak EDNS.
+ * The OPT record of an answer to `query`. RFC 6891 §6.1.1: a responder that
+ * gets an OPT record MUST send one back; without it a resolver takes the
+ * server for one that does not speak EDNS. RFC 3225 §3: the query's DO bit
+ * MUST be copied into it, signed zone or not.
  */
-export function optRecord(): Message['additionals'][number] {
+export function optRecord(query: EdnsQuery): Message['additionals'][number] {
   // dns2's type declarations lag its runtime, whose EDNS() takes options; a root name, version 0, no options.
-  const opt = (Packet.Resource.EDNS as unknown as (rdata: unknown[], options: object) => object)([], { udpPayloadSize: EDNS_UDP_LIMIT });
+  const opt = (Packet.Resource.EDNS as unknown as (rdata: unknown[], options: object) => object)([], { udpPayloadSize: EDNS_UDP_LIMIT, doFlag: query.doFlag });
   return Object.assign({ name: '' }, opt) as unknown as Message['additionals'][number];
 }
 
