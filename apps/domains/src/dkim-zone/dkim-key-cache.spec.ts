@@ -86,4 +86,18 @@ describe(DkimKeyCache.name, () => {
     expect(hangingReads).toBe(reads);
     expect(await answer).toEqual(KEY);
   });
+
+  it('does not keep a key read while its domain was being deleted: a read that began before forget() is answered, not remembered', async () => {
+    let finishRead: (row: DomainKeyRow | null) => void = () => undefined;
+    const repo = { findKey: () => new Promise<DomainKeyRow | null>((resolve) => (finishRead = resolve)) } as unknown as DomainsRepository;
+    const cache = new DkimKeyCache(repo);
+    const racing = cache.byLabel(LABEL); // a resolver's query, reading the row before the delete commits
+    cache.forget(ID); // the delete committed on this replica
+    finishRead(KEY);
+    expect(await racing).toEqual(KEY);
+
+    const next = cache.byLabel(LABEL); // read again: the row is gone
+    finishRead(null);
+    expect(await next).toBeNull();
+  });
 });

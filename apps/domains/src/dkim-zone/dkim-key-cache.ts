@@ -46,6 +46,11 @@ interface Entry {
 export class DkimKeyCache {
   private readonly entries = new Map<string, Entry>();
   private readsInFlight = 0;
+  /**
+   * forget() calls so far. A read that one overlapped may hold the row as it was before the change (a query racing
+   * a delete), so it is answered but not kept: else the deleted key would be answered for FOUND_TTL_MS more.
+   */
+  private forgets = 0;
 
   constructor(private readonly repository: DomainsRepository) {}
 
@@ -57,6 +62,7 @@ export class DkimKeyCache {
   }
 
   forget(id: string): void {
+    this.forgets += 1;
     this.entries.delete(id);
   }
 
@@ -68,6 +74,7 @@ export class DkimKeyCache {
     // memory that grows until the process dies and every key goes unanswered; keys read within the day still answer.
     if (this.readsInFlight >= MAX_READS_IN_FLIGHT) return standIn(cached, now, new DkimLookupsBusyError());
     let key: DomainKeyRow | null;
+    const forgetsBefore = this.forgets;
     this.readsInFlight += 1;
     try {
       key = await this.repository.findKey(id);
@@ -76,6 +83,7 @@ export class DkimKeyCache {
     } finally {
       this.readsInFlight -= 1;
     }
+    if (this.forgets !== forgetsBefore) return key;
     this.entries.delete(id); // re-inserted last, so the bound below evicts the least recently read
     this.entries.set(id, { key, readAt: now, expiresAt: now + (key ? FOUND_TTL_MS : MISSING_TTL_MS) });
     if (this.entries.size > 100_000) this.entries.delete(this.entries.keys().next().value!);
