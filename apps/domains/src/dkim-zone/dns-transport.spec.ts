@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import { eventually } from '@mailroom/testing';
 import { listenDns } from './dns-transport';
@@ -109,5 +110,32 @@ describe('listenDns over TCP', () => {
         await listeners.close();
       }
     });
+  });
+});
+
+describe('listenDns at shutdown', () => {
+  it('drops an answer that is ready only after the listeners closed (a lookup in flight at shutdown), without an unhandled rejection', async () => {
+    let lookupStarted = false;
+    let finishLookup: (answer: Buffer) => void = () => undefined;
+    const lookup = () => ((lookupStarted = true), new Promise<Buffer>((resolve) => (finishLookup = resolve)));
+    const errors: Error[] = [];
+    const listeners = await listenDns('127.0.0.1', 0, lookup, (error) => errors.push(error), (address) => address);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const client = dgram.createSocket('udp4');
+    try {
+      client.send(Buffer.alloc(12), listeners.port, '127.0.0.1');
+      await eventually(() => lookupStarted, 2_000);
+      await listeners.close();
+      finishLookup(Buffer.alloc(12));
+      // Node reports an unhandled rejection after the microtask queue drains; give it a few macrotask turns.
+      for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      client.close();
+    }
   });
 });

@@ -48,11 +48,13 @@ export async function listenDns(
   tcpIdleMs = TCP_IDLE_MS,
 ): Promise<DnsListeners> {
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+  let closed = false;
   udp.on('message', (message, peer) => {
-    exchange(message, 'udp', peer.address).then(
-      (answer) => answer && udp.send(answer, peer.port, peer.address),
-      (error: Error) => onError(error),
-    );
+    exchange(message, 'udp', peer.address)
+      // An answer looked up while the listeners closed (at shutdown) has no socket left: send() on a closed one
+      // throws, and that rejection, handled nowhere, would end the process before the rest of it has shut down.
+      .then((answer) => answer && !closed && udp.send(answer, peer.port, peer.address))
+      .catch((error: Error) => onError(error));
   });
   const boundPort = await new Promise<number>((resolve, reject) => {
     udp.once('error', (error) => {
@@ -142,6 +144,7 @@ export async function listenDns(
     port: boundPort,
     openTcpConnections: () => connections.size,
     close: async () => {
+      closed = true;
       await new Promise<void>((resolve) => udp.close(() => resolve())).catch(() => undefined);
       for (const socket of connections) socket.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
