@@ -5,26 +5,29 @@ import { eventually } from '@mailroom/testing';
 import { dkimDnsRateLimited } from '../src/dkim-zone/dkim-dns-metrics';
 import { TCP_CONNECTIONS_PER_CLIENT } from '../src/dkim-zone/dns-transport';
 import { DKIM_ZONE, DomainsHarness, startDomainsHarness, stopDomainsHarness } from './domains-fixtures';
+import { queryFor } from './udp-exchange';
 
 const LIMIT = 5;
 const BURST = 30;
 
+/** An SOA query for the zone apex with this id; with an EDNS OPT record (RFC 6891) when `edns` is given. */
+function apexQuery(id: number, edns?: { doFlag: boolean }): Buffer {
+  const query = queryFor(DKIM_ZONE, DNS.Packet.TYPE.SOA, edns && { udpPayloadSize: 1232, doFlag: edns.doFlag });
+  query.header.id = id;
+  return query.toBuffer();
+}
+
 /** Raw SOA queries for the zone apex, ids 1..count, and every reply parsed. */
-async function queryBurst(socket: Socket, server: string, count: number) {
+async function queryBurst(socket: Socket, server: string, count: number, edns?: { doFlag: boolean }) {
   const [host, port] = server.split(':');
   const replies: Array<InstanceType<typeof DNS.Packet>> = [];
   socket.on('message', (reply) => replies.push(DNS.Packet.parse(reply)));
-  for (let id = 1; id <= count; id++) {
-    const query = new DNS.Packet();
-    query.header.id = id;
-    query.questions.push({ name: DKIM_ZONE, type: DNS.Packet.TYPE.SOA, class: DNS.Packet.CLASS.IN } as never);
-    socket.send(query.toBuffer(), Number(port), host);
-  }
+  for (let id = 1; id <= count; id++) socket.send(apexQuery(id, edns), Number(port), host);
   return replies;
 }
 
 /** `count` SOA queries, ids 1..count, framed (RFC 1035 §4.2.2) on one TCP connection from `localAddress`; every reply parsed. */
-async function tcpBurst(server: string, localAddress: string, count: number, timeoutMs = 10000) {
+async function tcpBurst(server: string, localAddress: string, count: number, timeoutMs = 10000, edns?: { doFlag: boolean }) {
   const [host, port] = server.split(':');
   const socket = connect({ host, port: Number(port), localAddress });
   const replies: Array<InstanceType<typeof DNS.Packet>> = [];
@@ -46,10 +49,7 @@ async function tcpBurst(server: string, localAddress: string, count: number, tim
       });
       socket.on('connect', () => {
         for (let id = 1; id <= count; id++) {
-          const query = new DNS.Packet();
-          query.header.id = id;
-          query.questions.push({ name: DKIM_ZONE, type: DNS.Packet.TYPE.SOA, class: DNS.Packet.CLASS.IN } as never);
-          const message = query.toBuffer();
+          const message = apexQuery(id, edns);
           const length = Buffer.alloc(2);
           length.writeUInt16BE(message.length);
           socket.write(Buffer.concat([length, message]));
@@ -137,6 +137,25 @@ describe('domains: the DKIM DNS server limits answers per UDP client network and
     const neighbour = await tcpBurst(harness.dkimDns, '127.0.0.4', 1);
     expect(neighbour[0].header.rcode).toBe(0);
     expect(neighbour[0].answers[0]).toMatchObject({ type: DNS.Packet.TYPE.SOA });
+  });
+
+  it('puts an OPT record, with the DO bit copied, in the truncated and REFUSED answers to EDNS queries past the limit, as in every answer to one (RFC 6891 §6.1.1)', async () => {
+    const optsOf = (reply: InstanceType<typeof DNS.Packet>) => reply.additionals.filter((record) => record.type === DNS.Packet.TYPE.EDNS) as unknown as Array<{ doFlag: boolean; version: number }>;
+    // A network of its own (127.0.2.0/24), so its allowance is untouched by the other tests.
+    const flooding = await bound('127.0.2.1');
+    sockets.push(flooding);
+    const replies = await queryBurst(flooding, harness.dkimDns, BURST, { doFlag: true });
+    const truncated = () => replies.filter((reply) => reply.header.tc);
+    await eventually(() => truncated().length >= 12, 5000);
+    // Without it a resolver takes the server for one that does not speak EDNS, and asks it without EDNS for a while.
+    for (const reply of replies) expect(optsOf(reply)).toMatchObject([{ doFlag: true, version: 0 }]);
+    for (const reply of truncated()) expect(reply.questions[0]).toMatchObject({ name: DKIM_ZONE, type: DNS.Packet.TYPE.SOA });
+
+    const overTcp = await tcpBurst(harness.dkimDns, '127.0.0.7', BURST, 10000, { doFlag: false });
+    const refused = overTcp.filter((reply) => reply.header.rcode === 5);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const reply of overTcp) expect(optsOf(reply)).toMatchObject([{ doFlag: false, version: 0 }]);
+    for (const reply of refused) expect(reply.questions[0]).toMatchObject({ name: DKIM_ZONE, type: DNS.Packet.TYPE.SOA });
   });
 
   it('keeps a few TCP connections per client open, so one client holding a thousand idle ones turns no other client away', async () => {

@@ -6,7 +6,7 @@ import { DomainSettings } from '../domains/domain-settings';
 import { answerDkimQuestion, RCODE } from './dkim-answer';
 import { dkimDnsRateLimited } from './dkim-dns-metrics';
 import { DkimKeyCache, DkimLookupsBusyError } from './dkim-key-cache';
-import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
+import { emptyAnswer, headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 import { DnsListeners, listenDns } from './dns-transport';
 import { EdnsQuery, ednsOf, isUnsupportedVersion, optRecord, udpLimitFor } from './edns';
 import { ResponseRateLimit, tcpClient } from './response-rate-limit';
@@ -82,13 +82,13 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
       const verdict = this.udpLimit.verdict(peer);
       if (verdict !== 'answer') dkimDnsRateLimited.inc({ verdict });
       if (verdict === 'drop') return null;
-      if (verdict === 'slip') return screen.verdict === 'parse' ? truncatedAnswer(message) : null;
+      if (verdict === 'slip') return screen.verdict === 'parse' ? truncatedAnswer(screen.query) : null;
     }
     // Over TCP a truncated answer means nothing and silence leaves the client waiting on an open connection:
     // REFUSED, from the header alone, costs no lookup and tells a resolver to ask elsewhere (RFC 1035 §4.1.1).
     if (transport === 'tcp' && this.tcpLimit.verdict(peer) !== 'answer') {
       dkimDnsRateLimited.inc({ verdict: 'refused' });
-      return headerOnlyAnswer(message, RCODE.REFUSED);
+      return (screen.verdict === 'parse' && emptyAnswer(screen.query, RCODE.REFUSED)) || headerOnlyAnswer(message, RCODE.REFUSED);
     }
     if (screen.verdict === 'refuse') return headerOnlyAnswer(message, screen.rcode);
     let request: Request;

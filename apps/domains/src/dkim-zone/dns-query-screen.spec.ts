@@ -1,5 +1,5 @@
 import DNS from 'dns2';
-import { headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
+import { emptyAnswer, headerOnlyAnswer, screenQuery, truncatedAnswer } from './dns-query-screen';
 
 /** A header: id 0x1234, the given flags byte, then QD/AN/NS/AR counts; a question for "a" TXT IN after it. */
 const message = (flags: number, counts: [number, number, number, number]) => {
@@ -93,5 +93,18 @@ describe(truncatedAnswer.name, () => {
     const whole = message(0x01, [1, 0, 0, 0]);
     expect(truncatedAnswer(whole.subarray(0, whole.length - 1))).toBeNull();
     expect(truncatedAnswer(Buffer.concat([whole.subarray(0, 12), Buffer.from([0xc0, 0x0c, 0x00, 0x10, 0x00, 0x01])]))).toBeNull();
+  });
+});
+
+describe(emptyAnswer.name, () => {
+  it('answers a screened query that had an OPT record with one of its own: UDP size 1232, version 0, no options, the DO bit copied', () => {
+    const withOpt = Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0)]);
+    withOpt.writeUInt32BE(0x01018000, withOpt.length - 6); // extended RCODE 1, version 1, DO set: only DO is the query's to copy
+    const screened = screenQuery(withOpt);
+    expect(screened.verdict).toBe('parse');
+    const answer = DNS.Packet.parse(emptyAnswer((screened as { query: Buffer }).query, 5)!);
+    expect(answer.header).toMatchObject({ id: 0x1234, qr: 1, rcode: 5, arcount: 1 });
+    expect(answer.questions).toEqual([{ name: 'a', type: DNS.Packet.TYPE.TXT, class: DNS.Packet.CLASS.IN }]);
+    expect(answer.additionals).toMatchObject([{ type: 41, class: 1232, extendedRcode: 0, version: 0, doFlag: true, rdata: [] }]);
   });
 });

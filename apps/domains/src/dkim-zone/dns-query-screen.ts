@@ -1,4 +1,5 @@
 import { RCODE } from './dkim-answer';
+import { EDNS_UDP_LIMIT } from './edns';
 
 const HEADER_BYTES = 12;
 /** RFC 6891 §6.1.2: the OPT record's type, and its root name, TYPE, CLASS, TTL and RDLENGTH before the options. */
@@ -83,15 +84,40 @@ export function headerOnlyAnswer(query: Buffer, rcode: number): Buffer {
 }
 
 /**
- * For a query screenQuery let through: an empty answer with TC set and the
- * query's question, which tells a resolver to ask again over TCP (RFC 7766
- * §5); null when the question cannot be read without a parser.
+ * For a query screenQuery let through (the `query` it handed on): an answer
+ * with this rcode, the query's question and no records, and an OPT record
+ * when the query had one (RFC 6891 §6.1.1: an answer without one tells a
+ * resolver the server does not speak EDNS, and it stops asking with EDNS for
+ * a while); null when the question cannot be read without a parser.
  */
-export function truncatedAnswer(query: Buffer): Buffer | null {
+export function emptyAnswer(query: Buffer, rcode: number): Buffer | null {
   const end = questionEnd(query);
   if (end === null) return null;
-  const answer = Buffer.concat([headerOnlyAnswer(query, RCODE.NOERROR), query.subarray(HEADER_BYTES, end)]);
-  answer[2] |= 0x02;
+  const hasOpt = query.readUInt16BE(10) === 1 && query.length >= end + OPT_FIXED_BYTES;
+  const answer = Buffer.concat([headerOnlyAnswer(query, rcode), query.subarray(HEADER_BYTES, end), hasOpt ? answerOpt(query, end) : Buffer.alloc(0)]);
   answer.writeUInt16BE(1, 4);
+  answer.writeUInt16BE(hasOpt ? 1 : 0, 10);
   return answer;
+}
+
+/**
+ * An empty answer with TC set, which tells a resolver to ask again over TCP
+ * (RFC 7766 §5); see emptyAnswer.
+ */
+export function truncatedAnswer(query: Buffer): Buffer | null {
+  const answer = emptyAnswer(query, RCODE.NOERROR);
+  if (answer) answer[2] |= 0x02;
+  return answer;
+}
+
+/**
+ * This server's OPT record for a query whose OPT record starts at `optStart`: root name, EDNS_UDP_LIMIT, version 0,
+ * no options, and the query's DO bit copied (RFC 3225 §3), as optRecord writes it for a parsed query.
+ */
+function answerOpt(query: Buffer, optStart: number): Buffer {
+  const opt = Buffer.alloc(OPT_FIXED_BYTES);
+  opt.writeUInt16BE(OPT_TYPE, 1);
+  opt.writeUInt16BE(EDNS_UDP_LIMIT, 3);
+  opt[7] = query[optStart + 7] & 0x80;
+  return opt;
 }
