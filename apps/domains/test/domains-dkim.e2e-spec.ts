@@ -34,6 +34,23 @@ describe('domains: the DKIM zone the service answers itself', () => {
     return resolver;
   };
   const ask = <T>(subject: string, payload: object) => firstValueFrom(nats.send<T>(subject, payload));
+  /** Sends `hostile` over UDP; the zone answers another query meanwhile (its event loop is not held), and `hostile` with FORMERR. */
+  const expectFormerrWhileAnswering = async (hostile: Buffer) => {
+    const [host, port] = harness.dkimDns.split(':');
+    const socket = createSocket('udp4');
+    try {
+      const replies: Buffer[] = [];
+      socket.on('message', (reply) => replies.push(reply));
+      socket.send(hostile, Number(port), host);
+      const soa = await resolverFor(harness.dkimDns).resolveSoa(DKIM_ZONE);
+      expect(soa.nsname).toBe(`ns.${DKIM_ZONE}`);
+      await eventually(() => replies.length === 1, 5000);
+      expect(replies[0].readUInt16BE(0)).toBe(hostile.readUInt16BE(0));
+      expect(replies[0][3] & 0x0f).toBe(1); // FORMERR
+    } finally {
+      socket.close();
+    }
+  };
 
   it('resolves the DKIM CNAME chain to the published key, which verifies what the stored private key signs', async () => {
     const domain = (await harness.stack.api.post('/v1/domains', { name: uniqueDomain('dkim') })).body;
@@ -160,24 +177,25 @@ describe('domains: the DKIM zone the service answers itself', () => {
   });
 
   it('answers FORMERR at once to an OPT record whose options claim more bytes than the message holds, and keeps answering', async () => {
-    const [host, port] = harness.dkimDns.split(':');
     // A plain header (one question, one additional record), then an OPT record claiming 65,535 bytes of options
     // and an unknown option of as many: dns2 reads such an option bit by bit, about 15 s of the domains app's event loop
     // for this one 60 kB datagram.
     const hostile = withOptRecord(queryFor(`x.${DKIM_ZONE}`, DNS.Packet.TYPE.TXT).toBuffer(), 0xffff, Buffer.concat([optionHeader(65001, 0xffff), Buffer.alloc(60_000, 0x41)]));
-    const socket = createSocket('udp4');
-    try {
-      const replies: Buffer[] = [];
-      socket.on('message', (reply) => replies.push(reply));
-      socket.send(hostile, Number(port), host);
-      const soa = await resolverFor(harness.dkimDns).resolveSoa(DKIM_ZONE);
-      expect(soa.nsname).toBe(`ns.${DKIM_ZONE}`);
-      await eventually(() => replies.length === 1, 5000);
-      expect(replies[0].readUInt16BE(0)).toBe(hostile.readUInt16BE(0));
-      expect(replies[0][3] & 0x0f).toBe(1); // FORMERR
-    } finally {
-      socket.close();
-    }
+    await expectFormerrWhileAnswering(hostile);
+  });
+
+  it('answers FORMERR at once to a question name longer than 255 octets, whose overflowing label hides a forged OPT record, and keeps answering', async () => {
+    const label = (content: Buffer) => Buffer.concat([Buffer.from([content.length]), content]);
+    // A parser gives up on a name at its 256th octet (RFC 1035 §2.3.4), in the middle of the question, and reads the
+    // additional record from there: the fourth label's bytes, an OPT record with an unknown option that claims 65,535
+    // bytes. dns2 reads such an option bit by bit, and a 60 kB message of such labels held the domains app for 20 s.
+    const forgedOpt = Buffer.from([0x00, 0x00, 0x29, 0x04, 0xd0, 0, 0, 0, 0, 0xff, 0xff, 0xfd, 0xe9, 0xff, 0xff]);
+    const labels = [...Array.from({ length: 3 }, () => label(Buffer.alloc(63, 0x61))), label(Buffer.concat([forgedOpt, Buffer.alloc(63 - forgedOpt.length, 0x62)]))];
+    while (labels.length < 900) labels.push(label(Buffer.alloc(63, 0xff)));
+    const header = Buffer.from([0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]);
+    const query = Buffer.concat([header, ...labels, Buffer.from([0x00, 0x00, 0x10, 0x00, 0x01])]);
+    const hostile = withOptRecord(query, 0, Buffer.alloc(0));
+    await expectFormerrWhileAnswering(hostile);
   });
 
   it('answers a query whose OPT record carries options (a DNS cookie), and FORMERR when its one additional record is no OPT record', async () => {

@@ -21,6 +21,16 @@ const opt = (rdlength: number, type = 41) => {
 const option = (code: number, length: number) => Buffer.from([code >> 8, code & 0xff, length >> 8, length & 0xff]);
 
 describe(screenQuery.name, () => {
+  it('answers FORMERR to a question name longer than 255 octets (RFC 1035 §2.3.4), which a parser would give up on mid-question', () => {
+    const header = message(0x01, [1, 0, 0, 0]).subarray(0, 12);
+    const label = (length: number) => Buffer.concat([Buffer.from([length]), Buffer.alloc(length, 0x61)]);
+    const question = (lastLabel: number) => Buffer.concat([header, label(63), label(63), label(63), label(lastLabel), Buffer.from([0, 0, 16, 0, 1])]);
+    const longest = question(61); // 3 × 64 + 62 + the root's octet: 255
+    expect(screenQuery(longest)).toEqual({ verdict: 'parse', query: longest });
+    expect(DNS.Packet.parse(longest).questions).toHaveLength(1);
+    expect(screenQuery(question(62))).toEqual({ verdict: 'refuse', rcode: 1 });
+  });
+
   it('lets a plain query through, with or without an EDNS OPT record', () => {
     expect(screenQuery(message(0x01, [1, 0, 0, 0]))).toEqual({ verdict: 'parse', query: message(0x01, [1, 0, 0, 0]) });
     const edns = Buffer.concat([message(0x01, [1, 0, 0, 1]), opt(0)]);
