@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import { eventually } from '@mailroom/testing';
-import { listenDns } from './dns-transport';
+import { listenDns, udpResponder } from './dns-transport';
 
 /** A DNS message framed for TCP: its two-byte length, then a bare 12-byte header. */
 const framedQuery = Buffer.concat([Buffer.from([0, 12]), Buffer.alloc(12)]);
@@ -137,5 +137,31 @@ describe('listenDns at shutdown', () => {
       process.off('unhandledRejection', onUnhandled);
       client.close();
     }
+  });
+});
+
+describe(udpResponder.name, () => {
+  it('drops a datagram from source port 0, which only a forged packet has and send() throws for, before any lookup and without a log line', async () => {
+    const exchange = jest.fn(async () => Buffer.alloc(12));
+    const errors: Error[] = [];
+    // As dgram's send() does for port 0 (ERR_SOCKET_BAD_PORT): it throws, it does not call back.
+    const send = jest.fn(() => {
+      throw new RangeError('Port should be > 0 and < 65536. Received type number (0).');
+    });
+    const respond = udpResponder({ send } as unknown as Pick<dgram.Socket, 'send'>, exchange, (error) => errors.push(error), () => false);
+    respond(Buffer.alloc(12), { address: '192.0.2.7', family: 'IPv4', port: 0, size: 12 });
+    for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    // A flood of them, forged from every network, would otherwise cost a key lookup and a warning each.
+    expect(exchange).not.toHaveBeenCalled();
+    expect(send).not.toHaveBeenCalled();
+    expect(errors).toEqual([]);
+  });
+
+  it('sends the answer back to the port and address the query came from', async () => {
+    const send = jest.fn();
+    const respond = udpResponder({ send } as unknown as Pick<dgram.Socket, 'send'>, async () => Buffer.from('answer'), () => undefined, () => false);
+    respond(Buffer.alloc(12), { address: '192.0.2.7', family: 'IPv4', port: 5300, size: 12 });
+    await eventually(() => send.mock.calls.length === 1, 1_000);
+    expect(send).toHaveBeenCalledWith(Buffer.from('answer'), 5300, '192.0.2.7');
   });
 });

@@ -49,13 +49,7 @@ export async function listenDns(
 ): Promise<DnsListeners> {
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   let closed = false;
-  udp.on('message', (message, peer) => {
-    exchange(message, 'udp', peer.address)
-      // An answer looked up while the listeners closed (at shutdown) has no socket left: send() on a closed one
-      // throws, and that rejection, handled nowhere, would end the process before the rest of it has shut down.
-      .then((answer) => answer && !closed && udp.send(answer, peer.port, peer.address))
-      .catch((error: Error) => onError(error));
-  });
+  udp.on('message', udpResponder(udp, exchange, onError, () => closed));
   const boundPort = await new Promise<number>((resolve, reject) => {
     udp.once('error', (error) => {
       udp.close();
@@ -149,5 +143,25 @@ export async function listenDns(
       for (const socket of connections) socket.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * What the UDP socket does with each datagram: hands it to `exchange` and sends the answer back to where it came
+ * from. send() throws for some destinations and for a closed socket, and a rejection handled nowhere ends the process.
+ */
+export function udpResponder(
+  udp: Pick<dgram.Socket, 'send'>,
+  exchange: DnsExchange,
+  onError: (error: Error) => void,
+  /** An answer looked up while the listeners closed (at shutdown) has no socket left to go out on. */
+  isClosed: () => boolean,
+): (message: Buffer, peer: dgram.RemoteInfo) => void {
+  return (message, peer) => {
+    // No client sends from port 0 and nothing can be sent to it (send() throws): only a forged source has it.
+    if (peer.port === 0) return;
+    exchange(message, 'udp', peer.address)
+      .then((answer) => answer && !isClosed() && udp.send(answer, peer.port, peer.address))
+      .catch((error: Error) => onError(error));
   };
 }
