@@ -1,5 +1,5 @@
 import { asBoolean, asInteger, asList, asNonBlank, asOneOf, asProxyRange, asUrl, Parser } from './parsers';
-import { asBindAddressOrOff, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
+import { asBindAddressOrOff, asDkimZone, asDnsName, asEncryptionKey, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 import { asBaseUrl, asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
 import { asOptionalReadableFile } from './file-parsers';
@@ -57,7 +57,7 @@ export const ENV_SCHEMA = {
   SHUTDOWN_TIMEOUT_MS: variable({ default: '25000', apps: 'all', description: 'on SIGTERM an app stops taking new work and finishes what is in flight; past this it exits anyway (status 1) and leases hand the rest to another replica. Keep it below the pod\'s terminationGracePeriodSeconds', parse: asInteger(1000, 600000) }),
   PROCESS_NICE: variable({ default: '0', apps: ['gateway', ...SERVICES], description: 'lowers the process\'s CPU priority at boot (the Unix nice value, 0 = unchanged, 19 = lowest); on a host whose cores the apps share, give a process that does only background work (EMAILS_ROLE=worker) 10 so the kernel runs the request path first when the cores are busy. Raising the priority is left to the operating system', parse: asInteger(0, 19) }),
   HEALTH_HOST: variable({ default: '0.0.0.0', apps: 'all', description: 'bind address of the operations port', parse: asListenHost }),
-  DKIM_ZONE: variable({ default: 'dkim.mailroom.localhost', apps: ['domains'], description: 'the DNS zone the domains service answers DKIM keys in; every domain\'s DKIM CNAME points into it', parse: asDnsName }),
+  DKIM_ZONE: variable({ default: 'dkim.mailroom.localhost', apps: ['domains'], description: 'the DNS zone the domains service answers DKIM keys in; every domain\'s DKIM CNAME points into it (at most 217 characters, leaving room for the key labels)', parse: asDkimZone }),
   DKIM_ZONE_NS: variable({ default: '', apps: ['domains'], description: 'comma-separated host names of the name servers DKIM_ZONE is delegated to (the NS and SOA answers); empty = ns.<DKIM_ZONE>', parse: asList(asDnsName) }),
   DKIM_DNS_BIND: variable({ default: '127.0.0.1:5353', apps: ['domains'], description: 'host:port of the DKIM zone\'s authoritative DNS server (UDP and TCP); `off` disables it (use the zone export instead)', parse: asBindAddressOrOff }),
   DKIM_DNS_RATE_LIMIT: variable({ default: '20', apps: ['domains'], description: 'answers a second the DKIM DNS server gives one client, with a burst of as many: over UDP a client network (a /24 of IPv4, a /56 of IPv6), past which every second query gets an empty truncated answer (a real resolver asks again over TCP) and the rest none, so the server cannot be used to reflect traffic at a spoofed victim; over TCP, separately, a client (an IPv4 address, an IPv6 /64), past which queries are REFUSED (0 = no limit)', parse: asInteger(0, 1000000) }),

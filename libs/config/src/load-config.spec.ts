@@ -311,6 +311,23 @@ describe(`${loadConfig.name}: values a platform team might write wrong`, () => {
   });
 });
 
+describe(`${loadConfig.name}: DKIM_ZONE`, () => {
+  const zone = (labels: number) => Array.from({ length: labels }, () => 'a'.repeat(53)).join('.');
+
+  it('takes a zone that leaves room for the key label under it, and refuses a longer one', () => {
+    // A key's name is a 35-character label under the zone: 35 + 1 + 217 is a name's 253 characters.
+    const longest = `${zone(4)}.com`.slice(-217).replace(/^[^a-z]+/, '');
+    expect(longest.length).toBeGreaterThan(210);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', DKIM_ZONE: longest }, 'domains').DKIM_ZONE).toBe(longest);
+    const tooLong = `${zone(4)}.example.com`;
+    expect(tooLong.length).toBeGreaterThan(217);
+    expect(tooLong.length).toBeLessThanOrEqual(253);
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'postgres://db/x', DKIM_ZONE: tooLong }, 'domains'))).toEqual([
+      `DKIM_ZONE must be at most 217 characters (got ${tooLong.length}): each key is published as a 35-character label under it, and a DNS name holds at most 253`,
+    ]);
+  });
+});
+
 describe(`${loadConfig.name}: TRACKING_BASE_URL`, () => {
   const domains = (value: string) => loadConfig({ DATABASE_URL: 'postgres://db/x', TRACKING_BASE_URL: value }, 'domains');
 

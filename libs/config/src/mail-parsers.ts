@@ -30,6 +30,25 @@ export const asDnsName: Parser<string> = (raw) => {
   return value;
 };
 
+/**
+ * The label a domain's key is published under in DKIM_ZONE, `mr202611-<26-character id>` (dkimTargetLabel in the
+ * domains app), and the dot after it.
+ */
+const DKIM_KEY_LABEL_CHARACTERS = 35 + 1;
+
+/**
+ * DKIM_ZONE: a DNS name with room under it for the key labels. A zone over 217 characters made every DKIM CNAME
+ * target longer than a DNS name can be (253), so no domain could ever verify, and nothing said why.
+ */
+export const asDkimZone: Parser<string> = (raw) => {
+  const zone = asDnsName(raw);
+  const longest = 253 - DKIM_KEY_LABEL_CHARACTERS;
+  if (zone.length > longest) {
+    throw new Error(`must be at most ${longest} characters (got ${zone.length}): each key is published as a 35-character label under it, and a DNS name holds at most 253`);
+  }
+  return zone;
+};
+
 /** DMARC aggregate report address: `mailto:` URI or a bare address; `none` (or unset) sends no rua. */
 export const asOptionalMailto: Parser<string | null> = (raw) => {
   const value = raw.trim();
