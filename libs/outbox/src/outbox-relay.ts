@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { deleteInBatches, planOnIndexes, PlanMethod, preparedStatements } from '@mailroom/database';
 import { NatsConnection } from 'nats';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG, connectNats, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, connectNats, PurgeSchedule, RepeatedFailureLog, schedulePurge } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { ORIGIN_HEADER } from './origin-header';
 import { StreamPublisher } from './stream-publisher';
@@ -45,12 +45,33 @@ export function unpublishedBatchSql(schema: string): string {
 /** Switched off with sequential scans for unpublishedBatchSql, leaving the ordered index scan. */
 export const UNPUBLISHED_BATCH_PLAN: readonly PlanMethod[] = ['bitmapscan', 'sort'];
 
+interface RefusedRow {
+  row: OutboxRow;
+  reason: unknown;
+}
+
+function refusedRows(rows: OutboxRow[], outcomes: PromiseSettledResult<void>[]): RefusedRow[] {
+  return outcomes.flatMap((outcome, index) => (outcome.status === 'rejected' ? [{ row: rows[index], reason: outcome.reason }] : []));
+}
+
+/** One error naming the first refused event and why, so the log says which row waits and what to change. */
+function describeRefusals(refused: RefusedRow[]): Error {
+  const [{ row, reason }] = refused;
+  const others = refused.length > 1 ? ` (and ${refused.length - 1} more in this round)` : '';
+  return new Error(`event ${row.id} (${row.type}, outbox seq ${row.seq}) was not published${others}: ${(reason as Error)?.message ?? String(reason)}`);
+}
+
 /**
  * Publishes a service's outbox to JetStream. Rows are claimed with FOR UPDATE
  * SKIP LOCKED, so replicas share the work; a row is marked published only
  * after JetStream acknowledged it, so nothing is lost while NATS is down
  * (rows wait, the relay backs off), and the Nats-Msg-Id drops the duplicate
- * a crash between ack and commit would cause. Published rows are kept for
+ * a crash between ack and commit would cause. Each acknowledged row of a
+ * round is marked even when others were refused: one event the stream can
+ * never take (larger than its max_msg_size or the server's max_payload) held
+ * back every event behind it for ever, and its neighbours were sent again at
+ * each retry, stored twice once the duplicate window had passed. Such an
+ * event waits, logged, and shows in the outbox age gauge. Published rows are kept for
  * OUTBOX_RETENTION, then deleted, so the table holds a day of events rather
  * than every event ever sent.
  */
@@ -65,6 +86,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private purgeSchedule?: PurgeSchedule;
   /** Whether the stream was seen since the last failed round (see ensurePublisher). */
   private streamSeen = false;
+  /** Events refused while others went out: logged at once, then every 30 s while some keep being refused. */
+  private readonly refusals = new RepeatedFailureLog(this.logger, 'Publishing some outbox events (the rest went out)');
 
   constructor(
     private readonly dataSource: DataSource,
@@ -101,14 +124,23 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
       const rows: OutboxRow[] = await preparedStatements(manager).query(unpublishedBatchSql(this.schema));
       if (!rows.length) return 0;
-      const acks = rows.map((row) => {
-        const envelope = { id: row.id, type: row.type, createdAt: new Date(row.created_at).toISOString(), mode: row.mode, data: row.data };
-        return publisher.publish(row.type, JSON.stringify(envelope), row.id, { 'Mailroom-Mode': row.mode, [ORIGIN_HEADER]: this.schema });
-      });
-      await Promise.all(acks);
-      await preparedStatements(manager).query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((row) => row.seq)]);
-      return rows.length;
+      const outcomes = await Promise.allSettled(rows.map((row) => this.publishRow(publisher, row)));
+      const acknowledged = rows.filter((_, index) => outcomes[index].status === 'fulfilled');
+      const refused = refusedRows(rows, outcomes);
+      // Nothing went out (NATS away, the stream gone or full): the round failed, and the loop backs off.
+      if (!acknowledged.length) throw describeRefusals(refused);
+      await preparedStatements(manager).query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`, [
+        acknowledged.map((row) => row.seq),
+      ]);
+      if (refused.length) this.refusals.failed(describeRefusals(refused));
+      else this.refusals.succeeded();
+      return acknowledged.length;
     });
+  }
+
+  private publishRow(publisher: StreamPublisher, row: OutboxRow): Promise<void> {
+    const envelope = { id: row.id, type: row.type, createdAt: new Date(row.created_at).toISOString(), mode: row.mode, data: row.data };
+    return publisher.publish(row.type, JSON.stringify(envelope), row.id, { 'Mailroom-Mode': row.mode, [ORIGIN_HEADER]: this.schema });
   }
 
   /**

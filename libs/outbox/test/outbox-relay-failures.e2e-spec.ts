@@ -7,6 +7,8 @@ import { DataSource } from 'typeorm';
 import { StreamPublisher } from '../src/stream-publisher';
 
 const SCHEMA = 'relay_failures';
+/** More events than the relay reads in one round, so the rounds after the poison row's are exercised too. */
+const BATCH_AND_MORE = 250;
 
 /**
  * What the outbox relay does when something fails around a publish, against
@@ -52,9 +54,9 @@ describe('the outbox relay when publishing or marking fails', () => {
     await dropTestDatabase(databaseUrl);
   });
 
-  /** A private nats-server whose event stream has a one-second duplicate window and `overrides`. */
-  async function natsWithStream(overrides: Partial<StreamConfig> = {}): Promise<NatsConnection> {
-    nats = await startPrivateNats();
+  /** A private nats-server (with `serverConfig`, when given) whose event stream has a one-second duplicate window and `overrides`. */
+  async function natsWithStream(overrides: Partial<StreamConfig> = {}, serverConfig?: string): Promise<NatsConnection> {
+    nats = await startPrivateNats(serverConfig === undefined ? undefined : { config: serverConfig });
     connection = await connect({ servers: nats.url });
     await (await connection.jetstreamManager()).streams.add({
       name: EVENT_STREAM,
@@ -75,9 +77,9 @@ describe('the outbox relay when publishing or marking fails', () => {
     return relay;
   }
 
-  const append = (count: number) =>
+  const append = (count: number, data: (index: number) => object = (index) => ({ n: index })) =>
     dataSource.transaction((manager) =>
-      appendEvents(manager, SCHEMA, Array.from({ length: count }, (_, index) => ({ type: 'email.sent', mode: 'live' as const, data: { n: index } }))),
+      appendEvents(manager, SCHEMA, Array.from({ length: count }, (_, index) => ({ type: 'email.sent', mode: 'live' as const, data: data(index) }))),
     );
 
   const unpublished = async (): Promise<number> => (await dataSource.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.outbox WHERE published_at IS NULL`))[0].n;
@@ -161,5 +163,22 @@ describe('the outbox relay when publishing or marking fails', () => {
     await eventually(async () => (await unpublished()) === 0, 20000);
     expect((await streamContents()).map((message) => message.id)).toEqual([second.id]);
     expect(first.id).not.toBe(second.id);
+  });
+
+  it.each([
+    ['the stream refuses (larger than its max_msg_size)', { max_msg_size: 4096 }, undefined],
+    ["the NATS server would never carry (larger than its max_payload, so nats.js refuses to send it)", {}, 'max_payload: 8192'],
+  ])('publishes the events behind one %s, each once, and keeps that one waiting', async (_what, overrides: Partial<StreamConfig>, serverConfig?: string) => {
+    await natsWithStream(overrides, serverConfig);
+    const [poison] = await append(1, () => ({ blob: 'x'.repeat(20_000) }));
+    const behind = [...(await append(3)), ...(await append(BATCH_AND_MORE))];
+    startRelay();
+
+    await eventually(async () => (await unpublished()) === 1, 20000);
+    const [{ id: waiting }] = await dataSource.query(`SELECT id FROM ${SCHEMA}.outbox WHERE published_at IS NULL`);
+    expect(waiting).toBe(poison.id);
+    // Published once each: a round that failed for the poison row alone did not send its neighbours again.
+    const contents = await streamContents();
+    expect(contents.map((message) => message.id).sort()).toEqual(behind.map((event) => event.id).sort());
   });
 });
