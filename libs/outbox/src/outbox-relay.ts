@@ -20,6 +20,17 @@ interface OutboxRow {
 }
 
 const BATCH_SIZE = 200;
+/**
+ * How long Postgres keeps a round's transaction, and the rows it locked,
+ * while no statement comes: the relay itself idles in it only while waiting
+ * for JetStream's acks (at most ACK_TIMEOUT_MS, 5 s). A relay whose host
+ * vanished mid-round (a node lost, a partition: no FIN, no RST) otherwise
+ * held its 200 rows until Postgres's TCP keepalive gave up on the session,
+ * about two hours by default, while every other replica skipped them (SKIP
+ * LOCKED): those events went out hours late, and again once they had left
+ * the duplicate window.
+ */
+const CLAIM_IDLE_LIMIT_MS = 15_000;
 const MAX_BACKOFF_MS = 5000;
 /** Published events past OUTBOX_RETENTION are deleted once a minute. */
 const PURGE_EVERY_MS = 60_000;
@@ -124,6 +135,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
       const rows: OutboxRow[] = await preparedStatements(manager).query(unpublishedBatchSql(this.schema));
       if (!rows.length) return 0;
+      await manager.query(`SET LOCAL idle_in_transaction_session_timeout = ${CLAIM_IDLE_LIMIT_MS}`);
       const outcomes = await Promise.allSettled(rows.map((row) => this.publishRow(publisher, row)));
       const acknowledged = rows.filter((_, index) => outcomes[index].status === 'fulfilled');
       const refused = refusedRows(rows, outcomes);
