@@ -1,10 +1,11 @@
 import { configWith } from '@mailroom/config';
 import { EVENT_STREAM, EVENT_STREAM_SUBJECTS } from '@mailroom/contracts';
-import { appendEvents, outboxTableMigration, OutboxRelay } from '@mailroom/outbox';
+import { OutboxRelay } from '@mailroom/outbox';
 import { createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
 import { connect, DiscardPolicy, NatsConnection, nanos, RetentionPolicy, StorageType, StreamConfig } from 'nats';
 import { DataSource } from 'typeorm';
 import { StreamPublisher } from '../src/stream-publisher';
+import { appendTestEvents, createOutboxSchema } from './support/outbox-schema';
 
 const SCHEMA = 'relay_failures';
 /** More events than the relay reads in one round, so the rounds after the poison row's are exercised too. */
@@ -27,8 +28,7 @@ describe('the outbox relay when publishing or marking fails', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     dataSource = await new DataSource({ type: 'postgres', url: databaseUrl }).initialize();
-    await dataSource.query(`CREATE SCHEMA ${SCHEMA}`);
-    for (const statement of outboxTableMigration(SCHEMA).up) await dataSource.query(statement);
+    await createOutboxSchema(dataSource, SCHEMA);
     // A switch for a database that refuses the relay's marking UPDATE, as a connection lost between the publish and the commit would.
     await dataSource.query(`CREATE TABLE ${SCHEMA}.marking_refused (refused boolean)`);
     await dataSource.query(`CREATE FUNCTION ${SCHEMA}.refuse_marking() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -77,10 +77,7 @@ describe('the outbox relay when publishing or marking fails', () => {
     return relay;
   }
 
-  const append = (count: number, data: (index: number) => object = (index) => ({ n: index })) =>
-    dataSource.transaction((manager) =>
-      appendEvents(manager, SCHEMA, Array.from({ length: count }, (_, index) => ({ type: 'email.sent', mode: 'live' as const, data: data(index) }))),
-    );
+  const append = (count: number, data?: (index: number) => object) => appendTestEvents(dataSource, SCHEMA, count, { data });
 
   const unpublished = async (): Promise<number> => (await dataSource.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.outbox WHERE published_at IS NULL`))[0].n;
 

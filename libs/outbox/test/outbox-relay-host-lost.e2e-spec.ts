@@ -1,10 +1,11 @@
 import { configWith } from '@mailroom/config';
 import { EVENT_STREAM } from '@mailroom/contracts';
-import { appendEvents, outboxTableMigration, OutboxRelay } from '@mailroom/outbox';
+import { OutboxRelay } from '@mailroom/outbox';
 import { createTestDatabase, dropTestDatabase, eventually, PrivateNats, StallingProxy, startPrivateNats, startStallingProxy } from '@mailroom/testing';
 import { connect, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
 import { StreamPublisher } from '../src/stream-publisher';
+import { appendTestEvents, createOutboxSchema } from './support/outbox-schema';
 
 const SCHEMA = 'relay_host_lost';
 
@@ -28,8 +29,7 @@ describe('the outbox relay when a replica vanishes mid-round', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     dataSource = await new DataSource({ type: 'postgres', url: databaseUrl }).initialize();
-    await dataSource.query(`CREATE SCHEMA ${SCHEMA}`);
-    for (const statement of outboxTableMigration(SCHEMA).up) await dataSource.query(statement);
+    await createOutboxSchema(dataSource, SCHEMA);
     proxy = await startStallingProxy(databaseUrl);
     lostDataSource = await new DataSource({ type: 'postgres', url: proxy.url }).initialize();
     nats = await startPrivateNats();
@@ -69,9 +69,7 @@ describe('the outbox relay when a replica vanishes mid-round', () => {
       return publish.apply(this, args);
     });
 
-    const events = await dataSource.transaction((manager) =>
-      appendEvents(manager, SCHEMA, Array.from({ length: 3 }, (_, index) => ({ type: 'email.sent', mode: 'live' as const, data: { n: index } }))),
-    );
+    const events = await appendTestEvents(dataSource, SCHEMA, 3);
     startRelay(lostDataSource);
     await inRound;
     spy.mockRestore();

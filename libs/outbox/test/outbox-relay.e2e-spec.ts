@@ -1,9 +1,10 @@
 import { configWith } from '@mailroom/config';
 import { EVENT_STREAM } from '@mailroom/contracts';
-import { appendEvents, ORIGIN_HEADER, outboxTableMigration, OutboxRelay } from '@mailroom/outbox';
+import { appendEvents, ORIGIN_HEADER, OutboxRelay } from '@mailroom/outbox';
 import { createTestDatabase, dropTestDatabase, eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
 import { connect, NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
+import { createOutboxSchema } from './support/outbox-schema';
 
 const SCHEMA = 'outbox_test';
 
@@ -17,8 +18,7 @@ describe(OutboxRelay.name, () => {
     databaseUrl = await createTestDatabase();
     nats = await startPrivateNats();
     dataSource = await new DataSource({ type: 'postgres', url: databaseUrl }).initialize();
-    await dataSource.query(`CREATE SCHEMA ${SCHEMA}`);
-    for (const statement of outboxTableMigration(SCHEMA).up) await dataSource.query(statement);
+    await createOutboxSchema(dataSource, SCHEMA);
     relay = new OutboxRelay(dataSource, SCHEMA, configWith('emails', { NATS_URL: nats.url, OUTBOX_POLL_MS: '20', DATABASE_URL: databaseUrl }));
     relay.onApplicationBootstrap();
   });
@@ -126,8 +126,7 @@ describe('OutboxRelay.purgePublished on a day of events', () => {
     databaseUrl = await createTestDatabase();
     // One connection, so the statistics the purge's statements leave are that connection's to flush.
     dataSource = await new DataSource({ type: 'postgres', url: databaseUrl, poolSize: 1 }).initialize();
-    await dataSource.query(`CREATE SCHEMA ${PURGE_SCHEMA}`);
-    for (const statement of outboxTableMigration(PURGE_SCHEMA).up) await dataSource.query(statement);
+    await createOutboxSchema(dataSource, PURGE_SCHEMA);
     relay = new OutboxRelay(dataSource, PURGE_SCHEMA, configWith('emails', { DATABASE_URL: databaseUrl }));
   });
 
