@@ -2,6 +2,7 @@ import { ServerNats } from '@nestjs/microservices';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { markAsNatsFailure } from './boot-failure';
 import { LoopTurnQueue } from './loop-turn-queue';
+import { failedRequest } from './failed-request-reply';
 import { replacementForOversizedReply } from './oversized-reply';
 
 /** How long closing waits for handlers in flight; a request still unanswered then times out at its caller. */
@@ -73,10 +74,13 @@ export class DrainingNatsServer extends ServerNats {
         return true;
       };
     }
-    // Nest resolves this before the reply of a request is sent, so only a failure ends the wait here.
+    // Nest resolves this before the reply of a request is sent, so only a failure ends the wait here: answered
+    // (which ends it) and logged, never left to reject, which would end the process (see failedRequest).
     const handled = super.handleMessage(channel, message).catch((error: unknown) => {
-      replied();
-      throw error;
+      const failure = failedRequest(channel, error);
+      this.logger.error(failure.log, `message on ${channel} failed before any handler ran`);
+      // The reply ends the wait once it is sent; without one there was nothing to wait for.
+      if (message.reply) message.respond(failure.reply);
     });
     const done = Promise.allSettled([handled, reply]);
     this.inFlight.add(done);
