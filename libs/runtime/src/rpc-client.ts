@@ -2,12 +2,30 @@ import { ClientProxy } from '@nestjs/microservices';
 import { DomainError, ErrorCode, fromRpcError } from '@mailroom/errors';
 import type { RpcMap } from '@mailroom/contracts';
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, JSONCodec, MsgHdrs, NatsConnection } from 'nats';
+import { headers as natsHeaders, MsgHdrs, NatsConnection } from 'nats';
 import { natsRequestDuration } from './metrics';
 import { NATS_HEADER_ROOM_BYTES } from './oversized-reply';
 import { NoReplyError, ReplyInbox } from './reply-inbox';
 
-const codec = JSONCodec<{ response?: unknown; err?: unknown }>();
+/** Nest's reply shape: the handler's answer, or the error its RPC filter serialized. */
+interface ReplyPacket {
+  response?: unknown;
+  err?: unknown;
+}
+
+const utf8 = new TextDecoder();
+
+/** The reply packet, or an error that says what is wrong without quoting the answer (it may hold a secret, a new API key). */
+function readReply(data: Uint8Array): ReplyPacket {
+  let packet: unknown;
+  try {
+    packet = JSON.parse(utf8.decode(data));
+  } catch {
+    throw new Error(`${data.length} bytes that are not JSON`);
+  }
+  if (!packet || typeof packet !== 'object' || Array.isArray(packet)) throw new Error(`JSON that is no object (${packet === null ? 'null' : Array.isArray(packet) ? 'an array' : typeof packet})`);
+  return packet;
+}
 
 /** One muxed inbox per connection, shared by every client that uses it. */
 const inboxes = new WeakMap<NatsConnection, ReplyInbox>();
@@ -70,7 +88,14 @@ export class RpcClient<M extends RpcMap<M>> {
       if (isConnectionLoss(error)) throw busUnavailable();
       throw fromRpcError(error);
     }
-    const packet = codec.decode(message.data);
+    let packet: ReplyPacket;
+    try {
+      packet = readReply(message.data);
+    } catch (error) {
+      stopTimer({ outcome: 'error' });
+      // Not a DomainError: the gateway logs it with an error id and answers 500, as a bug in the other service is.
+      throw new Error(`The ${this.serviceName} service answered ${subject} with something that is not a reply: ${(error as Error).message}`);
+    }
     if (packet.err !== undefined && packet.err !== null) {
       stopTimer({ outcome: 'error' });
       throw fromRpcError(packet.err);

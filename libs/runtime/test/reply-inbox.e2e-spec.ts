@@ -1,6 +1,11 @@
+import type { ClientProxy } from '@nestjs/microservices';
 import { startPrivateNats, PrivateNats } from '@mailroom/testing';
 import { connect, NatsConnection, StringCodec } from 'nats';
 import { NoReplyError, ReplyInbox } from '../src/reply-inbox';
+import { natsRequestDuration } from '../src/metrics';
+import { RpcClient } from '../src/rpc-client';
+
+type GarbledRpc = { 'garbled.answer': { payload: { ctx: { requestId: string } }; reply: unknown } };
 
 const text = StringCodec();
 
@@ -65,5 +70,27 @@ describe('ReplyInbox against a real nats-server', () => {
     expect(text.decode((await next).data)).toBe('fresh');
     subscription.unsubscribe();
     once.unsubscribe();
+  });
+
+  /** What RpcClient, built on the inbox, makes of an answer it cannot read. */
+  describe('RpcClient given an answer that is not a reply', () => {
+    const errorsCounted = async (): Promise<number> =>
+      (await natsRequestDuration.get()).values.find(
+        (value) => value.metricName === 'mailroom_nats_request_duration_seconds_count' && value.labels.subject === 'garbled.answer' && value.labels.outcome === 'error',
+      )?.value ?? 0;
+
+    it.each([
+      ['not JSON', 'this is not JSON', '16 bytes that are not JSON'],
+      ['JSON but not an object', 'null', 'JSON that is no object \\(null\\)'],
+    ])('fails naming the service and the subject, without quoting the answer, when it is %s, and counts the request as an error', async (_what, answer, expected) => {
+      const subscription = responder.subscribe('garbled.answer', { callback: (_error, message) => message.respond(Buffer.from(answer)) });
+      await responder.flush();
+      const client = new RpcClient<GarbledRpc>({ connect: async () => requester } as unknown as ClientProxy, 2000, 'garbling');
+      const before = await errorsCounted();
+
+      await expect(client.request('garbled.answer', { ctx: { requestId: 'r1' } })).rejects.toThrow(new RegExp(`^The garbling service answered garbled\\.answer with something that is not a reply: ${expected}$`));
+      expect(await errorsCounted()).toBe(before + 1);
+      subscription.unsubscribe();
+    });
   });
 });
