@@ -82,9 +82,9 @@ function describeRefusals(refused: RefusedRow[]): Error {
  * never take (larger than its max_msg_size or the server's max_payload) held
  * back every event behind it for ever, and its neighbours were sent again at
  * each retry, stored twice once the duplicate window had passed. Such an
- * event waits, logged, and shows in the outbox age gauge. Published rows are kept for
- * OUTBOX_RETENTION, then deleted, so the table holds a day of events rather
- * than every event ever sent.
+ * event waits, logged, and shows in the outbox age gauge. Published rows are
+ * kept for OUTBOX_RETENTION, then deleted, so the table holds a day of events
+ * rather than every event ever sent.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
