@@ -78,7 +78,7 @@ export class DrainingNatsServer extends ServerNats {
     // (which ends it) and logged, never left to reject, which would end the process (see failedRequest).
     const handled = super.handleMessage(channel, message).catch((error: unknown) => {
       const failure = failedRequest(channel, error);
-      this.logger.error(failure.log, `message on ${channel} failed before any handler ran`);
+      this.logger.error(failure.log, `message on ${channel} could not be handled`);
       // The reply ends the wait once it is sent; without one there was nothing to wait for.
       if (message.reply) message.respond(failure.reply);
     });

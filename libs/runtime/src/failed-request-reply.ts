@@ -1,7 +1,7 @@
 import { ErrorCode } from '@mailroom/errors';
 import { randomUUID } from 'node:crypto';
 
-/** What a request Nest could not even hand to a handler is answered with, and what to log about it. */
+/** What a request the transport failed on (see failedRequest) is answered with, and what to log about it. */
 export interface FailedRequest {
   /** The error reply, in Nest's reply shape, so the caller answers at once rather than at its timeout. */
   reply: Uint8Array;
@@ -9,9 +9,9 @@ export interface FailedRequest {
 }
 
 /**
- * A message on a request subject that failed before any handler ran: not
- * JSON (nats.js's BAD_JSON from Nest's deserializer) is the caller's
- * mistake, anything else ours. Nest lets either escape as a rejected
+ * A message Nest's transport failed on outside a handler's error filter: one
+ * that is not JSON (nats.js's BAD_JSON from Nest's deserializer) is the
+ * caller's mistake, anything else ours. Nest lets either escape as a rejected
  * promise nobody awaits, and Node ends the process on an unhandled
  * rejection: one malformed message from any client that may publish on the
  * subject stopped a replica.
