@@ -39,7 +39,7 @@ export const ENV_SCHEMA = {
   DATABASE_URL: variable({ apps: SERVICES, description: 'PostgreSQL connection string; `npm start`, `npm run cli` use an embedded Postgres under DATA_DIR when unset', parse: asUrl('postgres', 'postgresql') }),
   PORT: variable({ default: '3000', apps: ['gateway', 'launcher'], description: 'HTTP port of the gateway', parse: asInteger(0, 65535) }),
   HOST: variable({ default: '0.0.0.0', apps: ['gateway', 'launcher'], description: 'HTTP bind address of the gateway', parse: asListenHost }),
-  RPC_TIMEOUT_MS: variable({ default: '5000', apps: ['gateway', 'emails'], description: 'how long the gateway waits for a service before answering 503 service_unavailable (and the emails service for a sending domain\'s DKIM key before it retries the delivery)', parse: asInteger(50, 120000) }),
+  RPC_TIMEOUT_MS: variable({ default: '5000', apps: ['gateway', 'emails'], description: 'how long the gateway waits for a service before answering 503 service_unavailable (and the emails service for a sending domain\'s DKIM key before it retries the delivery; a send waits for the domains service at most half of it, 2 s at most, so it answers 503 with nothing stored before the gateway gives up)', parse: asInteger(50, 120000) }),
   HEALTH_TIMEOUT_MS: variable({ default: '1000', apps: ['gateway'], description: 'how long GET /health waits for each service', parse: asInteger(50, 30000) }),
   BODY_LIMIT_BYTES: variable({ default: '10485760', apps: ['gateway'], description: 'largest accepted request body; larger answers 413 payload_too_large', parse: asInteger(1024, 104857600) }),
   TEST_MODE_ENABLED: variable({ default: 'true', apps: ['gateway'], description: 'when false, test keys (mr_test_…) answer 401', parse: asBoolean }),

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
-import { LastReadWhileAway, RpcClient } from '@mailroom/runtime';
+import type { MailroomConfig } from '@mailroom/config';
+import { LastReadWhileAway, MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 
 type DomainStatus = NonNullable<SenderIdentityReply['identity']>['status'];
 
@@ -10,10 +11,16 @@ export const EMAILS_NATS_CLIENT = Symbol('EmailsNatsClient');
 type DomainsSenderRpc = { [SENDER_IDENTITY_SUBJECT]: { payload: SenderIdentityPayload; reply: SenderIdentityReply } };
 
 /**
- * Shorter than the gateway's RPC_TIMEOUT_MS (5 s by default), so a silent
- * domains service surfaces as this service's 503 rather than the gateway's.
+ * How long a send waits for the domains service: 2 s, and never more than
+ * half of RPC_TIMEOUT_MS, the gateway's wait for the whole send. A silent
+ * domains service then surfaces as this service's 503, with nothing stored;
+ * fixed at 2 s, an RPC_TIMEOUT_MS under that had the gateway answer 503
+ * while the send went on and was stored, so a client that retried it sent
+ * the email twice.
  */
-const DOMAINS_TIMEOUT_MS = 2000;
+export function domainsTimeoutMs(rpcTimeoutMs: number): number {
+  return Math.min(2000, Math.floor(rpcTimeoutMs / 2));
+}
 
 /** Asks the domains service about a sending domain; the emails service never reads the domains schema. */
 @Injectable()
@@ -21,8 +28,8 @@ export class SenderIdentityClient {
   private readonly rpc: RpcClient<DomainsSenderRpc>;
   private readonly lastRead = new LastReadWhileAway<DomainStatus | null>();
 
-  constructor(@Inject(EMAILS_NATS_CLIENT) client: ClientProxy) {
-    this.rpc = new RpcClient<DomainsSenderRpc>(client, DOMAINS_TIMEOUT_MS, 'domains');
+  constructor(@Inject(EMAILS_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) config: MailroomConfig) {
+    this.rpc = new RpcClient<DomainsSenderRpc>(client, domainsTimeoutMs(config.RPC_TIMEOUT_MS), 'domains');
   }
 
   /**
