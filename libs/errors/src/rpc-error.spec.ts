@@ -31,7 +31,7 @@ describe('RPC error mapping', () => {
   it('the NATS filter sends a DomainError as is and anything else as internal_error with an error id', async () => {
     const filter = new DomainErrorRpcFilter();
     (filter as unknown as { logger: { error: () => void; warn: () => void } }).logger = { error: () => undefined, warn: () => undefined };
-    const caught = (exception: unknown) => lastValueFrom(filter.catch(exception, {} as never)).then(() => undefined, (error: unknown) => error);
+    const caught = (exception: unknown) => lastValueFrom(filter.catch(exception, { switchToRpc: () => ({ getData: () => ({}) }) } as never)).then(() => undefined, (error: unknown) => error);
     expect(await caught(DomainError.forbidden('no'))).toEqual({ code: 'forbidden', message: 'no' });
     const internal = (await caught(new TypeError('secret internals'))) as { code: string; message: string };
     expect(internal.code).toBe('internal_error');

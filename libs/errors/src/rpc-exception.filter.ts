@@ -16,19 +16,30 @@ import { RpcErrorPayload, toRpcErrorPayload } from './rpc-error';
 export class DomainErrorRpcFilter implements RpcExceptionFilter<unknown> {
   private readonly logger = new Logger(DomainErrorRpcFilter.name);
 
-  catch(exception: unknown, _host: ArgumentsHost): Observable<RpcErrorPayload> {
+  catch(exception: unknown, host: ArgumentsHost): Observable<RpcErrorPayload> {
     if (exception instanceof DomainError) return throwError(() => toRpcErrorPayload(exception));
     const errorId = randomUUID();
+    const logged = Object.assign(requestIdOf(host), { errorId, err: describe(exception) });
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn({ errorId, err: describe(exception) }, 'database unavailable while handling a NATS request');
+      this.logger.warn(logged, 'database unavailable while handling a NATS request');
       return throwError(() => ({
         code: ErrorCode.ServiceUnavailable,
         message: `The database is unavailable right now; try again shortly (error id ${errorId}).`,
       }));
     }
-    this.logger.error({ errorId, err: describe(exception) }, 'unhandled error in NATS handler');
+    this.logger.error(logged, 'unhandled error in NATS handler');
     return throwError(() => ({ code: ErrorCode.InternalError, message: `An internal error occurred (error id ${errorId}).` }));
   }
+}
+
+/**
+ * The gateway's request id, from the request context every API payload carries (the gateway checked it against
+ * a strict pattern), so a service's error line and the gateway's access line join; nothing when there is none.
+ */
+function requestIdOf(host: ArgumentsHost): { requestId?: string } {
+  const data: unknown = host.switchToRpc().getData();
+  const requestId = (data as { ctx?: { requestId?: unknown } } | null)?.ctx?.requestId;
+  return typeof requestId === 'string' ? { requestId } : {};
 }
 
 function describe(exception: unknown): { name?: string; message?: string; stack?: string } {
