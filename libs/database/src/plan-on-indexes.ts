@@ -12,7 +12,9 @@ export type PlanMethod = 'bitmapscan' | 'sort';
  * the two the planner reads a whole table to find a few dozen rows by key.
  * In the smtp bench that was 2–6 ms a statement at 12,000 recipients, and
  * growing with the table; an index lookup costs the same at any size.
+ * `alsoSet`: other numeric settings for the transaction, set in the same round trip.
  */
-export async function planOnIndexes(runner: SqlRunner, alsoOff: readonly PlanMethod[] = []): Promise<void> {
-  await runner.query(['seqscan', ...alsoOff].map((method) => `SET LOCAL enable_${method} = off`).join('; '));
+export async function planOnIndexes(runner: SqlRunner, alsoOff: readonly PlanMethod[] = [], alsoSet: Record<string, number> = {}): Promise<void> {
+  const settings = Object.entries(alsoSet).map(([name, value]) => `SET LOCAL ${name} = ${Math.trunc(value)}`);
+  await runner.query([...['seqscan', ...alsoOff].map((method) => `SET LOCAL enable_${method} = off`), ...settings].join('; '));
 }

@@ -132,10 +132,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private publishBatch(publisher: StreamPublisher): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       // The unpublished index in order, and the marking by seq through the primary key, at any table size.
-      await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN);
+      // The idle limit in the same round trip: a round is one of the hottest paths of a send.
+      await planOnIndexes(manager, UNPUBLISHED_BATCH_PLAN, { idle_in_transaction_session_timeout: CLAIM_IDLE_LIMIT_MS });
       const rows: OutboxRow[] = await preparedStatements(manager).query(unpublishedBatchSql(this.schema));
       if (!rows.length) return 0;
-      await manager.query(`SET LOCAL idle_in_transaction_session_timeout = ${CLAIM_IDLE_LIMIT_MS}`);
       const outcomes = await Promise.allSettled(rows.map((row) => this.publishRow(publisher, row)));
       const acknowledged = rows.filter((_, index) => outcomes[index].status === 'fulfilled');
       const refused = refusedRows(rows, outcomes);
