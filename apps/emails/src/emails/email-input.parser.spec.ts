@@ -58,4 +58,20 @@ describe(parseEmailInput.name, () => {
   it('refuses, naming the field, a recipient at a punycode domain that decodes to nothing (no such domain can exist)', () => {
     expect(problemOf({ to: 'ok@example.com', cc: ['Ann <ann@xn--zz.example>'] })).toBe("cc[0]: 'Ann <ann@xn--zz.example>' is not a valid email address");
   });
+
+  it('measures a large attachment, as an NATS max_payload raised past 5 MB lets through, rather than failing on the regexp stack', () => {
+    // 7.5 MB of base64 (5.6 MB decoded): under the 10 MB limit, far past what a backtracking pattern can walk.
+    const content = 'QUJD'.repeat(1_875_000);
+    const parsed = parseEmailInput({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'Hello', attachments: [{ filename: 'a.bin', content }] }, '', new Date());
+    expect(parsed.attachments[0].size).toBe(5_625_000);
+    expect(problemOf({ attachments: [{ filename: 'a.bin', content: `${content}Q` }] })).toBe('attachments[0].content: must be base64');
+  });
+
+  it('takes base64 with its padding and refuses it misplaced, mislength or outside the alphabet', () => {
+    const problem = (content: string) => problemOf({ attachments: [{ filename: 'a.bin', content }] });
+    for (const good of ['', 'QQ==', 'QUI=', 'QUJD', 'QUJDQQ==', '+/+/']) expect(problem(good)).toBeNull();
+    for (const bad of ['Q', 'QQ=', 'Q===', '====', 'QQ==QUJD', 'QU=D', 'QUJD\n', 'QU JD', '-_-_', 'QUJD=']) {
+      expect(problem(bad)).toBe('attachments[0].content: must be base64');
+    }
+  });
 });
