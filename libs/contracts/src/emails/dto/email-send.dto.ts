@@ -7,8 +7,8 @@ import { refusingItems } from '../../validation/validate-dto';
 import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rules';
 
 const NO_CR_LF = /^[^\r\n]*$/;
-// A name, not a path: receiving clients would strip the directories anyway, and control characters have no place in a header.
-const FILE_NAME = /^[^/\\\x00-\x1f\x7f]*$/;
+// A name, not a path: receiving clients would strip the directories anyway, and control characters (C0, DEL and C1) have no place in a header.
+const FILE_NAME = /^[^/\\\x00-\x1f\x7f-\x9f]*$/;
 
 export class EmailAttachmentDto {
   @IsString()
