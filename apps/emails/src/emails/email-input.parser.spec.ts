@@ -64,14 +64,22 @@ describe(parseEmailInput.name, () => {
     const content = 'QUJD'.repeat(1_875_000);
     const parsed = parseEmailInput({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'Hello', attachments: [{ filename: 'a.bin', content }] }, '', new Date());
     expect(parsed.attachments[0].size).toBe(5_625_000);
-    expect(problemOf({ attachments: [{ filename: 'a.bin', content: `${content}Q` }] })).toBe('attachments[0].content: must be base64');
+    expect(problemOf({ attachments: [{ filename: 'a.bin', content: `${content}Q!` }] })).toBe('attachments[0].content: must be base64');
   });
 
   it('takes base64 with its padding and refuses it misplaced, mislength or outside the alphabet', () => {
     const problem = (content: string) => problemOf({ attachments: [{ filename: 'a.bin', content }] });
     for (const good of ['', 'QQ==', 'QUI=', 'QUJD', 'QUJDQQ==', '+/+/']) expect(problem(good)).toBeNull();
-    for (const bad of ['Q', 'QQ=', 'Q===', '====', 'QQ==QUJD', 'QU=D', 'QUJD\n', 'QU JD', '-_-_', 'QUJD=']) {
-      expect(problem(bad)).toBe('attachments[0].content: must be base64');
-    }
+    for (const bad of ['Q===', '====', 'QQ==QUJD', 'QU=D', 'not*base64!']) expect(problem(bad)).toBe('attachments[0].content: must be base64');
+  });
+
+  it('says what is wrong with base64 that its encoder wrapped, wrote URL-safe or left unpadded', () => {
+    const problem = (content: string) => problemOf({ attachments: [{ filename: 'a.bin', content }] });
+    const wrapped = 'attachments[0].content: must be base64 on one line, without line breaks or spaces (base64 -w 0 writes it so)';
+    for (const content of ['QUJD\nQUJD', 'QUJD\r\nQQ==', 'QUJD ', ' QUJD', 'QU JD', 'QUJD\t']) expect(problem(content)).toBe(wrapped);
+    const urlSafe = 'attachments[0].content: must be base64 in the standard alphabet (+ and /), not the URL-safe one (- and _)';
+    for (const content of ['-_-_', 'QUJ-', 'Q_==', 'Pz8_']) expect(problem(content)).toBe(urlSafe);
+    const unpadded = 'attachments[0].content: must be base64 padded with = to a multiple of 4 characters';
+    for (const content of ['Q', 'QQ', 'QUI', 'QQ=', 'QUJDQQ', 'QUJD=']) expect(problem(content)).toBe(unpadded);
   });
 });

@@ -2,6 +2,7 @@ import { EMAIL_LIMITS, EmailSendInput, fieldPath, isIsoTimestamp, millisecondsRo
 import { DomainError, ErrorCode, excerptForMessage, quotedForMessage } from '@mailroom/errors';
 import { addressFitsHeaderLines } from './address-header-line';
 import { assertAttachmentTypeFits } from './attachment-type';
+import { base64Problem } from './base64-problem';
 
 export interface ParsedAttachment {
   filename: string;
@@ -30,10 +31,6 @@ export interface ParsedEmail {
 }
 
 const HEADER_NAME = /^[!-9;-~]+$/; // RFC 5322 field-name: printable ASCII except ':'
-// Whole groups of four, padded at the end: the alphabet and the padding by a pattern without a
-// group to repeat (one repeated per four characters overflowed the regexp stack past 5 MB), the groups by length.
-const BASE64_CHARACTERS = /^[A-Za-z0-9+/]*={0,2}$/;
-const isBase64 = (value: string) => value.length % 4 === 0 && BASE64_CHARACTERS.test(value);
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -87,7 +84,8 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
 function attachments(value: EmailSendInput['attachments'], name: string): ParsedAttachment[] {
   let total = 0;
   const parsed = (value ?? []).map((attachment, index) => {
-    if (!isBase64(attachment.content)) throw DomainError.validation(`${name}[${index}].content`, 'must be base64');
+    const notBase64 = base64Problem(attachment.content);
+    if (notBase64) throw DomainError.validation(`${name}[${index}].content`, notBase64);
     assertAttachmentTypeFits(attachment, `${name}[${index}]`);
     const size = Buffer.byteLength(attachment.content, 'base64');
     total += size;
