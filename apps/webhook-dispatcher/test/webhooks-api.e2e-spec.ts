@@ -45,6 +45,7 @@ describe('webhooks management API', () => {
     [{ url: 'https://[2002:7f00:1::]/', events: ['*'] }, /^url: must not point at a 6to4 address of a loopback address \(2002:7f00:1::\)$/],
     [{ events: ['*'] }, /^url: /],
     [{ url, events: ['*'], secret: 'mine' }, /^secret: is not a known field/],
+    [{ url, events: ['*'], description: '  ' }, /^description: must not be blank/],
   ])('answers 422 naming the field for %j', async (body, message) => {
     const response = await stack.api.post('/v1/webhooks', body);
     expect(response.status).toBe(422);
@@ -60,6 +61,8 @@ describe('webhooks management API', () => {
     expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'active' })).body).toMatchObject({ status: 'active', failureCount: 0 });
     expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'failing' })).status).toBe(422);
     expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { events: ['x'] })).body.error.message).toMatch(/^events\[0\]/);
+    // null clears the description; an empty one would be answered as if it said something.
+    expect((await stack.api.patch(`/v1/webhooks/${webhook.id}`, { description: '' })).body.error.message).toMatch(/^description: must not be empty/);
     // Only description can be cleared; null for the others is refused rather than silently ignored.
     for (const field of ['url', 'events', 'status']) {
       const refused = await stack.api.patch(`/v1/webhooks/${webhook.id}`, { [field]: null });

@@ -1,4 +1,5 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsWebhookDescription } from './is-webhook-description';
 import { IsWebhookEventList } from './is-webhook-event-list';
 
 /** Shape only; the dispatcher checks the URL (scheme, SSRF) and each event kind, naming `events[i]`. */
@@ -12,6 +13,6 @@ export class WebhookCreateDto {
 
   @IsOptional()
   @IsString({ message: 'must be a string' })
-  @MaxLength(500, { message: 'must be at most 500 characters' })
+  @IsWebhookDescription()
   description?: string;
 }

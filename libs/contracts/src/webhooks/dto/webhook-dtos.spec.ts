@@ -19,6 +19,17 @@ describe('webhook DTOs', () => {
     expect(problemOf(cls, body)).toBe('events[1]: must be at most 64 characters');
     expect(problemOf(cls, { url: body.url, events: ['email.sent', 'x'.repeat(64)] })).toBeNull();
   });
+
+  it.each([WebhookCreateDto, WebhookUpdateDto])('%p refuses a description that shows nothing (empty, spaces, zero-width), which GET answered as if it said something', (cls) => {
+    const body = { url: 'https://example.com/hook', events: ['*'] };
+    for (const description of ['', '   ', '\u200b\u200b']) {
+      expect(problemOf(cls, { ...body, description })).toMatch(/^description: must not be (empty|blank)/);
+    }
+    expect(problemOf(cls, { ...body, description: ' CRM sync ' })).toBeNull();
+    expect(problemOf(cls, { ...body, description: null })).toBeNull();
+    expect(problemOf(cls, { ...body, description: 'x'.repeat(501) })).toBe('description: must be at most 500 characters');
+    expect(problemOf(cls, { ...body, description: 5 })).toMatch(/^description: must be a string/);
+  });
 });
 
 describe(webhookEventsProblem.name, () => {

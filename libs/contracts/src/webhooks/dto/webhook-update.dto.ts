@@ -1,5 +1,6 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsOneOf } from '../../validation/is-one-of';
+import { IsWebhookDescription } from './is-webhook-description';
 import { IsWebhookEventList } from './is-webhook-event-list';
 import { IsOmittable } from '../../validation/is-omittable';
 
@@ -16,7 +17,7 @@ export class WebhookUpdateDto {
   /** null clears it: @IsOptional() lets null through, where @IsOmittable() does not. */
   @IsOptional()
   @IsString({ message: 'must be a string or null' })
-  @MaxLength(500, { message: 'must be at most 500 characters' })
+  @IsWebhookDescription()
   description?: string | null;
 
   /** `active` re-enables a disabled webhook and resets failureCount; `failing` is set by deliveries only. */
