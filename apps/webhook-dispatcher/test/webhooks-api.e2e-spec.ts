@@ -123,6 +123,19 @@ describe('webhooks management API', () => {
     expect(defaults.body.data).toHaveLength(3);
   });
 
+  it('answers a retry of a delivery that is not the webhook\'s 404, even while that webhook is disabled; its own delivery 409', async () => {
+    const { body: owner } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const { body: other } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
+    const { body: delivery } = await stack.api.post(`/v1/webhooks/${owner.id}/test`);
+    for (const webhook of [owner, other]) await stack.api.patch(`/v1/webhooks/${webhook.id}`, { status: 'disabled' });
+    for (const deliveryId of [delivery.id, 'whd_01JAAAAAAAAAAAAAAAAAAAAAAA']) {
+      const refused = await stack.api.post(`/v1/webhooks/${other.id}/deliveries/${deliveryId}/retry`);
+      expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 404, error: { code: 'not_found', message: `No delivery with id '${deliveryId}' exists.` } });
+    }
+    const own = await stack.api.post(`/v1/webhooks/${owner.id}/deliveries/${delivery.id}/retry`);
+    expect({ status: own.status, code: own.body.error?.code }).toEqual({ status: 409, code: 'conflict' });
+  });
+
   it('keeps test and live webhooks apart: a test key cannot see a live webhook', async () => {
     const { body: live } = await stack.api.post('/v1/webhooks', { url, events: ['*'] });
     const testKey = await stack.issueKey({ mode: 'test' });

@@ -36,9 +36,11 @@ export class DeliveriesService {
   }
 
   async retry({ ctx, webhookId, deliveryId }: DeliveryRetryPayload): Promise<DeliveryResponse> {
-    await this.assertDeliverable(ctx, webhookId);
+    const webhook = await this.webhooks.find(ctx, webhookId);
+    // The delivery first: one that is not this webhook's is 404 whatever its state; a 409 would send the caller to re-enable a webhook for nothing.
     const existing = await this.repository.find(webhookId, deliveryId);
     if (!existing) throw DomainError.notFound('delivery', deliveryId);
+    assertEnabled(webhook);
     if (!(await this.repository.retryNow(deliveryId))) {
       // Leased by a dispatcher, or deleted since it was read: with its webhook, or by the retention purge.
       if (!(await this.repository.find(webhookId, deliveryId))) {
@@ -87,10 +89,14 @@ export class DeliveriesService {
     return toResponse(saved, []);
   }
 
-  /** A disabled webhook receives nothing, not even by hand: re-enable it first (PATCH status=active). */
   private async assertDeliverable(ctx: RequestContext, webhookId: string) {
     const webhook = await this.webhooks.find(ctx, webhookId);
-    if (webhook.status === 'disabled') throw DomainError.conflict('This webhook is disabled; set its status to active first.');
+    assertEnabled(webhook);
     return webhook;
   }
+}
+
+/** A disabled webhook receives nothing, not even by hand: re-enable it first (PATCH status=active). */
+function assertEnabled(webhook: { status: string }): void {
+  if (webhook.status === 'disabled') throw DomainError.conflict('This webhook is disabled; set its status to active first.');
 }
