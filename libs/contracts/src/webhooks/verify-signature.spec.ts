@@ -13,6 +13,14 @@ describe(verifyWebhookSignature.name, () => {
     expect(verifyWebhookSignature(Buffer.from(body), header, secret, { now })).toBe(true);
   });
 
+  it('accepts the raw body as the Fetch API reads it (await request.arrayBuffer(), Next.js, Hono, Workers, Deno), and as a Uint8Array', () => {
+    const header = signWebhookPayload(body, [secret], now);
+    const bytes = new TextEncoder().encode(body);
+    expect(verifyWebhookSignature(bytes, header, secret, { now })).toBe(true);
+    expect(verifyWebhookSignature(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), header, secret, { now })).toBe(true);
+    expect(verifyWebhookSignature(new TextEncoder().encode(`${body} `).buffer, header, secret, { now })).toBe(false);
+  });
+
   it('rejects a wrong secret', () => {
     const header = signWebhookPayload(body, [secret], now);
     expect(verifyWebhookSignature(body, header, 'whsec_wrong', { now })).toBe(false);

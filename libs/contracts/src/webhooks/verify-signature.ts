@@ -32,7 +32,7 @@ function toleranceOf(options: VerifyWebhookOptions): number {
   return typeof asked === 'number' && !Number.isNaN(asked) ? asked : DEFAULT_TOLERANCE_SECONDS;
 }
 
-function hmacHex(secret: string, timestamp: number, rawBody: string | Buffer): string {
+function hmacHex(secret: string, timestamp: number, rawBody: string | Uint8Array): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
@@ -47,7 +47,7 @@ export function signWebhookPayload(rawBody: string | Buffer, secrets: readonly s
  * received: a body parsed and serialized again no longer matches.
  */
 export function verifyWebhookSignature(
-  rawBody: string | Buffer,
+  rawBody: string | Buffer | Uint8Array | ArrayBuffer,
   header: string | string[] | undefined | null,
   secret: string,
   options: VerifyWebhookOptions = {},
@@ -56,7 +56,9 @@ export function verifyWebhookSignature(
   // Callers in plain JavaScript pass whatever their framework gives them; anything but text is no signature, and
   // anything but the raw bytes no body (express.raw() leaves {} for another content type, express.json() an object).
   if (typeof value !== 'string' || !value || !secret) return false;
-  if (typeof rawBody !== 'string' && !ArrayBuffer.isView(rawBody)) return false;
+  // An ArrayBuffer is the raw body as the Fetch API reads it (await request.arrayBuffer()): refused, every delivery failed to verify.
+  const body = rawBody instanceof ArrayBuffer ? Buffer.from(rawBody) : rawBody;
+  if (typeof body !== 'string' && !ArrayBuffer.isView(body)) return false;
   let timestamp: number | undefined;
   const signatures: string[] = [];
   for (const part of value.split(',')) {
@@ -68,7 +70,7 @@ export function verifyWebhookSignature(
   if (timestamp === undefined || !signatures.length) return false;
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > toleranceOf(options)) return false;
-  const expected = Buffer.from(hmacHex(secret, timestamp, rawBody), 'hex');
+  const expected = Buffer.from(hmacHex(secret, timestamp, body), 'hex');
   // Compare every candidate, in constant time, without stopping at the first match.
   let matched = false;
   for (const signature of signatures) {
