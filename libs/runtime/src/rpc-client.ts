@@ -1,6 +1,6 @@
 import { ClientProxy } from '@nestjs/microservices';
 import { DomainError, ErrorCode, fromRpcError } from '@mailroom/errors';
-import type { RpcMap } from '@mailroom/contracts';
+import { isPlainObject, parseJsonBytes, type RpcMap } from '@mailroom/contracts';
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, MsgHdrs, NatsConnection } from 'nats';
 import { natsRequestDuration } from './metrics';
@@ -13,17 +13,11 @@ interface ReplyPacket {
   err?: unknown;
 }
 
-const utf8 = new TextDecoder();
-
 /** The reply packet, or an error that says what is wrong without quoting the answer (it may hold a secret, a new API key). */
 function readReply(data: Uint8Array): ReplyPacket {
-  let packet: unknown;
-  try {
-    packet = JSON.parse(utf8.decode(data));
-  } catch {
-    throw new Error(`${data.length} bytes that are not JSON`);
-  }
-  if (!packet || typeof packet !== 'object' || Array.isArray(packet)) throw new Error(`JSON that is no object (${packet === null ? 'null' : Array.isArray(packet) ? 'an array' : typeof packet})`);
+  const packet = parseJsonBytes(data);
+  if (packet === undefined) throw new Error(`${data.length} bytes that are not JSON`);
+  if (!isPlainObject(packet)) throw new Error(`JSON that is no object (${packet === null ? 'null' : Array.isArray(packet) ? 'an array' : typeof packet})`);
   return packet;
 }
 

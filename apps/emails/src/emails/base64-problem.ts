@@ -9,10 +9,13 @@
  * four by length: a pattern repeating a group per four characters overflowed
  * the regexp stack past 5 MB.
  */
+const STANDARD_ALPHABET = /^[A-Za-z0-9+/]*={0,2}$/;
+
 export function base64Problem(value: string): string | null {
-  if (/^[A-Za-z0-9+/]*={0,2}$/.test(value) && value.length % 4 === 0) return null;
+  const inAlphabet = STANDARD_ALPHABET.test(value);
+  if (inAlphabet && value.length % 4 === 0) return null;
   if (/\s/.test(value)) return 'must be base64 on one line, without line breaks or spaces (base64 -w 0 writes it so)';
   if (/[-_]/.test(value) && /^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) return 'must be base64 in the standard alphabet (+ and /), not the URL-safe one (- and _)';
-  if (/^[A-Za-z0-9+/]*={0,2}$/.test(value)) return 'must be base64 padded with = to a multiple of 4 characters';
+  if (inAlphabet) return 'must be base64 padded with = to a multiple of 4 characters';
   return 'must be base64';
 }

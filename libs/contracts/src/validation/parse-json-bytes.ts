@@ -1,3 +1,6 @@
+/** One decoder for every message: decoding is stateless without `stream`, and this runs on every RPC reply. */
+const utf8 = new TextDecoder();
+
 /**
  * The JSON value in a message's bytes, or undefined when they are not JSON
  * (no JSON text parses to undefined). For messages anyone on NATS can
@@ -5,7 +8,7 @@
  */
 export function parseJsonBytes(data: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(data));
+    return JSON.parse(utf8.decode(data));
   } catch {
     return undefined;
   }
