@@ -8,12 +8,14 @@ import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rul
 
 const NO_CR_LF = /^[^\r\n]*$/;
 // A name, not a path: receiving clients would strip the directories anyway, and control characters (C0, DEL and C1) have no place in a header.
-const FILE_NAME = /^[^/\\\x00-\x1f\x7f-\x9f]*$/;
+// Nor have the bidirectional formatting marks, whose one use in a file name is to show "invoice\u202Efdp.exe" as "invoiceexe.pdf";
+// right-to-left names need none of them, since their letters carry their own direction.
+const FILE_NAME = /^[^/\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/;
 
 export class EmailAttachmentDto {
   @IsString()
   @IsCharactersBetween(1, 255)
-  @Matches(FILE_NAME, { message: 'must be a file name without a path: no / or \\ and no control characters' })
+  @Matches(FILE_NAME, { message: 'must be a file name without a path: no / or \\, no control characters and no bidirectional formatting characters' })
   filename: string;
 
   /** Base64; checked and measured by the emails service. */
