@@ -82,4 +82,12 @@ describe(parseEmailInput.name, () => {
     const unpadded = 'attachments[0].content: must be base64 padded with = to a multiple of 4 characters';
     for (const content of ['Q', 'QQ', 'QUI', 'QQ=', 'QUJDQQ', 'QUJD=']) expect(problem(content)).toBe(unpadded);
   });
+
+  it('refuses two attachments with one contentId (case aside), which a cid: reference in the HTML could not tell apart', () => {
+    const image = (contentId: string) => ({ filename: `${contentId}.png`, content: 'aGk=', contentId });
+    expect(problemOf({ attachments: [image('logo'), image('banner'), image('Logo')] })).toBe(
+      "attachments[2].contentId: 'Logo' is already the contentId of attachments[0]; a cid: reference must name one attachment",
+    );
+    expect(problemOf({ attachments: [image('logo'), image('banner'), { filename: 'plain.txt', content: 'aGk=' }, { filename: 'other.txt', content: 'aGk=' }] })).toBeNull();
+  });
 });

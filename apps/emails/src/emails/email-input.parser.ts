@@ -83,7 +83,9 @@ function headers(value: Record<string, string> | undefined, name: string): Recor
 
 function attachments(value: EmailSendInput['attachments'], name: string): ParsedAttachment[] {
   let total = 0;
+  const firstWithContentId = new Map<string, number>();
   const parsed = (value ?? []).map((attachment, index) => {
+    if (attachment.contentId !== undefined) assertContentIdUnique(attachment.contentId, index, firstWithContentId, name);
     const notBase64 = base64Problem(attachment.content);
     if (notBase64) throw DomainError.validation(`${name}[${index}].content`, notBase64);
     assertAttachmentTypeFits(attachment, `${name}[${index}]`);
@@ -99,6 +101,19 @@ function attachments(value: EmailSendInput['attachments'], name: string): Parsed
     );
   }
   return parsed;
+}
+
+/** Some mail clients match cid: references without regard to case, to which two ids differing only in case name one image. */
+function assertContentIdUnique(contentId: string, index: number, firstWithContentId: Map<string, number>, name: string): void {
+  const key = contentId.toLowerCase();
+  const first = firstWithContentId.get(key);
+  if (first !== undefined) {
+    throw DomainError.validation(
+      `${name}[${index}].contentId`,
+      `${quotedForMessage(contentId)} is already the contentId of ${name}[${first}]; a cid: reference must name one attachment`,
+    );
+  }
+  firstWithContentId.set(key, index);
 }
 
 function metadata(value: Record<string, string> | undefined, name: string): Record<string, string> {
