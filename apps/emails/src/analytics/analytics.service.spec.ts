@@ -79,6 +79,17 @@ describe('AnalyticsService limits', () => {
     expect((await ask('2026-11-20T10:00:00.000Z', 2000)).series).toHaveLength(2000);
     await expect(ask('2026-11-20T10:30:00.000Z', 2000)).rejects.toMatchObject({ message: expect.stringMatching(/^interval: this range has 2001 hours/) });
   });
+
+  it("answers a to_date in the last millisecond of 9999 as written, not rounded up into a year 10000 no timestamp can name", async () => {
+    // Python's datetime.max.isoformat(): a client's "no end", whose digits past the millisecond round up.
+    const answer = await service.query({
+      ctx: { mode: 'live', domainRestrictions: [] } as never,
+      params: { fromDate: '9999-12-31T00:00:00Z', toDate: '9999-12-31T23:59:59.999999Z', interval: 'hour' } as never,
+    });
+    expect(answer.toDate).toBe('9999-12-31T23:59:59.999Z');
+    expect(answer.series).toHaveLength(24);
+    expect(answer.series[23].start).toBe('9999-12-31T23:00:00.000Z');
+  });
 });
 
 function zeros() {

@@ -6,6 +6,12 @@ import { CountersRepository } from './counters.repository';
 const HOUR_MS = 3_600_000;
 /** The longest series answered: 2,000 hourly points is 83 days, 2,000 daily ones five and a half years. */
 const MAX_POINTS = 2000;
+/**
+ * 9999-12-31T23:59:59.999Z, the last instant an ISO 8601 timestamp of four-digit years names. A to_date in its
+ * millisecond with digits past it (Python's datetime.max.isoformat()) rounded up to +010000-01-01, an answer no
+ * client's date-time parser reads; kept at this instant, its hour still counts.
+ */
+const LAST_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 type SeriesPoint = AnalyticsCounts & { start: string };
 
@@ -60,7 +66,7 @@ export class AnalyticsService {
     // Each bound counts the hour it falls in. Date.parse drops digits past the millisecond: from_date keeps its
     // hour so, but to_date 11:00:00.0005 fell back to 11:00 and left out the 11:00 hour it is in.
     const from = new Date(params.fromDate);
-    const to = new Date(millisecondsRoundedUp(params.toDate));
+    const to = new Date(Math.min(millisecondsRoundedUp(params.toDate), LAST_TIMESTAMP_MS));
     const step = stepMs(params.interval);
     // Counted on the grid the series is built on, which starts at the hour or day holding from_date: measured
     // from from_date itself, a range that did not start on the grid passed with one point more than the limit.
