@@ -62,6 +62,16 @@ describe('/v1/suppressions', () => {
     expect((await test.get('/v1/suppressions?limit=1&starting_after=reader%2Bnews@example.com')).status).toBe(200);
   });
 
+  it.each([
+    ['the display-name form of an address on the list', 'Reader Ann <reader-ann@example.com>'],
+    ['an address with a space that is not on the list with a + either', 'ghost news@example.com'],
+  ])('gives no %2B hint for %s: no + address of the list was meant', async (_, cursor) => {
+    expect((await test.post('/v1/suppressions', { email: 'reader-ann@example.com' })).status).toBe(201);
+    const response = await test.get(`/v1/suppressions?limit=1&starting_after=${encodeURIComponent(cursor)}`);
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toBe('starting_after: must be an address from a previous page that is still on the list');
+  });
+
   // As GET /v1/emails refuses an empty id: a client whose cursor came out empty would otherwise page through page one for ever.
   it.each(['starting_after', 'ending_before'])('refuses an empty %s: no address is on a previous page', async (cursor) => {
     const response = await test.get(`/v1/suppressions?limit=1&${cursor}=`);

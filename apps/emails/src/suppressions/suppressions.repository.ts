@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { normalizeEmailAddress, parseEmailAddress, plusReadAsSpaceHint, type ListParams, type Mode } from '@mailroom/contracts';
+import { normalizeEmailAddress, plusReadAsSpaceHint, type ListParams, type Mode } from '@mailroom/contracts';
 import { inOneSnapshot } from '@mailroom/database';
 import { DomainError } from '@mailroom/errors';
 import { SuppressionEntity, SuppressionReason } from '../database/entities/suppression.entity';
@@ -51,7 +51,11 @@ export class SuppressionsRepository {
         const cursor = await suppressions.findOneBy({ mode, address: normalizeEmailAddress(cursorAddress) });
         const field = params.endingBefore ? 'ending_before' : 'starting_after';
         if (!cursor) {
-          const hint = plusReadAsSpaceHint(cursorAddress, (withPlus) => parseEmailAddress(withPlus) !== null);
+          // Only when the + address is on the list: any parseable one (`Ann+<ann@x.com>` from a display-name cursor,
+          // which has no +) told the caller to write a + they never wrote, and %2B led to the same 422.
+          const withPlus = normalizeEmailAddress(cursorAddress.replaceAll(' ', '+'));
+          const plusOnList = cursorAddress.includes(' ') && (await suppressions.existsBy({ mode, address: withPlus }));
+          const hint = plusReadAsSpaceHint(cursorAddress, () => plusOnList);
           throw DomainError.validation(field, `must be an address from a previous page that is still on the list${hint}`);
         }
         const comparison = params.endingBefore ? '>' : '<';
