@@ -55,13 +55,26 @@ export class VerificationService {
       const now = new Date();
       const previousCheck = entity.lastCheckedAt;
       const { state, event } = nextState(entity, check, trigger, { askedAt, now }, this.settings.schedule);
-      Object.assign(entity, state, { lastCheckedAt: now });
+      const nextCheckAt = this.notPastTrackingCheck(state.nextCheckAt, entity, tracking);
+      Object.assign(entity, state, { lastCheckedAt: now, nextCheckAt });
       if (tracking && this.isCurrent(tracking, entity.trackingDomain, previousCheck) && entity.trackingDomainStatus) {
         entity.trackingDomainStatus = nextTrackingDomainStatus(entity.trackingDomainStatus, tracking.outcome);
       }
       const events: NewEvent[] = event ? [{ type: event, mode: 'live', data: toEventData(entity, this.settings.records, check) }] : [];
       return events;
     });
+  }
+
+  /**
+   * A PATCH that set a new tracking domain while this check's lookups ran pulled the next check forward to the first
+   * DOMAIN_RECHECK_SCHEDULE step, for the name these lookups never asked about. Scheduled from this check alone, a
+   * verified domain's next look came DOMAIN_VERIFIED_RECHECK_INTERVAL (6 h) later, and the tracking domain stayed
+   * pending that long with its CNAME in place. A domain this check leaves unchecked in the background (null) stays so.
+   */
+  private notPastTrackingCheck(next: Date | null, locked: DomainEntity, tracking: TrackingDomainCheck | null): Date | null {
+    const unlookedTrackingDomain = locked.trackingDomain !== null && locked.trackingDomain !== tracking?.name;
+    if (!next || !locked.nextCheckAt || !unlookedTrackingDomain) return next;
+    return locked.nextCheckAt < next ? locked.nextCheckAt : next;
   }
 
   /**
