@@ -16,6 +16,9 @@ export function domainNameProblem(raw: unknown): string | null {
   if (raw.endsWith('.')) return 'must not end with a dot';
   if (isIP(raw) || isIP(raw.replace(/^\[|\]$/g, ''))) return 'must be a domain name, not an IP address';
   const ascii = domainToASCII(raw.toLowerCase());
+  // IDNA maps the ideographic and fullwidth full stops (。 ． ｡) to '.', so a name a CJK input method ended with one
+  // ends with a dot too, and was told it needs "letters, digits, hyphens and a top-level domain" instead.
+  if (ascii.endsWith('.')) return 'must not end with a dot';
   if (ascii.length > MAX_DOMAIN_NAME_LENGTH) return `must be at most ${MAX_DOMAIN_NAME_LENGTH} characters (in punycode)`;
   if (!ascii || !isHostname(ascii)) return 'must be a valid domain name such as example.com (letters, digits, hyphens and a top-level domain)';
   return null;
