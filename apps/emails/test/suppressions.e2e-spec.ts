@@ -98,6 +98,14 @@ describe('/v1/suppressions', () => {
     expect(again.body.error.code).toBe('not_found');
   });
 
+  it('answers a DELETE of a blank address 422 naming email, not 404 for an empty address', async () => {
+    for (const blank of ['%20', '%20%09%20']) {
+      const response = await test.delete(`/v1/suppressions/${blank}`);
+      expect(response.status).toBe(422);
+      expect(response.body.error).toEqual({ code: 'validation_error', message: 'email: must not be blank' });
+    }
+  });
+
   it('answers an addition 201 with what it wrote even when a DELETE of the address commits right after it', async () => {
     // The addition wrote its row, then read it back in a second statement: a DELETE committed between the two left
     // nothing to read, and the answer was 500. A trigger deletes the row as soon as the addition has written it,

@@ -49,6 +49,8 @@ export class SuppressionsService {
     assertUnrestricted(ctx);
     // Read as a creation reads it, so `Ann <ann@x.com>` names the address it added; an entry no parser
     // accepts (added by a bounce, say) can still be named as it is listed.
+    // A blank path segment (%20) is no address at all, not one missing from the list.
+    if (!email.trim()) throw DomainError.validation('email', 'must not be blank');
     const address = parseEmailAddress(email)?.normalized ?? normalizeEmailAddress(email.trim());
     if (!(await this.repository.remove(ctx.mode, address))) {
       throw new DomainError(ErrorCode.NotFound, `${quotedForMessage(address)} is not on the suppression list.`);
