@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { builtSourceFiles, packagesMissingAtRuntime } from './test/runtime-packages';
 
 const ROOT = join(__dirname, '..', '..');
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -14,6 +15,13 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm ci\b[^\n]*\n(?:.*\n)*RUN npm run build/);
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     expect(runtimeStage).toMatch(/COPY --from=build \/app\/dist/);
+  });
+
+  it('ships every package the compiled apps, migrations and CLI load at runtime', () => {
+    // The benchmark runs from a checkout (`npm run bench`, with the dev dependencies), never from the image.
+    const shipped = builtSourceFiles(ROOT).filter((file) => !relative(ROOT, file).startsWith('scripts/bench/'));
+    expect(shipped.length).toBeGreaterThan(100);
+    expect(packagesMissingAtRuntime(ROOT, shipped)).toEqual([]);
   });
 
   it('runs as a numeric non-root user, so Kubernetes can check runAsNonRoot', () => {
