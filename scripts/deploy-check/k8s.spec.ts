@@ -12,6 +12,7 @@ import {
   selects,
   spec,
 } from './test/k8s-queries';
+import { readmeManifests } from './test/readme-manifests';
 import { K8sObject, renderKustomization } from './test/render-kustomize';
 import { schemaProblems } from './test/validate-k8s';
 
@@ -223,5 +224,36 @@ describe('k8s/overlays/production', () => {
     expect(configFor(objects, appContainer(objects, 'emails')).EVENT_STREAM_REPLICAS).toBe('3');
     // Behind the ingress controller the TCP peer is the controller, never the client.
     expect(configFor(objects, appContainer(objects, 'gateway')).TRUSTED_PROXIES).toMatch(/\//);
+  });
+});
+
+describe('k8s/README.md', () => {
+  // The CloudNativePG cluster the README installs for the apps.
+  const cluster = readmeManifests(join(K8S, 'README.md')).find((object) => object.kind === 'Cluster' && object.apiVersion.startsWith('postgresql.cnpg.io/'));
+  const postgresPod = { namespace: cluster?.metadata.namespace, labels: { 'cnpg.io/cluster': cluster?.metadata.name ?? '' } };
+
+  it('installs a CloudNativePG cluster in a namespace of its own', () => {
+    expect(cluster?.metadata.namespace).toBeDefined();
+    expect(Object.values(OVERLAYS)).not.toContain(cluster?.metadata.namespace);
+  });
+
+  it.each(Object.keys(OVERLAYS))('leaves the Postgres pods alone under the %s overlay, and lets the services and migrations reach them', (overlay) => {
+    const objects = render(`overlays/${overlay}`);
+    const policies = ofKind(objects, 'NetworkPolicy');
+    // A policy that selects a pod isolates it: default-deny-all would cut CloudNativePG's instances off from the
+    // apps, from one another (replication) and from the operator, and them from the Kubernetes API.
+    const isolating = policies.filter((policy) => policy.metadata.namespace === postgresPod.namespace && selects(spec<NetworkPolicySpec>(policy).podSelector, postgresPod.labels));
+    expect(isolating.map((policy) => policy.metadata.name)).toEqual([]);
+    const reachPostgres = policies
+      .map((policy) => spec<NetworkPolicySpec>(policy))
+      .filter((policy) => (policy.egress ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.podSelector && selects(peer.podSelector, postgresPod.labels))))
+      .flatMap((policy) => policy.podSelector.matchExpressions?.flatMap((expression) => expression.values ?? []) ?? []);
+    expect(reachPostgres.sort()).toEqual(['domains', 'emails', 'keys', 'migrate', 'webhook-dispatcher']);
+  });
+
+  it("points the dev overlay's DATABASE_URL at that cluster's read-write service", () => {
+    const objects = render('overlays/dev');
+    const url = new URL(containerEnvironment(objects, appContainer(objects, 'keys')).DATABASE_URL);
+    expect(url.hostname).toBe(`${cluster?.metadata.name}-rw.${cluster?.metadata.namespace}.svc.cluster.local`);
   });
 });
