@@ -225,6 +225,16 @@ describe('k8s/overlays/production', () => {
     // Behind the ingress controller the TCP peer is the controller, never the client.
     expect(configFor(objects, appContainer(objects, 'gateway')).TRUSTED_PROXIES).toMatch(/\//);
   });
+
+  it("names the DKIM zone's name servers outside the zone, which the server answers no address records of", () => {
+    const objects = render('overlays/production');
+    const config = configFor(objects, appContainer(objects, 'domains'));
+    // Unset, the SOA and NS answers name ns.<DKIM_ZONE>, which resolves only while resolvers keep the parent's glue.
+    const nameServers = (config.DKIM_ZONE_NS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+    expect(nameServers.length).toBeGreaterThan(0);
+    const zone = config.DKIM_ZONE.toLowerCase();
+    expect(nameServers.filter((name) => name.toLowerCase() === zone || name.toLowerCase().endsWith(`.${zone}`))).toEqual([]);
+  });
 });
 
 describe('k8s/README.md', () => {
