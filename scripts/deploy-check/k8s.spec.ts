@@ -155,6 +155,22 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
     }
   });
 
+  it('lets every app that reads DNS_SERVERS ask resolvers anywhere, not only the cluster DNS', () => {
+    const objects = render(path);
+    const readers = ENV_SCHEMA.DNS_SERVERS.apps as readonly string[];
+    for (const app of readers) {
+      const labels = podTemplate(named(objects, 'Deployment', `mailroom-${app}`)).metadata.labels;
+      const anywhere = ofKind(objects, 'NetworkPolicy')
+        .map((policy) => spec<NetworkPolicySpec>(policy))
+        .filter((policy) => selects(policy.podSelector, labels))
+        .flatMap((policy) => policy.egress ?? [])
+        .filter((rule) => (rule.to ?? []).some((peer) => peer.ipBlock?.cidr === '0.0.0.0/0' && !peer.ipBlock.except?.length))
+        .flatMap((rule) => (rule.ports ?? []).filter((port) => port.port === 53).map((port) => port.protocol));
+      // A DNS_SERVERS set in mailroom-config reaches every reader: one that may not ask them fails every lookup.
+      expect({ app, dns: [...new Set(anywhere)].sort() }).toEqual({ app, dns: ['TCP', 'UDP'] });
+    }
+  });
+
   it('denies all traffic by default; only the gateway takes requests, and each app reaches only NATS, Postgres and what it delivers to', () => {
     const objects = render(path);
     const denyAll = ofKind(objects, 'NetworkPolicy').map((policy) => spec<NetworkPolicySpec>(policy)).find((policy) => Object.keys(policy.podSelector).length === 0);

@@ -39,7 +39,7 @@ export interface LabelSelector {
 export interface PolicyPeer {
   podSelector?: LabelSelector;
   namespaceSelector?: LabelSelector;
-  ipBlock?: { cidr: string };
+  ipBlock?: { cidr: string; except?: string[] };
 }
 export interface PolicyRule {
   ports?: { port?: number | string; protocol?: string }[];
