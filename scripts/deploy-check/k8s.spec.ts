@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { AppName, ENV_SCHEMA } from '@mailroom/config';
+import { APP_POOL_SIZE } from '@mailroom/database';
 import { configProblems, containerEnvironment, isKnownVariable, variableProblem } from './test/known-env';
 import {
   configFor,
@@ -275,6 +276,24 @@ describe('k8s/README.md', () => {
       .filter((policy) => (policy.egress ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.podSelector && selects(peer.podSelector, postgresPod.labels))))
       .flatMap((policy) => policy.podSelector.matchExpressions?.flatMap((expression) => expression.values ?? []) ?? []);
     expect(reachPostgres.sort()).toEqual(['domains', 'emails', 'keys', 'migrate', 'webhook-dispatcher']);
+  });
+
+  it.each(Object.keys(OVERLAYS))("gives that cluster room for every connection the %s overlay's pods may open at their most replicas", (overlay) => {
+    const objects = render(`overlays/${overlay}`);
+    const maxReplicas = (deployment: K8sObject) => {
+      const hpa = ofKind(objects, 'HorizontalPodAutoscaler').find((object) => spec<{ scaleTargetRef: { name: string } }>(object).scaleTargetRef.name === deployment.metadata.name);
+      const { replicas = 1, strategy } = spec<{ replicas?: number; strategy?: { rollingUpdate?: { maxSurge?: number } } }>(deployment);
+      // A rolling update runs the surge pods beside the old ones.
+      return (hpa ? spec<{ maxReplicas: number }>(hpa).maxReplicas : replicas) + (strategy?.rollingUpdate?.maxSurge ?? 1);
+    };
+    const usesDatabase = (object: K8sObject) => (podTemplate(object).spec.containers[0].env ?? []).some((variable) => variable.name === 'DATABASE_URL');
+    const appConnections = ofKind(objects, 'Deployment').filter(usesDatabase).reduce((sum, deployment) => sum + maxReplicas(deployment) * APP_POOL_SIZE, 0);
+    const migrationConnections = ofKind(objects, 'Job').filter(usesDatabase).length;
+    const parameters = spec<{ postgresql?: { parameters?: Record<string, string> } }>(cluster!).postgresql?.parameters ?? {};
+    // Postgres's defaults: 100 connections, 3 of them kept for superusers.
+    const available = Number(parameters.max_connections ?? 100) - Number(parameters.superuser_reserved_connections ?? 3);
+    const needed = appConnections + migrationConnections;
+    expect({ overlay, needed, fits: needed <= available }).toEqual({ overlay, needed, fits: true });
   });
 
   it("points the dev overlay's DATABASE_URL at that cluster's read-write service", () => {

@@ -29,8 +29,11 @@ const KEEPALIVE_AFTER_IDLE_MS = 10_000;
  */
 const POOL_IDLE_CLOSE_MS = 60_000;
 
+/** Connections an app's pool opens at most: what each replica may hold of Postgres's max_connections. */
+export const APP_POOL_SIZE = 10;
+
 export interface PoolLimits {
-  /** Connections the pool opens at most; 10 unless set. */
+  /** Connections the pool opens at most; APP_POOL_SIZE unless set. */
   size?: number;
   /**
    * How long a query waits for a connection, a free one of the pool or a new
@@ -54,7 +57,7 @@ export function serviceDataSourceOptions(databaseUrl: string, owned: ServiceSche
     synchronize: false,
     logging: false,
     extra: {
-      max: pool.size ?? 10,
+      max: pool.size ?? APP_POOL_SIZE,
       application_name: `mailroom-${owned.schema}`,
       // node-postgres's name; 0 is its "no limit".
       connectionTimeoutMillis: pool.acquireTimeoutMs ?? 0,
