@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { AppName, ENV_SCHEMA } from '@mailroom/config';
-import { APP_POOL_SIZE } from '@mailroom/database';
+import { APP_POOL_SIZE, MIGRATION_LOCK_WAIT } from '@mailroom/database';
 import { configProblems, containerEnvironment, isKnownVariable, variableProblem } from './test/known-env';
 import {
   configFor,
@@ -117,6 +117,8 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
     expect(container.image).toBe(appContainer(objects, 'gateway').image);
     expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
     expect(container.env?.map((variable) => variable.name)).toContain('DATABASE_URL');
+    // A migration waiting for its table locks gives up (naming who holds them) before Kubernetes ends the Job without a word.
+    expect(1000 * spec<{ activeDeadlineSeconds: number }>(job).activeDeadlineSeconds).toBeGreaterThan(MIGRATION_LOCK_WAIT.giveUpAfterMs);
   });
 
   it('sets only configuration variables libs/config knows, with values it accepts', () => {
