@@ -245,6 +245,21 @@ describe('k8s/overlays/production', () => {
     expect(configFor(objects, appContainer(objects, 'gateway')).TRUSTED_PROXIES).toMatch(/\//);
   });
 
+  it('routes the tracking host through the Ingress with TLS, and lets bodies up to BODY_LIMIT_BYTES reach the gateway', () => {
+    const objects = render('overlays/production');
+    const gateway = containerEnvironment(objects, appContainer(objects, 'gateway'));
+    const trackingHost = new URL(configFor(objects, appContainer(objects, 'domains')).TRACKING_BASE_URL).hostname;
+    const ingress = spec<{ tls: { hosts: string[] }[]; rules: { host: string }[] }>(named(objects, 'Ingress', 'mailroom-gateway'));
+    expect(ingress.rules.map((rule) => rule.host)).toContain(trackingHost);
+    expect(ingress.tls.flatMap((tls) => tls.hosts)).toContain(trackingHost);
+    // ingress-nginx answers a larger body 413 itself, in HTML rather than the API's error shape.
+    const proxyBodySize = named(objects, 'Ingress', 'mailroom-gateway').metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '1m';
+    const units: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+    const [, amount, unit] = /^(\d+)([kmg]?)$/i.exec(proxyBodySize) ?? [];
+    const bodyLimit = Number(gateway.BODY_LIMIT_BYTES ?? ENV_SCHEMA.BODY_LIMIT_BYTES.default);
+    expect(Number(amount) * units[unit.toLowerCase()]).toBeGreaterThan(bodyLimit);
+  });
+
   it("names the DKIM zone's name servers outside the zone, which the server answers no address records of", () => {
     const objects = render('overlays/production');
     const config = configFor(objects, appContainer(objects, 'domains'));
