@@ -18,9 +18,19 @@ export interface MigrationLockWait {
 export const MIGRATION_LOCK_WAIT: MigrationLockWait = { perTryMs: 2_000, pauseMs: 1_000, giveUpAfterMs: 5 * 60_000 };
 
 const LOCK_NOT_AVAILABLE = '55P03';
+const DEADLOCK_DETECTED = '40P01';
 
-export function isLockTimeout(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === LOCK_NOT_AVAILABLE;
+/**
+ * Whether a migration failed for a lock it could not take, so that stepping
+ * back and trying again is the answer: lock_timeout ran out, or Postgres
+ * cancelled it out of a deadlock with a running transaction that writes the
+ * same tables in the other order (a send writes emails, then recipients;
+ * a migration altering recipients, then emails, waits for each other's).
+ * Either way its transaction rolled back whole and the other side goes on.
+ */
+export function isLockStepBack(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === LOCK_NOT_AVAILABLE || code === DEADLOCK_DETECTED;
 }
 
 /** The other sessions holding locks on the schema's tables, for the message when a migration gives up. */

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isLockTimeout, lockHolders, MIGRATION_LOCK_WAIT, MigrationLockWait } from './migration-lock-wait';
+import { isLockStepBack, lockHolders, MIGRATION_LOCK_WAIT, MigrationLockWait } from './migration-lock-wait';
 import { serviceDataSourceOptions, ServiceSchema } from './service-data-source';
 
 /** Serializes concurrent migrators (several pods, or a Job and a pod) on one database. */
@@ -9,7 +9,8 @@ const MIGRATION_LOCK_ID = 0x6d61696c; // "mail"
  * Runs one service's migrations. The schema must exist before TypeORM can
  * create its migrations table inside it, so it is created first. Each
  * migration is its own transaction, so one that steps back from a table lock
- * (see MigrationLockWait) leaves the ones before it applied and is run again.
+ * (see MigrationLockWait and isLockStepBack) leaves the ones before it applied
+ * and is run again.
  */
 export async function runServiceMigrations(databaseUrl: string, owned: ServiceSchema, lockWait: MigrationLockWait = MIGRATION_LOCK_WAIT): Promise<string[]> {
   // One connection, so the session settings below hold for every statement.
@@ -38,7 +39,7 @@ async function applyStepping(dataSource: DataSource, schema: string, lockWait: M
       await dataSource.runMigrations({ transaction: 'each' });
       break;
     } catch (error) {
-      if (!isLockTimeout(error)) throw error;
+      if (!isLockStepBack(error)) throw error;
       if (Date.now() + lockWait.pauseMs >= giveUpAt) throw await gaveUp(dataSource, schema, lockWait, pendingName(dataSource, await appliedNames(dataSource)));
       await new Promise((resolve) => setTimeout(resolve, lockWait.pauseMs));
     }

@@ -80,3 +80,79 @@ describe('migrations waiting for a table lock', () => {
     await expect(runServiceMigrations(databaseUrl, BOTH)).resolves.toEqual(['AddLabel1700000000002']);
   });
 });
+
+class CreateOrderTables1700000000011 implements MigrationInterface {
+  name = 'CreateOrderTables1700000000011';
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query('CREATE TABLE deadlock.parent (id int PRIMARY KEY)');
+    await runner.query('CREATE TABLE deadlock.child (id int PRIMARY KEY)');
+  }
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP TABLE deadlock.child, deadlock.parent');
+  }
+}
+
+/** Alters the child table before the parent: the opposite order of a transaction that writes a parent, then its child. */
+class AddNotes1700000000012 implements MigrationInterface {
+  name = 'AddNotes1700000000012';
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query('ALTER TABLE deadlock.child ADD COLUMN note text');
+    await runner.query('ALTER TABLE deadlock.parent ADD COLUMN note text');
+  }
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query('ALTER TABLE deadlock.parent DROP COLUMN note');
+    await runner.query('ALTER TABLE deadlock.child DROP COLUMN note');
+  }
+}
+
+const TABLES: ServiceSchema = { schema: 'deadlock', entities: [], migrations: [CreateOrderTables1700000000011] };
+const WITH_NOTES: ServiceSchema = { schema: 'deadlock', entities: [], migrations: [CreateOrderTables1700000000011, AddNotes1700000000012] };
+
+/**
+ * A migration that locks two tables can deadlock with an app's transaction
+ * that writes them in the other order (a send writes emails, then
+ * recipients). Postgres then cancels one of the two; when it is the
+ * migration, it is a lock it could not take like any other, not a reason to
+ * fail the whole migrate Job.
+ */
+describe('a migration deadlocked with a running transaction', () => {
+  let databaseUrl: string;
+  let app: Client;
+  let watcher: Client;
+
+  beforeEach(async () => {
+    databaseUrl = await createTestDatabase();
+    await runServiceMigrations(databaseUrl, TABLES);
+    app = new Client({ connectionString: databaseUrl });
+    watcher = new Client({ connectionString: databaseUrl });
+    await Promise.all([app.connect(), watcher.connect()]);
+  });
+
+  afterEach(async () => {
+    await Promise.all([app.end(), watcher.end()]);
+    await dropTestDatabase(databaseUrl);
+  });
+
+  it('steps back, lets the transaction finish, and applies the migration', async () => {
+    // Postgres cancels the session whose deadlock check runs first; the app's runs late, so the migration is the one cancelled.
+    await app.query(`SET deadlock_timeout = '30s'`);
+    await app.query('BEGIN');
+    await app.query('INSERT INTO deadlock.parent VALUES (1)');
+    const migrating = runServiceMigrations(databaseUrl, WITH_NOTES, { perTryMs: 10_000, pauseMs: 100, giveUpAfterMs: 60_000 });
+    // The migration holds the child table and waits for the parent, which the app's insert holds.
+    await eventually(async () => {
+      const { rows } = await watcher.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND mode = 'AccessExclusiveLock' AND relation = 'deadlock.parent'::regclass`);
+      return rows[0].waiting > 0;
+    });
+    const outcome = migrating.then(
+      (applied) => ({ applied }),
+      (error: Error) => ({ error: error.message }),
+    );
+    await expect(app.query('INSERT INTO deadlock.child VALUES (1)')).resolves.toMatchObject({ rowCount: 1 });
+    await app.query('COMMIT');
+
+    expect(await outcome).toEqual({ applied: ['AddNotes1700000000012'] });
+    const { rows } = await watcher.query(`SELECT table_name FROM information_schema.columns WHERE table_schema = 'deadlock' AND column_name = 'note' ORDER BY 1`);
+    expect(rows).toEqual([{ table_name: 'child' }, { table_name: 'parent' }]);
+  });
+});
