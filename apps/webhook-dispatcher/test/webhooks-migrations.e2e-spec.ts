@@ -24,6 +24,25 @@ describe('webhooks schema migrations', () => {
     expect(await dataSource.query('SELECT id, domain_restrictions FROM webhooks.webhooks')).toEqual([{ id: 'wh_old', domain_restrictions: [] }]);
   });
 
+  it('refuses to undo domain restrictions while a webhook holds some: migrated up again, it would receive every domain\'s events', async () => {
+    await dataSource.query(
+      `INSERT INTO webhooks.webhooks (id, mode, url, events, status, secret_sealed, failure_count, failed_deliveries_streak, domain_restrictions)
+       VALUES ('wh_restricted', 'live', 'https://hooks.example/restricted', ARRAY['*'], 'active', 'sealed', 0, 0, ARRAY['a.test'])`,
+    );
+    const undone = await database.undoThrough('AddWebhookDomainRestrictions1763800000320').then(
+      () => 'undone',
+      (error: Error) => error.message,
+    );
+    expect(undone).toMatch(/1 webhook .*restricted to domains \(wh_restricted\)/);
+    // Nothing undone: the restrictions and every migration after them stay.
+    await dataSource.runMigrations({ transaction: 'each' });
+    expect(await dataSource.query(`SELECT domain_restrictions FROM webhooks.webhooks WHERE id = 'wh_restricted'`)).toEqual([{ domain_restrictions: ['a.test'] }]);
+
+    await dataSource.query(`DELETE FROM webhooks.webhooks WHERE id = 'wh_restricted'`);
+    await database.undoThrough('AddWebhookDomainRestrictions1763800000320');
+    await dataSource.runMigrations({ transaction: 'each' });
+  });
+
   describe('payload_bytes', () => {
     const insertDelivery = (id: string, payload: object) =>
       dataSource.query(
