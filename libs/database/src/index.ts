@@ -1,5 +1,6 @@
 export * from './service-data-source';
 export * from './run-migrations';
+export * from './create-schema';
 export * from './migration-lock-wait';
 export * from './keyset-page';
 export * from './insert-rows';

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { createSchemaUnlessExists } from './create-schema';
 import { isLockStepBack, lockHolders, MIGRATION_LOCK_WAIT, MigrationLockWait } from './migration-lock-wait';
 import { serviceDataSourceOptions, ServiceSchema } from './service-data-source';
 
@@ -20,7 +21,7 @@ export async function runServiceMigrations(databaseUrl: string, owned: ServiceSc
     await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     // After the advisory lock: waiting for another migrator is not the wait to bound.
     await dataSource.query(`SET lock_timeout = ${Math.ceil(lockWait.perTryMs)}`);
-    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${owned.schema}"`);
+    await createSchemaUnlessExists(dataSource, owned.schema);
     const applied = await applyStepping(dataSource, owned.schema, lockWait);
     await dataSource.query('RESET lock_timeout');
     await dataSource.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);

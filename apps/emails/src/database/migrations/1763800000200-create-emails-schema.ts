@@ -1,11 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createSchemaUnlessExists } from '@mailroom/database';
 
 /** The emails schema exists before its first table, so later migrations only add tables. */
 export class CreateEmailsSchema1763800000200 implements MigrationInterface {
   name = 'CreateEmailsSchema1763800000200';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('CREATE SCHEMA IF NOT EXISTS emails');
+    await createSchemaUnlessExists(queryRunner, 'emails');
   }
 
   async down(): Promise<void> {
