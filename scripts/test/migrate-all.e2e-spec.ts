@@ -49,3 +49,34 @@ describe('npm run migrate as a role that owns its schemas but may not create sch
     expect(lines).toEqual(SERVICE_SCHEMAS.map((owned) => `${owned.schema}: up to date`));
   });
 });
+
+/** A rolling update's race: the migrate Job of a release and `npm start` (or a second Job) on one database at once. */
+describe('npm run migrate three times at once on a fresh database', () => {
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+  });
+
+  afterAll(() => dropTestDatabase(databaseUrl));
+
+  it('applies each migration once, in one of them, and none fails', async () => {
+    const logs: string[][] = [[], [], []];
+    await Promise.all(logs.map((lines) => migrateAll(databaseUrl, (line) => lines.push(line))));
+
+    for (const owned of SERVICE_SCHEMAS) {
+      const names = (owned.migrations as Array<new () => { name: string }>).map((Migration) => new Migration().name);
+      const lines = logs.map((lines) => lines.find((line) => line.startsWith(`${owned.schema}: `)));
+      expect(lines.filter((line) => line === `${owned.schema}: up to date`)).toHaveLength(2);
+      expect(lines).toContain(`${owned.schema}: applied ${names.join(', ')}`);
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT name FROM ${owned.schema}.migrations ORDER BY timestamp`);
+        expect(rows.map((row: { name: string }) => row.name)).toEqual(names);
+      } finally {
+        await client.end();
+      }
+    }
+  });
+});
