@@ -1,5 +1,6 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
+import { MigratedSchema, startMigratedSchema, untilBlockedBy } from '@mailroom/testing';
 import { KEYS_SCHEMA } from '../src/database/data-source';
 
 describe('keys schema migrations', () => {
@@ -64,5 +65,35 @@ describe('keys schema migrations', () => {
       { id: 'key_compat', ip_restrictions: ['::ffff:10.0.0.0/104', '::ffff:192.0.2.7/128', '::10.0.0.0/104', '64:ff9b::/96', '2001:db8::/32', '192.0.2.0/24'] },
       { id: 'key_same', ip_restrictions: ['::ffff:10.0.0.0/104'] },
     ]);
+  });
+
+  /**
+   * The previous release's keys service answers PATCH while the migration
+   * runs. A migration that reads a key, then writes what it computed from
+   * that read, wrote back a change committed in between.
+   */
+  it.each([
+    ['StoreRestrictedDomainsInPunycode1763800000010', 'domain_restrictions', ['bücher.test', 'a.test'], ['a.test']],
+    ['NarrowIpv4MappedRestrictions1763800000020', 'ip_restrictions', ['::ffff:10.0.0.0/8', '192.0.2.0/24'], ['192.0.2.0/24']],
+    ['NarrowDottedIpv6Restrictions1763800000030', 'ip_restrictions', ['::10.0.0.0/8', '192.0.2.0/24'], ['192.0.2.0/24']],
+  ] as const)('%s keeps a restriction changed by a PATCH committed while it runs', async (migration, column, stored, patched) => {
+    await database.undoThrough(migration);
+    const id = `key_patched_${migration}`;
+    await insertKeyWith(id, column, [...stored]);
+    const patch = new Client({ connectionString: (dataSource.options as { url: string }).url });
+    await patch.connect();
+    try {
+      await patch.query('BEGIN');
+      await patch.query(`UPDATE keys.api_keys SET ${column} = $2 WHERE id = $1`, [id, patched]);
+      const migrating = dataSource.runMigrations({ transaction: 'each' });
+      await untilBlockedBy(patch);
+      await patch.query('COMMIT');
+      await migrating;
+    } finally {
+      await patch.end();
+    }
+
+    const [row] = await dataSource.query(`SELECT ${column} AS restrictions FROM keys.api_keys WHERE id = $1`, [id]);
+    expect(row.restrictions).toEqual(patched);
   });
 });

@@ -12,8 +12,9 @@ export class StoreRestrictedDomainsInPunycode1763800000010 implements MigrationI
   name = 'StoreRestrictedDomainsInPunycode1763800000010';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Locked until the rewrite commits: a PATCH by the running keys service waits, or is read as it committed.
     const keys: Array<{ id: string; domain_restrictions: string[] }> = await queryRunner.query(
-      `SELECT id, domain_restrictions FROM keys.api_keys WHERE EXISTS (SELECT 1 FROM unnest(domain_restrictions) AS name WHERE name !~ '^[a-z0-9.-]*$')`,
+      `SELECT id, domain_restrictions FROM keys.api_keys WHERE EXISTS (SELECT 1 FROM unnest(domain_restrictions) AS name WHERE name !~ '^[a-z0-9.-]*$') FOR NO KEY UPDATE`,
     );
     for (const key of keys) {
       const stored = [...new Set(key.domain_restrictions.map((name) => normalizeDomainName(name) || name))];

@@ -17,8 +17,9 @@ export class NarrowIpv4MappedRestrictions1763800000020 implements MigrationInter
   name = 'NarrowIpv4MappedRestrictions1763800000020';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Locked until the rewrite commits: a PATCH by the running keys service waits, or is read as it committed.
     const keys: Array<{ id: string; ip_restrictions: string[] }> = await queryRunner.query(
-      `SELECT id, ip_restrictions FROM keys.api_keys WHERE EXISTS (SELECT 1 FROM unnest(ip_restrictions) AS range WHERE range ~* '^::ffff:[0-9.]+/[0-9]+$')`,
+      `SELECT id, ip_restrictions FROM keys.api_keys WHERE EXISTS (SELECT 1 FROM unnest(ip_restrictions) AS range WHERE range ~* '^::ffff:[0-9.]+/[0-9]+$') FOR NO KEY UPDATE`,
     );
     for (const key of keys) {
       const narrowed = [...new Set(key.ip_restrictions.map(narrowedRange))];

@@ -17,8 +17,9 @@ export class NarrowDottedIpv6Restrictions1763800000030 implements MigrationInter
   name = 'NarrowDottedIpv6Restrictions1763800000030';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // Locked until the rewrite commits: a PATCH by the running keys service waits, or is read as it committed.
     const keys: Array<{ id: string; ip_restrictions: string[] }> = await queryRunner.query(
-      `SELECT id, ip_restrictions FROM keys.api_keys WHERE EXISTS (SELECT 1 FROM unnest(ip_restrictions) AS range WHERE range ~* '^[0-9a-f:]*:[0-9.]+/[0-9]+$')`,
+      `SELECT id, ip_restrictions FROM keys.api_keys WHERE EXISTS (SELECT 1 FROM unnest(ip_restrictions) AS range WHERE range ~* '^[0-9a-f:]*:[0-9.]+/[0-9]+$') FOR NO KEY UPDATE`,
     );
     for (const key of keys) {
       const narrowed = [...new Set(key.ip_restrictions.map(narrowedRange))];
