@@ -3,7 +3,9 @@ import { AddressInfo } from 'node:net';
 import { ErrorCode } from '@mailroom/errors';
 import { metricsRegistry } from './metrics';
 
-export type ReadinessCheck = () => Promise<Record<string, 'ok' | 'down'>>;
+/** 'pending': not there yet by design (an app waiting for its migrations), as against 'down'. */
+export type CheckState = 'ok' | 'down' | 'pending';
+export type ReadinessCheck = () => Promise<Record<string, CheckState>>;
 
 export interface OpsServer {
   port: number;

@@ -2,7 +2,7 @@ import type { NatsSettings } from './nats-authentication';
 import { connectNats } from './nats-options';
 import { NatsConnection } from 'nats';
 import { DataSource } from 'typeorm';
-import type { ReadinessCheck } from './ops-server';
+import type { CheckState, ReadinessCheck } from './ops-server';
 
 const CHECK_TIMEOUT_MS = 1000;
 
@@ -17,7 +17,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
  */
 export async function readinessChecks(nats: NatsSettings, dataSource?: DataSource): Promise<{ check: ReadinessCheck; close(): Promise<void> }> {
   const connection: NatsConnection = await connectNats(nats);
-  const check: ReadinessCheck = async (): Promise<Record<string, 'ok' | 'down'>> => {
+  const check: ReadinessCheck = async (): Promise<Record<string, CheckState>> => {
     const nats = await withTimeout(connection.flush()).then(
       () => 'ok' as const,
       () => 'down' as const,

@@ -5,7 +5,8 @@ import type { MailroomConfig } from '@mailroom/config';
 import { DataSource } from 'typeorm';
 import { collectProcessMetrics } from './metrics';
 import { drainingNatsServer } from './nats-options';
-import { startOpsServer } from './ops-server';
+import { CheckState, startOpsServer } from './ops-server';
+import { awaitAppliedMigrations } from './pending-migrations';
 import { PinoLogger } from './pino-logger';
 import { readinessChecks } from './readiness';
 
@@ -33,10 +34,26 @@ export async function createServiceApp(
     Object.assign(drainingNatsServer(config, name), { logger: new PinoLogger(name, config.LOG_LEVEL) }),
   );
   app.useGlobalFilters(new DomainErrorRpcFilter());
-  // No enableShutdownHooks(): runMain closes the app on SIGTERM (see closeOnSignals), through close() and its ops server.
-  if (answersRequests) await app.listen();
-  else await app.init();
-  await attachOpsServer(app, name, config, app.get(DataSource, { strict: false }));
+  const dataSource = app.get(DataSource, { strict: false });
+  // Live from here, ready only once started: the ops port answers while the app waits for its migrations.
+  let starting: Record<string, CheckState> | null = { started: 'pending' };
+  await attachOpsServer(app, name, config, dataSource, () => starting ?? {});
+  try {
+    if (dataSource) {
+      starting = { migrations: 'pending', started: 'pending' };
+      const logger = new PinoLogger(name, config.LOG_LEVEL);
+      await awaitAppliedMigrations(dataSource, (line) => logger.warn(line));
+      starting = { started: 'pending' };
+    }
+    // No enableShutdownHooks(): runMain closes the app on SIGTERM (see closeOnSignals), through close() and its ops server.
+    if (answersRequests) await app.listen();
+    else await app.init();
+  } catch (error) {
+    // The ops port and the connections opened so far would keep the process (or a test run) alive.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  starting = null;
   return app;
 }
 
@@ -51,10 +68,16 @@ export function opsPortOf(app: object): number | undefined {
  * Serves health and metrics on HEALTH_PORT, and closes that server with the
  * app (Nest has no hook for servers it does not own, so close() is wrapped).
  */
-export async function attachOpsServer(app: INestApplicationContext, name: string, config: MailroomConfig, dataSource?: DataSource): Promise<number> {
+export async function attachOpsServer(
+  app: INestApplicationContext,
+  name: string,
+  config: MailroomConfig,
+  dataSource?: DataSource,
+  startingChecks: () => Record<string, CheckState> = () => ({}),
+): Promise<number> {
   collectProcessMetrics(name);
   const readiness = await readinessChecks(config, dataSource);
-  const ops = await startOpsServer(config.HEALTH_HOST, config.HEALTH_PORT, readiness.check);
+  const ops = await startOpsServer(config.HEALTH_HOST, config.HEALTH_PORT, async () => ({ ...(await readiness.check()), ...startingChecks() }));
   // Nest hands out its apps behind a Proxy whose `set` trap ignores writes, so
   // `app.close = …` would silently do nothing and leave the ops port open; and
   // the Proxy's methods look themselves up at call time, so the original must
