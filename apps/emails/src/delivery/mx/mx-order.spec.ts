@@ -1,4 +1,4 @@
-import { inSendingOrder, isNullMx, orderMxHosts } from './mx-order';
+import { inSendingOrder, isNullMx, orderMxHosts, sendingOrderKey } from './mx-order';
 
 const names = (hosts: Array<{ name: string }>) => hosts.map((host) => host.name);
 
@@ -51,5 +51,20 @@ describe(isNullMx.name, () => {
     expect(isNullMx([{ exchange: '', priority: 0 }])).toBe(true);
     expect(isNullMx([{ exchange: '.', priority: 0 }])).toBe(true);
     expect(isNullMx([{ exchange: 'mx.example.com', priority: 0 }])).toBe(false);
+  });
+});
+
+describe(sendingOrderKey.name, () => {
+  const hosts = (...entries: Array<[string, number]>) => entries.map(([name, preference]) => ({ name, preference }));
+
+  it('is the same for the same hosts in the same order of preference, whatever the preference values or the order listed', () => {
+    const key = sendingOrderKey(hosts(['a.mx.test', 10], ['b.mx.test', 10], ['c.mx.test', 20]));
+    expect(sendingOrderKey(hosts(['c.mx.test', 50], ['b.mx.test', 5], ['a.mx.test', 5]))).toBe(key);
+  });
+
+  it('differs for the same hosts ranked the other way round, or tied differently', () => {
+    const key = sendingOrderKey(hosts(['x.mx.test', 10], ['y.mx.test', 20]));
+    expect(sendingOrderKey(hosts(['y.mx.test', 10], ['x.mx.test', 20]))).not.toBe(key);
+    expect(sendingOrderKey(hosts(['x.mx.test', 10], ['y.mx.test', 10]))).not.toBe(key);
   });
 });

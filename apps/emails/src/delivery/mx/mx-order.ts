@@ -38,6 +38,21 @@ export function inSendingOrder<T extends PreferredHost>(hosts: readonly T[], ran
   return [...byPreference.keys()].sort((a, b) => a - b).flatMap((preference) => shuffle(byPreference.get(preference)!, random));
 }
 
+/**
+ * What two recipient domains must share for their recipients to go in one message: the same hosts in the same order
+ * of preference, with the same hosts tied (those are shuffled anyway). Two domains served by one provider whose MX
+ * records rank its hosts the other way round must not: one domain's mail would go to its backup host while its
+ * preferred one is up (RFC 5321 §5.1).
+ */
+export function sendingOrderKey(hosts: readonly PreferredHost[]): string {
+  const byPreference = new Map<number, string[]>();
+  for (const host of hosts) byPreference.set(host.preference, [...(byPreference.get(host.preference) ?? []), host.name]);
+  return [...byPreference.keys()]
+    .sort((a, b) => a - b)
+    .map((preference) => [...byPreference.get(preference)!].sort().join(','))
+    .join(' then ');
+}
+
 function shuffle<T>(items: T[], random: () => number): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {

@@ -1,4 +1,4 @@
-import { inSendingOrder } from '../mx/mx-order';
+import { inSendingOrder, sendingOrderKey } from '../mx/mx-order';
 import { MailRoute, MailRouter } from '../mx/mx-resolver';
 import { SmtpOutcome } from '../smtp-outcome';
 import { DeliveryTransport } from './delivery-transport';
@@ -21,12 +21,12 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 
 /**
  * Direct (mx) mode: recipients are grouped by domain, domains that share
- * their mail hosts are grouped again, and each group gets one message over
- * one pooled connection. Hosts are tried in MX order while they cannot be
- * reached or refuse the session with a 4xx; the first host that takes the
- * transaction decides. STARTTLS is opportunistic (a failed handshake is
- * retried in plaintext) and certificates are not checked, as between MTAs on
- * the public internet.
+ * their mail hosts in the same order of preference are grouped again, and
+ * each group gets one message over one pooled connection. Hosts are tried in
+ * MX order while they cannot be reached or refuse the session with a 4xx; the
+ * first host that takes the transaction decides. STARTTLS is opportunistic
+ * (a failed handshake is retried in plaintext) and certificates are not
+ * checked, as between MTAs on the public internet.
  */
 export class MxTransport implements DeliveryTransport {
   readonly acceptedStatus = 'delivered' as const;
@@ -52,7 +52,7 @@ export class MxTransport implements DeliveryTransport {
           for (const address of addresses) outcomes.set(address, route.outcome);
           return;
         }
-        const key = route.hosts.map((host) => host.name).sort().join(',');
+        const key = sendingOrderKey(route.hosts);
         const group = groups.get(key) ?? { route, recipients: [] };
         group.recipients.push(...addresses);
         groups.set(key, group);

@@ -1,0 +1,65 @@
+import { RawSmtp, startRawSmtp } from '@mailroom/testing';
+import { DeliveryHarness, emailReaching, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+
+/**
+ * Which MX host gets the mail, against plain SMTP servers on loopback addresses (they share SMTP_MX_PORT): each
+ * recipient domain's hosts in its own order of preference (RFC 5321 §5.1).
+ */
+describe('delivery to the MX hosts of a domain, in its order', () => {
+  let harness: DeliveryHarness;
+  const servers: RawSmtp[] = [];
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness();
+    await verifiedDomain(harness, 'acme.test');
+  }, 120000);
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    await harness?.stop();
+  });
+
+  const send = async (to: string[]) => {
+    const response = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to, subject: 'Hello', text: 'Hi there' });
+    expect(response.status).toBe(202);
+    return response.body.id as string;
+  };
+  /** A server that takes every message, and the addresses it was given in RCPT TO. */
+  const plainServer = async (address: string) => {
+    const rcptTo: string[] = [];
+    const server = await startRawSmtp(
+      harness.smtp.port,
+      (step, _socket, line) => {
+        if (step === 'RCPT') rcptTo.push(/<(.*)>/.exec(line)![1]);
+        return false;
+      },
+      address,
+    );
+    servers.push(server);
+    return { server, rcptTo };
+  };
+
+  it("sends each domain's recipients to that domain's preferred host when two domains share their hosts in opposite orders", async () => {
+    const x = await plainServer('127.0.0.31');
+    const y = await plainServer('127.0.0.32');
+    harness.dns.set('x.shared.test', 'A', '127.0.0.31');
+    harness.dns.set('y.shared.test', 'A', '127.0.0.32');
+    harness.dns.set('one.test', 'MX', [
+      { exchange: 'x.shared.test', priority: 10 },
+      { exchange: 'y.shared.test', priority: 20 },
+    ]);
+    harness.dns.set('two.test', 'MX', [
+      { exchange: 'y.shared.test', priority: 10 },
+      { exchange: 'x.shared.test', priority: 20 },
+    ]);
+
+    const id = await send(['ann@one.test', 'bob@two.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.recipients.map((recipient: any) => [recipient.address, recipient.status, recipient.attempts])).toEqual([
+      ['ann@one.test', 'delivered', 1],
+      ['bob@two.test', 'delivered', 1],
+    ]);
+    // Both hosts are up, so neither domain's mail may go to its backup.
+    expect(x.rcptTo).toEqual(['ann@one.test']);
+    expect(y.rcptTo).toEqual(['bob@two.test']);
+  });
+});
