@@ -1,9 +1,10 @@
 import { RawSmtp, startRawSmtp } from '@mailroom/testing';
-import { DeliveryHarness, emailReaching, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { DeliveryHarness, emailReaching, eventsOf, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 /**
  * Which MX host gets the mail, against plain SMTP servers on loopback addresses (they share SMTP_MX_PORT): each
- * recipient domain's hosts in its own order of preference (RFC 5321 §5.1).
+ * recipient domain's hosts in its own order of preference (RFC 5321 §5.1), and the next host when the preferred
+ * one ends the session before any of the message went out.
  */
 describe('delivery to the MX hosts of a domain, in its order', () => {
   let harness: DeliveryHarness;
@@ -61,5 +62,26 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     // Both hosts are up, so neither domain's mail may go to its backup.
     expect(x.rcptTo).toEqual(['ann@one.test']);
     expect(y.rcptTo).toEqual(['bob@two.test']);
+  });
+
+  it('tries the next MX host when the preferred one ends the session with a 421 to the DATA command, before any of the message', async () => {
+    const closing = await startRawSmtp(harness.smtp.port, (step, socket) => step === 'DATA' && (socket.end('421 4.3.2 Service shutting down\r\n'), true), '127.0.0.33');
+    servers.push(closing);
+    const backup = await plainServer('127.0.0.34');
+    harness.dns.set('closing.test', 'MX', [
+      { exchange: 'first.closing.test', priority: 10 },
+      { exchange: 'second.closing.test', priority: 20 },
+    ]);
+    harness.dns.set('first.closing.test', 'A', '127.0.0.33');
+    harness.dns.set('second.closing.test', 'A', '127.0.0.34');
+
+    const id = await send(['ann@closing.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    // Delivered by the backup in the first attempt, as when the connection is lost at that point, not after a wait.
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+    expect((await eventsOf(harness.db, id)).map((event) => event.type)).toEqual(['email.queued', 'email.delivered']);
+    expect(closing.connectionCount).toBeGreaterThanOrEqual(1);
+    expect(closing.messages).toHaveLength(0);
+    expect(backup.rcptTo).toEqual(['ann@closing.test']);
   });
 });

@@ -61,6 +61,11 @@ describe('smtp outcome', () => {
       hostUnavailable: true,
     });
     expect(outcomeFromError({ command: 'EHLO', responseCode: 451, response: '451 try later' }).hostUnavailable).toBe(true);
+    // A 421 ends the session: to MAIL FROM, RCPT TO or the DATA command itself, none of the message went out.
+    expect(outcomeFromError({ code: 'EENVELOPE', command: 'DATA', responseCode: 421, response: '421 4.3.2 Service shutting down' })).toMatchObject({ kind: 'temporary', code: 421, hostUnavailable: true });
+    expect(outcomeFromError({ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 421, response: '421 4.7.0 Too many messages' }).hostUnavailable).toBe(true);
+    // After the message, the host answered for it: a 421 then is its word on the mail, which waits for the retry schedule.
+    expect(outcomeFromError({ code: 'EMESSAGE', command: 'DATA', responseCode: 421, response: '421 4.3.2 Service shutting down' }).hostUnavailable).toBeUndefined();
     // Inside the mail transaction the host did answer for the mail: it decides.
     expect(outcomeFromError({ command: 'DATA', responseCode: 451, response: '451 4.2.2 Mailbox full' }).hostUnavailable).toBeUndefined();
   });

@@ -89,14 +89,21 @@ function isTlsFailure(error: SmtpErrorLike): boolean {
   return error.code === 'ETLS' || /^ERR_SSL_/.test(error.originalCode ?? '') || error.library === 'SSL routines';
 }
 
+/** The reply came after the message's final dot (nodemailer's EMESSAGE), not to a command before it. */
+function repliesToTheMessage(error: SmtpErrorLike): boolean {
+  return /^DATA/.test(error.command ?? '') && error.code === 'EMESSAGE';
+}
+
 /** An outcome from a failed send: the server's reply when there is one, otherwise a temporary connection failure. */
 export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
     const reply = (error.response ?? `${error.responseCode}`).trim();
     if (SESSION_COMMANDS.test(error.command ?? '')) return { kind: 'temporary', code: error.responseCode, reply, hostUnavailable: true };
-    // A 421 closes the session (RFC 5321 §3.8): before DATA it ends the host's session, not a transaction it took
-    // (a host that allows N messages per connection, say), so the next MX host may take the mail.
-    if (error.responseCode === 421 && !/^DATA/.test(error.command ?? '')) return { kind: 'temporary', code: 421, reply, hostUnavailable: true };
+    // A 421 closes the session (RFC 5321 §3.8): before the message (to MAIL FROM, RCPT TO or the DATA command itself,
+    // whose refusal nodemailer reports as EENVELOPE) it ends the host's session, not a transaction it took (a host
+    // that allows N messages per connection, say), so the next MX host may take the mail, as it does when the
+    // connection is lost at that point. Waiting for a retry instead went back to the same host first, every time.
+    if (error.responseCode === 421 && !repliesToTheMessage(error)) return { kind: 'temporary', code: 421, reply, hostUnavailable: true };
     const kind = classifyReplyCode(error.responseCode);
     // A relay refusing bounces@<domain> (not allowed to send as it, say) must not suppress every recipient.
     if (kind === 'permanent' && /^MAIL FROM/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, senderRefused: true };
