@@ -84,4 +84,36 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     expect(closing.messages).toHaveLength(0);
     expect(backup.rcptTo).toEqual(['ann@closing.test']);
   });
+
+  it('keeps the refusals a host gave at RCPT TO when it then ends the session, and hands the recipients it accepted on to the next MX host', async () => {
+    // The 421 and the close arrive together, so the client may see the connection close before it reads the reply.
+    const closing = await startRawSmtp(
+      harness.smtp.port,
+      (step, socket, line) => {
+        if (step === 'RCPT' && line.includes('gone@')) return socket.write('550 5.1.1 No such user\r\n'), true;
+        return step === 'DATA' && (socket.end('421 4.7.0 Too many errors on this connection\r\n'), true);
+      },
+      '127.0.0.35',
+    );
+    servers.push(closing);
+    const backup = await plainServer('127.0.0.36');
+    harness.dns.set('partly.test', 'MX', [
+      { exchange: 'first.partly.test', priority: 10 },
+      { exchange: 'second.partly.test', priority: 20 },
+    ]);
+    harness.dns.set('first.partly.test', 'A', '127.0.0.35');
+    harness.dns.set('second.partly.test', 'A', '127.0.0.36');
+
+    const id = await send(['ann@partly.test', 'gone@partly.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.recipients.map((recipient: any) => [recipient.address, recipient.status, recipient.attempts, recipient.smtpCode])).toEqual([
+      ['ann@partly.test', 'delivered', 1, 250],
+      ['gone@partly.test', 'bounced', 1, 550],
+    ]);
+    // The backup MX, which may take any address of the domain, is never asked about the one the first host refused.
+    expect(backup.rcptTo).toEqual(['ann@partly.test']);
+    expect(closing.messages).toHaveLength(0);
+    const bounced = (await eventsOf(harness.db, id)).find((event) => event.type === 'email.bounced');
+    expect(bounced?.data).toMatchObject({ recipient: 'gone@partly.test', suppressed: true });
+  });
 });

@@ -23,10 +23,11 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  * Direct (mx) mode: recipients are grouped by domain, domains that share
  * their mail hosts in the same order of preference are grouped again, and
  * each group gets one message over one pooled connection. Hosts are tried in
- * MX order while they cannot be reached or refuse the session with a 4xx; the
- * first host that takes the transaction decides. STARTTLS is opportunistic
- * (a failed handshake is retried in plaintext) and certificates are not
- * checked, as between MTAs on the public internet.
+ * MX order while they cannot be reached or refuse the session; the first host
+ * that takes the transaction decides for the recipients it answered, and
+ * those it never took (a session it ended before the message) go on. STARTTLS
+ * is opportunistic (a failed handshake is retried in plaintext) and
+ * certificates are not checked, as between MTAs on the public internet.
  */
 export class MxTransport implements DeliveryTransport {
   readonly acceptedStatus = 'delivered' as const;
@@ -77,21 +78,25 @@ export class MxTransport implements DeliveryTransport {
   }
 
   private async sendToHosts(hosts: Extract<MailRoute, { kind: 'hosts' }>['hosts'], from: string, to: string[], raw: Buffer): Promise<RecipientOutcomes> {
-    let last: RecipientOutcomes | undefined;
+    const outcomes: RecipientOutcomes = new Map();
+    let untaken = to;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to }, raw, this.pool.limits);
+        let last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to: untaken }, raw, this.pool.limits);
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
-        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to }, raw, this.pool.limits);
-        // Only a host that never began the transaction (unreachable, or a 4xx greeting) sends us on to the next one,
-        // and only while the process is not shutting down.
-        if (!every(last, (outcome) => outcome.hostUnavailable) || this.pool.limits.shutdown.aborted) return last;
+        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
+        for (const [recipient, outcome] of last) outcomes.set(recipient, outcome);
+        // Only the recipients the host never took (it could not be reached, refused the session, or ended it before
+        // the message) go on to the next one, and only while the process is not shutting down: what the host
+        // answered for the others (a refusal at RCPT TO, a reply to the message) is their outcome.
+        untaken = untaken.filter((recipient) => outcomes.get(recipient.toLowerCase())?.hostUnavailable);
+        if (!untaken.length || this.pool.limits.shutdown.aborted) return outcomes;
       }
     }
-    return last ?? new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
+    return outcomes.size ? outcomes : new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
   }
 
   /** The pooled sessions to one address of an MX host: with opportunistic STARTTLS, or in plaintext after its TLS failed. */

@@ -47,4 +47,32 @@ describe('sendRaw', () => {
     const outcomes = await sendRaw(silentPool, envelope, raw, { messageTimeoutMs: 20, shutdown: shutdown.signal });
     expect(outcomes.get('b@example.test')).toMatchObject({ kind: 'temporary', code: null, reply: expect.stringContaining('SMTP_MESSAGE_TIMEOUT_MS (20 ms)') });
   });
+
+  /** A pool whose server answers RCPT TO as `refusals` say, then fails the exchange with `error` (its envelope filled in as nodemailer fills it). */
+  const refusingPool = (refusals: Record<string, string>, error: Record<string, unknown>, mailError?: Error) =>
+    ({
+      send: (mail: PoolMail, callback: SendCallback) => {
+        const sent = mail.message.getEnvelope() as { to: string[]; rejectedErrors?: unknown[]; mailError?: Error };
+        sent.rejectedErrors = Object.entries(refusals).map(([recipient, response]) => ({ recipient, response, responseCode: Number(response.slice(0, 3)), command: 'RCPT TO' }));
+        if (mailError) sent.mailError = mailError;
+        callback(Object.assign(new Error('failed'), error));
+      },
+    }) as unknown as SMTPPool;
+  const twoRecipients = { from: 'a@sender.test', to: ['ann@example.test', 'gone@example.test'] };
+  const limits = { messageTimeoutMs: 60_000, shutdown: new AbortController().signal };
+
+  it('keeps a refusal given at RCPT TO when the connection is then lost, as nodemailer reports a 421 that arrives with the close', async () => {
+    const pool = refusingPool({ 'gone@example.test': '550 5.1.1 No such user' }, { code: 'ECONNECTION', command: 'CONN', message: 'Connection closed unexpectedly' });
+    const outcomes = await sendRaw(pool, twoRecipients, raw, limits);
+    expect(outcomes.get('gone@example.test')).toMatchObject({ kind: 'permanent', code: 550, recipientRefused: true });
+    expect(outcomes.get('ann@example.test')).toMatchObject({ kind: 'temporary', code: null, hostUnavailable: true });
+  });
+
+  it('gives every recipient the refusal of MAIL FROM, not the replies its pipelined RCPT TO got for want of a transaction', async () => {
+    const refusal = { code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 451, response: '451 4.7.1 Try again later' };
+    const pool = refusingPool({ 'gone@example.test': '503 5.5.1 Error: need MAIL command' }, refusal, new Error('Mail command failed'));
+    const outcomes = await sendRaw(pool, twoRecipients, raw, limits);
+    expect(outcomes.get('gone@example.test')).toMatchObject({ kind: 'temporary', code: 451 });
+    expect(outcomes.get('ann@example.test')).toMatchObject({ kind: 'temporary', code: 451 });
+  });
 });

@@ -22,9 +22,11 @@ interface RejectedError extends SmtpErrorLike {
   recipient?: string;
 }
 
-/** The envelope as nodemailer's connection leaves it after the RCPT TO replies. */
+/** The envelope as nodemailer's connection leaves it after the replies to MAIL FROM and RCPT TO. */
 interface SentEnvelope extends Envelope {
   rejectedErrors?: RejectedError[];
+  /** Set when the server refused MAIL FROM. */
+  mailError?: unknown;
 }
 
 interface SendInfo {
@@ -75,7 +77,7 @@ export async function sendRaw(pool: SMTPPool, envelope: Envelope, raw: Buffer, l
         ? `the exchange did not end within SMTP_MESSAGE_TIMEOUT_MS (${limits.messageTimeoutMs} ms)`
         : undefined;
     const failure = (cutOffBecause ? cutOff(cutOffBecause, messageStarted) : error) as SmtpErrorLike & { rejectedErrors?: RejectedError[] };
-    rejectedOutcomes(failure.rejectedErrors ?? refusalsBeforeData(failure, mail.lastEnvelope()));
+    rejectedOutcomes(failure.rejectedErrors ?? refusalsThatStand(failure, mail.lastEnvelope()));
     const sharing = envelope.to.filter((address) => !outcomes.has(address.toLowerCase()));
     const reply = messageSent ? lostAfterTheMessage(failure) : outcomeFromError(failure);
     const shared: SmtpOutcome = sharing.length > 1 ? { sharedWithOthers: true, ...reply } : reply;
@@ -102,15 +104,20 @@ function cutOff(why: string, messageStarted: boolean): SmtpErrorLike {
 
 /**
  * nodemailer puts the RCPT TO refusals on the error only when every recipient
- * was refused. When the transaction failed at DATA (the command or the
- * message), they are only on the envelope its connection filled in, and each
- * refused recipient keeps its own reply: a 452 "too many recipients" is
+ * was refused; otherwise they are only on the envelope its connection filled
+ * in. A refusal the server gave stands for its recipient whatever ended the
+ * transaction after it: a reply to DATA (a 452 "too many recipients" is
  * retried even when the message then got a 5xx, and a 550 bounces even when
- * the message then got a 4xx. A session that ended before DATA (a 421, a lost
- * connection) keeps one outcome for all, so the next MX host gets them all.
+ * the message then got a 4xx), or the end of the session (a 421, which
+ * nodemailer may report as a lost connection when the close arrives with it).
+ * Handed on to the next MX host with the others, a recipient the first host
+ * refused as unknown was taken by a backup MX that accepts any address of the
+ * domain, and recorded as delivered. Not after a refused MAIL FROM: the
+ * pipelined RCPT TO replies then only say there was no transaction.
  */
-function refusalsBeforeData(error: SmtpErrorLike, envelope: SentEnvelope | undefined): RejectedError[] | undefined {
-  return error.command === 'DATA' ? envelope?.rejectedErrors : undefined;
+function refusalsThatStand(error: SmtpErrorLike, envelope: SentEnvelope | undefined): RejectedError[] | undefined {
+  if (/^MAIL FROM/.test(error.command ?? '') || envelope?.mailError) return undefined;
+  return envelope?.rejectedErrors;
 }
 
 /**
