@@ -6,6 +6,7 @@ import { issueKeyDirectly, countKeys } from './issue-key';
 import { appEnvironment } from './local/app-environment';
 import { whenOrphaned } from './local/when-orphaned';
 import { ensurePortsFree, WantedPort } from './local/free-ports';
+import { gatewayUrl } from './local/gateway-url';
 import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
 import { STACK_PROCESSES } from './local/stack-processes';
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
       process.stdout.write(`\n    ${created.key}\n\n`);
     }
 
-    const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+    const url = gatewayUrl(config.HOST, config.PORT);
     const env = appEnvironment(process.env, { gatewayUrl: url, databaseUrl: database.url, natsUrl: nats.url });
     for (const [index, { name, app, env: own }] of STACK_PROCESSES.entries()) {
       const opsPort = String(opsPortOf(config, index));
