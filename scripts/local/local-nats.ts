@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { claimDataDir } from './data-dir-lock';
 import { portOpen } from './embedded-postgres';
 import { natsUrlWithoutCredentials } from '@mailroom/runtime';
+import { LOOPBACK_HOSTS } from '@mailroom/config';
 
 export interface LocalNats {
   url: string;
@@ -26,7 +27,7 @@ export async function ensureNats(natsUrl: string, dataDir: string, log: (line: s
   const { hostname, port: rawPort } = new URL(natsUrl);
   const port = Number(rawPort || 4222);
   if (await portOpen(hostname, port)) return { url: natsUrl, stop: async () => undefined };
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname)) {
+  if (!LOOPBACK_HOSTS.includes(hostname)) {
     throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)}. Start NATS there, or point NATS_URL at a running server.`);
   }
   if (!natsServerOnPath()) throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)} and no nats-server binary is on PATH. ${NATS_INSTALL_HINT}`);

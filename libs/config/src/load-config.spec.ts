@@ -160,6 +160,25 @@ describe(`${loadConfig.name}: servers and ports`, () => {
     expect(launcher({ PORT: '3000', HEALTH_PORT: '0' })).toEqual([]);
     expect(launcher({ PORT: '8087' })).toEqual([]);
   });
+
+  it('keeps the embedded Postgres and a local nats-server off the ports `npm start` gives its apps, and apart', () => {
+    const launcher = (env: Record<string, string>) => launcherPortProblems(loadConfig(env, 'launcher'), 6);
+    // Started there, it took the port first and the app that wanted it exited, stopping the stack with no word of why.
+    expect(launcher({ EMBEDDED_PG_PORT: '3000' })).toEqual([
+      'EMBEDDED_PG_PORT 3000 (the embedded Postgres) is PORT too; give each its own port',
+    ]);
+    expect(launcher({ NATS_URL: 'nats://127.0.0.1:8083' })).toEqual([
+      "NATS_URL's port 8083 (a local nats-server) is one of the operations ports npm start gives its processes (HEALTH_PORT 8081 to 8086) too; give each its own port",
+    ]);
+    // Found answering there, the Postgres was taken for one npm start had left running and the migrations failed against NATS.
+    expect(launcher({ NATS_URL: 'nats://localhost:5555', EMBEDDED_PG_PORT: '5555' })).toEqual([
+      "NATS_URL's port 5555 (a local nats-server) is EMBEDDED_PG_PORT 5555 (the embedded Postgres) too; give each its own port",
+    ]);
+    // Neither runs here: a DATABASE_URL replaces the embedded Postgres, and a NATS elsewhere is not started.
+    expect(launcher({ EMBEDDED_PG_PORT: '3000', DATABASE_URL: 'postgres://db.internal/x' })).toEqual([]);
+    expect(launcher({ NATS_URL: 'nats://nats.internal:3000' })).toEqual([]);
+    expect(launcher({ EMBEDDED_PG_PORT: '8083', HEALTH_PORT: '0' })).toEqual([]);
+  });
 });
 
 describe(`${loadConfig.name}: SMTP_HELO_NAME`, () => {

@@ -38,23 +38,47 @@ export function launchedAppsRuleProblems(config: MailroomConfig, apps: readonly 
   return [...new Set(apps.flatMap((app) => ruleProblems(withoutOpsPort, app)))];
 }
 
+/** Host names of a NATS_URL for which `npm start` runs nats-server itself when nothing answers there (WHATWG URL keeps IPv6 in brackets). */
+export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
+type LauncherPorts = Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT' | 'DATABASE_URL' | 'EMBEDDED_PG_PORT' | 'NATS_URL'>;
+
+/** The servers `npm start` runs on this host besides the apps, or reuses when one already answers there. */
+function localServers(config: LauncherPorts): { name: string; port: number }[] {
+  const servers: { name: string; port: number }[] = [];
+  if (!config.DATABASE_URL) servers.push({ name: `EMBEDDED_PG_PORT ${config.EMBEDDED_PG_PORT} (the embedded Postgres)`, port: config.EMBEDDED_PG_PORT });
+  const nats = new URL(config.NATS_URL);
+  const natsPort = Number(nats.port || 4222);
+  if (LOOPBACK_HOSTS.includes(nats.hostname)) servers.push({ name: `NATS_URL's port ${natsPort} (a local nats-server)`, port: natsPort });
+  return servers;
+}
+
 /**
  * What `npm start` needs of its ports on top of their own ranges (the migrate
  * and cli commands share the launcher's config but open no port, so these are
- * not rules of loadConfig): a fixed gateway port to wait for, and room for the
- * five operations ports without taking the gateway's.
+ * not rules of loadConfig): a fixed gateway port to wait for, room for the
+ * operations ports without taking the gateway's, and the embedded Postgres and
+ * a local nats-server on ports of their own. Started on an app's port, either
+ * took it first and the app exited, stopping the stack without saying why.
  */
-export function launcherPortProblems({ PORT: port, HEALTH_PORT: healthPort }: Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>, processes: number): string[] {
+export function launcherPortProblems(config: LauncherPorts, processes: number): string[] {
+  const { PORT: port, HEALTH_PORT: healthPort } = config;
   const lastHealthPort = healthPort + processes - 1;
   if (port === 0) return ['PORT must not be 0 for npm start: it waits for the gateway on that port, so give it a fixed one'];
-  if (healthPort === 0) return [];
-  if (lastHealthPort > 65535) {
+  if (healthPort !== 0 && lastHealthPort > 65535) {
     return [`HEALTH_PORT must be at most ${65536 - processes} for npm start, which gives its ${processes} processes HEALTH_PORT to HEALTH_PORT+${processes - 1}, got ${healthPort}`];
   }
-  if (port >= healthPort && port <= lastHealthPort) {
-    return [`PORT ${port} is one of the operations ports npm start gives its processes (HEALTH_PORT ${healthPort} to ${lastHealthPort}); pick another PORT or HEALTH_PORT`];
+  const opsPorts = `the operations ports npm start gives its processes (HEALTH_PORT ${healthPort} to ${lastHealthPort})`;
+  const isOpsPort = (candidate: number) => healthPort !== 0 && candidate >= healthPort && candidate <= lastHealthPort;
+  const problems: string[] = [];
+  if (isOpsPort(port)) problems.push(`PORT ${port} is one of ${opsPorts}; pick another PORT or HEALTH_PORT`);
+  const servers = localServers(config);
+  for (const [index, server] of servers.entries()) {
+    const earlier = servers.slice(0, index).find((other) => other.port === server.port);
+    const taken = server.port === port ? 'PORT' : isOpsPort(server.port) ? `one of ${opsPorts}` : earlier?.name;
+    if (taken) problems.push(`${server.name} is ${taken} too; give each its own port`);
   }
-  return [];
+  return problems;
 }
 
 /**
