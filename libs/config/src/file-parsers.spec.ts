@@ -13,6 +13,11 @@ describe('asOptionalReadableFile', () => {
     expect(asOptionalReadableFile(file)).toBe(file);
   });
 
+  it('reads a path with white space around it (a line break a secrets file left) as the path, as the README says of every value', () => {
+    expect(asOptionalReadableFile(` ${file}\n`)).toBe(file);
+    expect(asOptionalReadableFile(' \n')).toBe('');
+  });
+
   it('refuses a missing file and a directory, naming the path', () => {
     expect(() => asOptionalReadableFile(join(dir, 'missing.creds'))).toThrow(`names a file that does not exist: '${join(dir, 'missing.creds')}'`);
     expect(() => asOptionalReadableFile(dir)).toThrow(`must name a file, got the directory '${dir}'`);

@@ -6,8 +6,10 @@ import { Parser } from './parsers';
  * empty for "not set". Checked at boot so a typo in the path names its
  * variable, rather than surfacing later as an ENOENT from inside a client.
  */
-export const asOptionalReadableFile: Parser<string> = (raw) => {
-  if (raw.trim() === '') return '';
+export const asOptionalReadableFile: Parser<string> = (untrimmed) => {
+  // White space around it goes, as around every value: a line break a secrets file left is no part of the path.
+  const raw = untrimmed.trim();
+  if (raw === '') return '';
   let isFile: boolean;
   try {
     isFile = statSync(raw).isFile();

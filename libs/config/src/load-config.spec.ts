@@ -211,6 +211,11 @@ describe(`${loadConfig.name}: addresses to listen on and DATA_DIR`, () => {
     ]);
     expect(problemsOf(() => loadConfig({ DATA_DIR: ' ' }, 'launcher'))).toEqual(["DATA_DIR must not be blank, got ' '"]);
   });
+
+  it('reads a DATA_DIR with white space around it (a line break a secrets file left) as the directory, as the README says of every value', () => {
+    // Kept as written, it was a directory named '/srv/mailroom\n' beside the one meant, and the first start began afresh there.
+    expect(loadConfig({ DATA_DIR: ' /srv/mailroom\n' }, 'launcher').DATA_DIR).toBe('/srv/mailroom');
+  });
 });
 
 describe(`${loadConfig.name}: NATS authentication and TLS`, () => {

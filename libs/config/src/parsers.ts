@@ -6,10 +6,14 @@ export type Parser<T> = (raw: string) => T;
 
 export const asString: Parser<string> = (raw) => raw;
 
-/** A path or name that must not be blank (a blank one would silently mean the current directory). */
+/**
+ * A path or name that must not be blank (a blank one would silently mean the current directory). White space
+ * around it goes, as around every value: a line break left by a secrets file named another directory.
+ */
 export const asNonBlank: Parser<string> = (raw) => {
-  if (raw.trim() === '') throw new Error(`must not be blank, got '${raw}'`);
-  return raw;
+  const value = raw.trim();
+  if (value === '') throw new Error(`must not be blank, got '${raw}'`);
+  return value;
 };
 
 export function asInteger(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
