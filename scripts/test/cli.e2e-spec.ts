@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
 
 const ROOT = join(__dirname, '../..');
 
@@ -24,6 +24,37 @@ describe('the bootstrap CLI', () => {
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('npm run -s cli -- keys create --name NAME');
+  });
+
+  it('answers a flag or argument a command does not take with what is wrong, its usage on stderr and exit 2, rather than ignore it', () => {
+    for (const args of [['config', 'table', '--markdown'], ['config', 'table', 'extra'], ['domains', 'zone-export', 'example.com'], ['keys', 'create', '--name', 'x', '--perms', 'emails:send']]) {
+      const run = cli(args);
+      expect({ args, status: run.status, stdout: run.stdout }).toEqual({ args, status: 2, stdout: '' });
+      expect(run.stderr).toMatch(/^(Unknown option|Unexpected argument)/);
+      expect(run.stderr).toContain('npm run -s cli -- keys create --name NAME');
+    }
+  });
+
+  describe('domains zone-export without the running stack', () => {
+    let nats: PrivateNats;
+    beforeAll(async () => {
+      nats = await startPrivateNats({ user: 'mailroom', pass: 'zone-secret' });
+    });
+    afterAll(() => nats?.destroy());
+
+    it('says that nothing answers at NATS_URL, naming it without its credentials, rather than CONNECTION_REFUSED', async () => {
+      const run = cli(['domains', 'zone-export'], { NATS_URL: `nats://mailroom:zone-secret@127.0.0.1:${await freePort()}` });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^cannot reach NATS at NATS_URL=nats:\/\/127\.0\.0\.1:\d+ .*start the stack/);
+      expect(run.stderr).not.toContain('zone-secret');
+    });
+
+    it('says that no domains service answers on that NATS, rather than 503', () => {
+      const run = cli(['domains', 'zone-export'], { NATS_URL: nats.url });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(`no domains service answers on the NATS at NATS_URL=nats://127.0.0.1:${nats.port}`);
+      expect(run.stderr).not.toContain('zone-secret');
+    });
   });
 
   describe('keys create on a database the migrations have not reached', () => {
