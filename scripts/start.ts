@@ -18,4 +18,22 @@ process.on('SIGTERM', passOn('SIGTERM'));
 process.on('SIGHUP', passOn('SIGHUP'));
 // The stack stops as on Ctrl-C when npm's shell is gone (and the launcher stops when this process is).
 whenOrphaned(() => launcher.kill('SIGTERM'));
-launcher.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+launcher.once('exit', (code, signal) => {
+  stopWhatItLeft(launcher.pid!);
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+/**
+ * A launcher killed outright (SIGKILL, the OOM killer) stopped nothing it
+ * started: the apps, Postgres and nats-server would serve on without it. They
+ * share its process group, so a SIGTERM to the group stops them as on Ctrl-C,
+ * each app finishing its work in flight (Postgres's smart shutdown lets their
+ * sessions end). After a clean stop the group is empty and this does nothing.
+ */
+function stopWhatItLeft(group: number): void {
+  try {
+    process.kill(-group, 'SIGTERM');
+  } catch {
+    // ESRCH: nothing left.
+  }
+}

@@ -248,3 +248,55 @@ describe('npm start (the launcher)', () => {
     }, 60_000);
   });
 });
+
+/**
+ * The launcher itself killed (the OOM killer, `kill -9`): it cannot stop what it started, and the apps, the
+ * embedded Postgres and nats-server lived on without it, serving on its ports until someone hunted them down.
+ */
+describe('npm start when its launcher is killed outright', () => {
+  let dataDir: string;
+  let start: ChildProcess;
+  let stack: { pid: number; args: string }[] = [];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'mailroom-killed-'));
+    // As root, Postgres runs as the postgres user, who must be able to reach its data directory.
+    await chmod(dataDir, 0o755);
+  });
+
+  afterAll(async () => {
+    for (const { pid } of [...stack, { pid: start?.pid ?? 0 }]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops everything the launcher started: the apps, the embedded Postgres and nats-server', async () => {
+    const [port, postgresPort, natsPort] = [await freePort(), await freePort(), await freePort()];
+    start = spawn(process.execPath, ['dist/scripts/start.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(postgresPort), NATS_URL: `nats://127.0.0.1:${natsPort}`, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    start.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    start.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => start.once('exit', (code) => resolve(code)));
+    await eventually(() => output.includes('[mailroom] ready'), 90_000, 200).catch((error: Error) => {
+      throw new Error(`${error.message}; the launcher wrote: ${output}`);
+    });
+
+    stack = descendants(start.pid!);
+    const launcher = stack.find(({ args }) => args.includes('launch-stack.js'))!;
+    expect(stack.filter(({ args }) => args.includes('dist/apps/'))).toHaveLength(STACK_PROCESSES.length);
+    expect(stack.some(({ args }) => args.startsWith('nats-server'))).toBe(true);
+    expect(stack.some(({ args }) => /\bpostgres\b.*-D/.test(args))).toBe(true);
+
+    process.kill(launcher.pid, 'SIGKILL');
+
+    // npm start reports the failure, and nothing the launcher started outlives it.
+    expect(await exited).not.toBe(0);
+    await eventually(() => stack.every(({ pid }) => !alive(pid)), 30_000, 100).catch(() => {
+      throw new Error(`still running: ${stack.filter(({ pid }) => alive(pid)).map(({ args }) => args).join('; ')}`);
+    });
+    expect(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false)).toBe(false);
+  }, 150_000);
+});
