@@ -16,6 +16,9 @@ import { migrateAll } from './migrate-all';
 const APPS = [...new Set(STACK_PROCESSES.map((process) => process.app))];
 const say = (line: string) => process.stdout.write(`[mailroom] ${line}\n`);
 
+/** An app exits by its SHUTDOWN_TIMEOUT_MS on its own; this much more before SIGKILL, for the exit itself on a busy machine. */
+const EXIT_MARGIN_MS = 5000;
+
 /** Each process's operations port (health, metrics): 8081, 8082, … in the order of STACK_PROCESSES; 0 lets each pick one. */
 const opsPortOf = (config: MailroomConfig, index: number) => (config.HEALTH_PORT === 0 ? 0 : config.HEALTH_PORT + index);
 
@@ -42,12 +45,15 @@ async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   const children = new Map<string, ChildProcess>();
   let stopping = false;
+  // Set with the config, before any app runs. A fixed 10 s killed apps still finishing their work in flight
+  // (25 s by default: a delivery's outcome recorded late, or lost and sent again when its lease ran out).
+  let appStopGraceMs = 0;
 
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping…');
-    await Promise.all([...children.values()].map((child) => stopChild(child)));
+    await Promise.all([...children.values()].map((child) => stopChild(child, appStopGraceMs)));
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     process.exit(code);
   };
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
 
   try {
     const config = loadLauncherConfig();
+    appStopGraceMs = config.SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS;
     await ensurePortsFree(portsToOpen(config));
     const database = await resolveDatabase(config, say);
     cleanups.push(database.stop);

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, Server } from 'node:net';
+import { createConnection, createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -135,6 +135,36 @@ describe('npm start (the launcher)', () => {
     expect(await exited).toBe(0);
     await eventually(async () => !(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false)), 10_000);
   });
+
+  it('on Ctrl-C gives each app its SHUTDOWN_TIMEOUT_MS to finish its work in flight before it kills it', async () => {
+    const port = await freePort();
+    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off', SHUTDOWN_TIMEOUT_MS: '12000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    launcherPid = launcher.pid!;
+    let output = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+
+    // Work in flight the gateway waits for while it closes: a request whose body has not all arrived yet.
+    const request = createConnection({ host: '127.0.0.1', port });
+    await new Promise((resolve) => request.once('connect', resolve));
+    request.write('POST /v1/emails HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    const closed = new Promise<number>((resolve) => request.once('close', () => resolve(Date.now())));
+    // Read what it answers (401, at once), or the socket never reports its end.
+    request.on('error', () => undefined).resume();
+    const signalledAt = Date.now();
+    launcher.kill('SIGINT');
+
+    // The gateway's own deadline ends it (12 s), not the launcher's SIGKILL at 10 s, whatever SHUTDOWN_TIMEOUT_MS says.
+    expect(await exited).toBe(0);
+    expect(output).toContain('[gateway] work in flight did not finish within 12000 ms; exiting');
+    expect((await closed) - signalledAt).toBeGreaterThanOrEqual(12_000);
+  }, 120_000);
 
   it('refuses bad configuration with every problem and exit 78, and no stack trace', () => {
     const run = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: 'abc', DKIM_DNS_BIND: 'off', LOG_LEVEL: 'loud' });
