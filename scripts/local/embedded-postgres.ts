@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
 import { claimDataDir } from './data-dir-lock';
+import { postgresUserAccessProblem } from './postgres-user-access';
 
 export interface LocalDatabase {
   url: string;
@@ -79,10 +80,13 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
   if (fresh) {
     log(`initialising an embedded Postgres in ${databaseDir}`);
-    await server.initialise();
+    await server.initialise().catch((error: Error) => {
+      throw new Error(postgresUserAccessProblem(databaseDir) ?? error.message);
+    });
   }
   await server.start().catch(() => {
-    throw new Error(`The embedded Postgres in ${databaseDir} did not start on port ${port}: ${postgresLog.slice(-3).join(' ') || 'it exited without a word'}`);
+    const words = postgresLog.slice(-3).join(' ') || 'it exited without a word';
+    throw new Error(postgresUserAccessProblem(databaseDir) ?? `The embedded Postgres in ${databaseDir} did not start on port ${port}: ${words}`);
   });
   if (fresh) await server.createDatabase(DATABASE);
   return { url, stop: () => server.stop() };

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, dropTestDatabase, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
 
@@ -54,6 +56,25 @@ describe('the bootstrap CLI', () => {
       expect(run.status).toBe(2);
       expect(run.stderr).toContain(`no domains service answers on the NATS at NATS_URL=nats://127.0.0.1:${nats.port}`);
       expect(run.stderr).not.toContain('zone-secret');
+    });
+  });
+
+  describe('keys create with the embedded Postgres under a directory closed to others', () => {
+    // mkdtemp makes it 0700, as a root's home (/root) is: the clone's default DATA_DIR, .data, lies under it.
+    const closed = mkdtempSync(join(tmpdir(), 'mailroom-closed-'));
+    afterAll(() => rmSync(closed, { recursive: true, force: true }));
+
+    it('as root, names the directory the postgres OS user cannot pass and what to do, rather than quote initdb', async () => {
+      const run = cli(['keys', 'create', '--name', 'first'], { DATA_DIR: join(closed, 'data'), EMBEDDED_PG_PORT: String(await freePort()) });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      if (process.getuid?.() === 0) {
+        expect(run.stderr).toContain(`runs as the postgres OS user, which cannot enter ${closed} (mode 700)`);
+        expect(run.stderr).toContain('DATA_DIR');
+      } else {
+        // Not root, Postgres runs as this user, who owns the directory: it starts, and the keys schema is what is missing.
+        expect(run.stderr).toContain('the keys schema is not migrated');
+      }
     });
   });
 
