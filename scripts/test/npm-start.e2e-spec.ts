@@ -166,6 +166,29 @@ describe('npm start (the launcher)', () => {
     expect((await closed) - signalledAt).toBeGreaterThanOrEqual(12_000);
   }, 120_000);
 
+  it('stops the whole stack and exits 1 when one of its apps dies, rather than serve on without it', async () => {
+    const port = await freePort();
+    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    launcherPid = launcher.pid!;
+    let output = '';
+    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    const stack = descendants(launcher.pid!);
+    const dispatcher = stack.find(({ args }) => args.includes(join('apps', 'webhook-dispatcher', 'src', 'main.js')))!;
+
+    process.kill(dispatcher.pid, 'SIGKILL');
+
+    expect(await exited).toBe(1);
+    expect(output).toContain('[mailroom] webhook-dispatcher exited (SIGKILL); stopping the stack');
+    await eventually(() => stack.every(({ pid }) => !alive(pid)), 30_000, 100);
+  }, 120_000);
+
   it('refuses bad configuration with every problem and exit 78, and no stack trace', () => {
     const run = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: 'abc', DKIM_DNS_BIND: 'off', LOG_LEVEL: 'loud' });
     expect(run.status).toBe(78);
