@@ -1,5 +1,6 @@
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
+import { isIPv6 } from 'node:net';
 import { join, resolve } from 'node:path';
 import { claimDataDir } from './data-dir-lock';
 import { portOpen } from './embedded-postgres';
@@ -26,7 +27,11 @@ export function natsServerOnPath(): boolean {
 export async function ensureNats(natsUrl: string, dataDir: string, log: (line: string) => void): Promise<LocalNats> {
   const { hostname, port: rawPort } = new URL(natsUrl);
   const port = Number(rawPort || 4222);
-  if (await portOpen(hostname, port)) return { url: natsUrl, stop: async () => undefined };
+  // WHATWG URL keeps an IPv6 host in brackets, which no socket takes: nats://[::1] was never found answering, and
+  // nats-server was started on 127.0.0.1, where the apps given that URL did not look.
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  const listenOn = host === 'localhost' ? '127.0.0.1' : host;
+  if (await portOpen(host, port)) return { url: natsUrl, stop: async () => undefined };
   if (!LOOPBACK_HOSTS.includes(hostname)) {
     throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)}. Start NATS there, or point NATS_URL at a running server.`);
   }
@@ -34,9 +39,9 @@ export async function ensureNats(natsUrl: string, dataDir: string, log: (line: s
   const storeDir = resolve(join(dataDir, 'nats'));
   await mkdir(storeDir, { recursive: true });
   claimDataDir(dataDir);
-  log(`starting nats-server on 127.0.0.1:${port} with JetStream in ${storeDir}`);
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-  await waitFor(() => portOpen('127.0.0.1', port), 10000, 'nats-server did not start listening');
+  log(`starting nats-server on ${isIPv6(listenOn) ? `[${listenOn}]` : listenOn}:${port} with JetStream in ${storeDir}`);
+  const child = spawn('nats-server', ['-a', listenOn, '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  await waitFor(() => portOpen(listenOn, port), 10000, 'nats-server did not start listening');
   return { url: natsUrl, stop: () => stopChild(child) };
 }
 
