@@ -218,6 +218,25 @@ describe(`${loadConfig.name}: addresses to listen on and DATA_DIR`, () => {
   });
 });
 
+describe(`${loadConfig.name}: DKIM_DNS_BIND`, () => {
+  const domains = (value: string) => loadConfig({ DATABASE_URL: 'postgres://db/x', DKIM_DNS_BIND: value }, 'domains');
+
+  it('takes an address or host name to listen on with a port, or off', () => {
+    expect(domains('0.0.0.0:5353').DKIM_DNS_BIND).toEqual({ host: '0.0.0.0', port: 5353 });
+    expect(domains('[::]:53').DKIM_DNS_BIND).toEqual({ host: '::', port: 53 });
+    expect(domains('dns.internal:5353').DKIM_DNS_BIND).toEqual({ host: 'dns.internal', port: 5353 });
+    expect(domains('off').DKIM_DNS_BIND).toBeNull();
+  });
+
+  it('refuses a host it could not listen on at boot, naming the variable, as HOST and HEALTH_HOST do', () => {
+    // Accepted, the domains service failed to bind only once Postgres, NATS and the migrations were up (npm start),
+    // or, for a name whose last label is all digits, bound an address no one meant (3000 is 0.0.11.184).
+    for (const value of ['my host:5353', '3000:53', '[nonsense]:53']) {
+      expect(problemsOf(() => domains(value))).toEqual([expect.stringMatching(/^DKIM_DNS_BIND /)]);
+    }
+  });
+});
+
 describe(`${loadConfig.name}: NATS authentication and TLS`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-nats-config-'));
   const creds = join(dir, 'mailroom.creds');

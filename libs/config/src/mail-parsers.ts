@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { Parser } from './parsers';
+import { asListenHost } from './network-parsers';
 
 export interface BindAddress {
   host: string;
@@ -11,9 +12,20 @@ export const asBindAddressOrOff: Parser<BindAddress | null> = (raw) => {
   const value = raw.trim();
   if (['off', 'none', 'false', 'disabled'].includes(value.toLowerCase())) return null;
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
-  if (!match || Number(match[2]) > 65535) throw new Error(`must be host:port or off, got '${raw}'`);
+  if (!match || Number(match[2]) > 65535 || !listensOn(match[1])) throw new Error(`must be host:port or off, got '${raw}'`);
   return { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
 };
+
+/** An IPv6 address in brackets, or what HOST takes: a host with a space or an all-digit last label failed only at bind. */
+function listensOn(host: string): boolean {
+  if (host.startsWith('[')) return isIP(host.slice(1, -1)) === 6;
+  try {
+    asListenHost(host);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A DNS zone or host name: lower-case labels, no trailing dot. The last label
