@@ -11,6 +11,7 @@ import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
 import { STACK_PROCESSES } from './local/stack-processes';
 import { migrateAll } from './migrate-all';
+import { natsServerAccess } from '@mailroom/runtime';
 
 /** The apps whose rules between variables the launcher checks: each once, however many processes run it. */
 const APPS = [...new Set(STACK_PROCESSES.map((process) => process.app))];
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     await ensurePortsFree(portsToOpen(config));
     const database = await resolveDatabase(config, say);
     cleanups.push(database.stop);
-    const nats = await ensureNats(config.NATS_URL, config.DATA_DIR, say);
+    const nats = await ensureNats(config.NATS_URL, config.DATA_DIR, say, natsServerAccess(config).tls !== undefined);
     cleanups.push(nats.stop);
     await migrateAll(database.url, (line) => say(`migrations ${line}`));
 

@@ -21,10 +21,10 @@ export function natsServerOnPath(): boolean {
 
 /**
  * Uses the NATS at NATS_URL when something listens there. Otherwise, for a
- * loopback URL, starts `nats-server` with JetStream and its store under
- * DATA_DIR/nats, and stops it again on shutdown.
+ * loopback URL the apps reach without TLS, starts `nats-server` with JetStream
+ * and its store under DATA_DIR/nats, and stops it again on shutdown.
  */
-export async function ensureNats(natsUrl: string, dataDir: string, log: (line: string) => void): Promise<LocalNats> {
+export async function ensureNats(natsUrl: string, dataDir: string, log: (line: string) => void, requiresTls = false): Promise<LocalNats> {
   const { hostname, port: rawPort } = new URL(natsUrl);
   const port = Number(rawPort || 4222);
   // WHATWG URL keeps an IPv6 host in brackets, which no socket takes: nats://[::1] was never found answering, and
@@ -34,6 +34,14 @@ export async function ensureNats(natsUrl: string, dataDir: string, log: (line: s
   if (await portOpen(host, port)) return { url: natsUrl, stop: async () => undefined };
   if (!LOOPBACK_HOSTS.includes(hostname)) {
     throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)}. Start NATS there, or point NATS_URL at a running server.`);
+  }
+  // It starts nats-server as its README says, without TLS, which apps that require TLS (a tls:// URL, a CA bundle or a
+  // client certificate) refuse: each exited at boot, and the stack with them, over a TLS error that named no variable.
+  if (requiresTls) {
+    throw new Error(
+      `Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)}, and the apps require TLS of it (tls://, NATS_TLS_CA_FILE or NATS_TLS_CERT_FILE), ` +
+        'which the nats-server npm start would run there has not. Start your NATS with TLS there, or unset those for a local one.',
+    );
   }
   if (!natsServerOnPath()) throw new Error(`Nothing answers at NATS_URL=${natsUrlWithoutCredentials(natsUrl)} and no nats-server binary is on PATH. ${NATS_INSTALL_HINT}`);
   const storeDir = resolve(join(dataDir, 'nats'));

@@ -45,3 +45,18 @@ describe('ensureNats with NATS_URL on the IPv6 loopback', () => {
     expect(await answersOn('::1', port)).toBe(true);
   });
 });
+
+/** NATS_URL=tls://… (or a CA bundle, or a client certificate) with nothing answering on loopback. */
+describe('ensureNats for apps that require TLS of their NATS', () => {
+  it('refuses to start a nats-server without TLS that every app would then refuse, saying what to do', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-nats-tls-'));
+    const port = await freePort();
+    const started = ensureNats(`tls://127.0.0.1:${port}`, dataDir, () => undefined, true);
+    try {
+      await expect(started).rejects.toThrow(`Nothing answers at NATS_URL=tls://127.0.0.1:${port}, and the apps require TLS of it`);
+    } finally {
+      await started.then((nats) => nats.stop(), () => undefined);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
