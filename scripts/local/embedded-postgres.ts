@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
+import { Client } from 'pg';
 import { claimDataDir } from './data-dir-lock';
 import { postgresUserAccessProblem } from './postgres-user-access';
 
@@ -26,6 +27,27 @@ export function portOpen(host: string, port: number, timeoutMs = 500): Promise<b
     socket.once('connect', () => finish(true));
     socket.once('error', () => finish(false));
   });
+}
+
+/**
+ * What answers on the port is taken for the embedded Postgres of another `npm start` and used as it is: when it is
+ * something else (another server, a Postgres of other credentials), say so, rather than what node-postgres says
+ * ("Connection terminated unexpectedly") when the migrations or the CLI first use it.
+ */
+async function ensureEmbeddedPostgresAnswers(url: string, port: number): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    throw new Error(
+      `Something answers on EMBEDDED_PG_PORT ${port} that is not an embedded Postgres of Mailroom's (${(error as Error).message}): ` +
+        'stop it, or set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to a database of yours).',
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
@@ -58,7 +80,10 @@ async function importWithoutSignalHooks() {
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<LocalDatabase> {
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
-  if (await portOpen('127.0.0.1', port)) return { url, stop: async () => undefined };
+  if (await portOpen('127.0.0.1', port)) {
+    await ensureEmbeddedPostgresAnswers(url, port);
+    return { url, stop: async () => undefined };
+  }
   const databaseDir = resolve(join(dataDir, 'pg'));
   await mkdir(resolve(dataDir), { recursive: true });
   claimDataDir(dataDir);

@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, dropTestDatabase, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
@@ -11,6 +12,15 @@ const cli = (args: string[], env: Record<string, string> = {}) => {
   const run = spawnSync(process.execPath, ['dist/scripts/cli.js', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 };
+
+/** The same, leaving this process's event loop free while it runs. */
+const cliAsync = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['dist/scripts/cli.js', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('close', (status) => resolve({ status, stderr }));
+  });
 
 describe('the bootstrap CLI', () => {
   it('answers --help (and -h, help) with its usage on stdout and exit 0, as asking for help is no mistake', () => {
@@ -76,6 +86,28 @@ describe('the bootstrap CLI', () => {
         expect(run.stderr).toContain('the keys schema is not migrated');
       }
     });
+  });
+
+  it('keys create says when what answers on EMBEDDED_PG_PORT is not its embedded Postgres, rather than quote the driver', async () => {
+    // Taken for one another `npm start` left running, it got "Connection terminated unexpectedly" from node-postgres.
+    const sockets = new Set<Socket>();
+    const stranger = createServer((socket) => {
+      sockets.add(socket.on('error', () => undefined));
+      socket.end('hello\n');
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => stranger.listen(port, '127.0.0.1', resolve));
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-stranger-'));
+    try {
+      // Not spawnSync: the server above answers from this process's event loop.
+      const run = await cliAsync(['keys', 'create', '--name', 'first'], { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(port) });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(`Something answers on EMBEDDED_PG_PORT ${port} that is not an embedded Postgres of Mailroom's`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => stranger.close(resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe('keys create on a database the migrations have not reached', () => {

@@ -346,7 +346,7 @@ describe('npm start when its launcher is killed outright', () => {
     process.kill(launcher.pid, 'SIGKILL');
 
     // npm start reports the failure, and nothing the launcher started outlives it.
-    expect(await exited).not.toBe(0);
+    expect(await exited).toBe(1);
     await eventually(() => stack.every(({ pid }) => !alive(pid)), 30_000, 100).catch(() => {
       throw new Error(`still running: ${stack.filter(({ pid }) => alive(pid)).map(({ args }) => args).join('; ')}`);
     });
