@@ -161,7 +161,7 @@ describe(`${loadConfig.name}: servers and ports`, () => {
     expect(launcher({ PORT: '8087' })).toEqual([]);
   });
 
-  it('keeps the embedded Postgres and a local nats-server off the ports `npm start` gives its apps, and apart', () => {
+  it('keeps the embedded Postgres, a local nats-server and the DKIM DNS server off the ports `npm start` gives its apps, and apart', () => {
     const launcher = (env: Record<string, string>) => launcherPortProblems(loadConfig(env, 'launcher'), 6);
     // Started there, it took the port first and the app that wanted it exited, stopping the stack with no word of why.
     expect(launcher({ EMBEDDED_PG_PORT: '3000' })).toEqual([
@@ -174,6 +174,11 @@ describe(`${loadConfig.name}: servers and ports`, () => {
     expect(launcher({ NATS_URL: 'nats://localhost:5555', EMBEDDED_PG_PORT: '5555' })).toEqual([
       "NATS_URL's port 5555 (a local nats-server) is EMBEDDED_PG_PORT 5555 (the embedded Postgres) too; give each its own port",
     ]);
+    // The domains service's DKIM DNS server (TCP as well as UDP) is one of the stack's listeners too.
+    expect(launcher({ HEALTH_PORT: '5350' })).toEqual([
+      "DKIM_DNS_BIND's port 5353 (the domains service's DNS server) is one of the operations ports npm start gives its processes (HEALTH_PORT 5350 to 5355) too; give each its own port",
+    ]);
+    expect(launcher({ DKIM_DNS_BIND: 'off', HEALTH_PORT: '5350' })).toEqual([]);
     // Neither runs here: a DATABASE_URL replaces the embedded Postgres, and a NATS elsewhere is not started.
     expect(launcher({ EMBEDDED_PG_PORT: '3000', DATABASE_URL: 'postgres://db.internal/x' })).toEqual([]);
     expect(launcher({ NATS_URL: 'nats://nats.internal:3000' })).toEqual([]);

@@ -41,15 +41,17 @@ export function launchedAppsRuleProblems(config: MailroomConfig, apps: readonly 
 /** Host names of a NATS_URL for which `npm start` runs nats-server itself when nothing answers there (WHATWG URL keeps IPv6 in brackets). */
 export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
-type LauncherPorts = Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT' | 'DATABASE_URL' | 'EMBEDDED_PG_PORT' | 'NATS_URL'>;
+type LauncherPorts = Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT' | 'DATABASE_URL' | 'EMBEDDED_PG_PORT' | 'NATS_URL' | 'DKIM_DNS_BIND'>;
 
-/** The servers `npm start` runs on this host besides the apps, or reuses when one already answers there. */
+/** The servers `npm start` runs on this host besides the apps' HTTP ports, or reuses when one already answers there. */
 function localServers(config: LauncherPorts): { name: string; port: number }[] {
   const servers: { name: string; port: number }[] = [];
   if (!config.DATABASE_URL) servers.push({ name: `EMBEDDED_PG_PORT ${config.EMBEDDED_PG_PORT} (the embedded Postgres)`, port: config.EMBEDDED_PG_PORT });
   const nats = new URL(config.NATS_URL);
   const natsPort = Number(nats.port || 4222);
   if (LOOPBACK_HOSTS.includes(nats.hostname)) servers.push({ name: `NATS_URL's port ${natsPort} (a local nats-server)`, port: natsPort });
+  const dns = config.DKIM_DNS_BIND;
+  if (dns && dns.port !== 0) servers.push({ name: `DKIM_DNS_BIND's port ${dns.port} (the domains service's DNS server)`, port: dns.port });
   return servers;
 }
 
@@ -57,9 +59,10 @@ function localServers(config: LauncherPorts): { name: string; port: number }[] {
  * What `npm start` needs of its ports on top of their own ranges (the migrate
  * and cli commands share the launcher's config but open no port, so these are
  * not rules of loadConfig): a fixed gateway port to wait for, room for the
- * operations ports without taking the gateway's, and the embedded Postgres and
- * a local nats-server on ports of their own. Started on an app's port, either
- * took it first and the app exited, stopping the stack without saying why.
+ * operations ports without taking the gateway's, and the embedded Postgres, a
+ * local nats-server and the DKIM DNS server on ports of their own. Started on
+ * an app's port, one took it first and the app exited, stopping the stack
+ * without saying why.
  */
 export function launcherPortProblems(config: LauncherPorts, processes: number): string[] {
   const { PORT: port, HEALTH_PORT: healthPort } = config;
