@@ -39,10 +39,10 @@ async function keysCreate(args: string[]): Promise<void> {
     options: { name: { type: 'string' }, permissions: { type: 'string' }, test: { type: 'boolean', default: false } },
     strict: true,
   });
-  const input = validateDto(ApiKeyCreateDto, {
-    name: values.name,
-    ...(values.permissions !== undefined ? { permissions: values.permissions.split(',').map((p) => p.trim()).filter(Boolean) } : {}),
-  });
+  const permissions = values.permissions?.split(',').map((p) => p.trim()).filter(Boolean);
+  // Given but empty, it is an unset shell variable far more often than a wish for a key that can do nothing.
+  if (permissions?.length === 0) throw new Error('--permissions names no permission: list some (emails:send,emails:read), or leave it out for a full-access key');
+  const input = validateDto(ApiKeyCreateDto, { name: values.name, ...(permissions ? { permissions } : {}) });
   const config = loadProcessConfig('launcher');
   const database = await resolveDatabase(config, (line) => process.stderr.write(`${line}\n`));
   // An embedded Postgres this command started is stopped on Ctrl-C too, not left running.

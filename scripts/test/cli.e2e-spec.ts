@@ -47,6 +47,14 @@ describe('the bootstrap CLI', () => {
     }
   });
 
+  it('refuses a --permissions that names no permission (an unset shell variable), rather than create a key that can do nothing', () => {
+    for (const permissions of ['', ' , ']) {
+      const run = cli(['keys', 'create', '--name', 'ci', '--permissions', permissions], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+      expect({ permissions, status: run.status, stdout: run.stdout }).toEqual({ permissions, status: 2, stdout: '' });
+      expect(run.stderr).toContain('--permissions names no permission');
+    }
+  });
+
   describe('domains zone-export without the running stack', () => {
     let nats: PrivateNats;
     beforeAll(async () => {
