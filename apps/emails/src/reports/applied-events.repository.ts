@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { deleteInBatches } from '@mailroom/database';
 
 /** The consumers that record the events they applied in emails.report_applied_events. */
 export type ReportConsumerName = 'complaints' | 'bounces';
@@ -26,12 +27,19 @@ export class AppliedEventsRepository {
     return fresh.length > 0;
   }
 
-  /** Forgets applied ids older than `retentionMs`; answers how many. */
-  async purgeOlderThan(retentionMs: number): Promise<number> {
-    const result = await this.dataSource.query(
-      'DELETE FROM emails.report_applied_events WHERE applied_at < now() - make_interval(secs => $1::double precision / 1000)',
-      [retentionMs],
-    );
-    return result[1] ?? 0;
+  /**
+   * Forgets applied ids older than `retentionMs`, oldest first and 5,000 a
+   * statement; answers how many. A burst of bounce reports (a list gone
+   * stale, a provider's backlog) is hundreds of thousands of ids, which one
+   * DELETE held locked and wrote to the WAL in a single transaction.
+   */
+  purgeOlderThan(retentionMs: number): Promise<number> {
+    return deleteInBatches(this.dataSource, {
+      table: 'emails.report_applied_events',
+      key: 'consumer, event_id',
+      orderBy: 'applied_at',
+      where: 'applied_at < now() - make_interval(secs => $1::double precision / 1000)',
+      parameters: [retentionMs],
+    });
   }
 }

@@ -1,0 +1,51 @@
+import { DataSource } from 'typeorm';
+import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
+import { EMAILS_SCHEMA } from '../src/database/data-source';
+import { AppliedEventsRepository } from '../src/reports/applied-events.repository';
+import { APPLIED_EVENTS_RETENTION_MS } from '../src/reports/applied-events.purger';
+
+const EXPIRED = 12_001;
+
+/** The hourly purge of the report consumers' applied event ids, against real Postgres. */
+describe('AppliedEventsRepository.purgeOlderThan', () => {
+  let database: MigratedSchema;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await startMigratedSchema(EMAILS_SCHEMA);
+    dataSource = database.dataSource;
+    // Records how many rows each DELETE statement took, so the test sees the statements the purge ran.
+    await dataSource.query('CREATE TABLE public.deleted_per_statement (deleted int NOT NULL)');
+    await dataSource.query(`
+      CREATE FUNCTION public.count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO public.deleted_per_statement SELECT count(*) FROM old_rows; RETURN NULL; END $$`);
+    await dataSource.query(`CREATE TRIGGER count_deleted AFTER DELETE ON emails.report_applied_events
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.count_deleted()`);
+  });
+
+  afterAll(() => database?.destroy());
+
+  it('forgets the ids past the retention, of every consumer, in bounded statements, and keeps the recent ones', async () => {
+    await dataSource.query(
+      `INSERT INTO emails.report_applied_events (consumer, event_id, applied_at)
+       SELECT CASE WHEN n % 2 = 0 THEN 'bounces' ELSE 'complaints' END, 'evt_old_' || n,
+              now() - make_interval(secs => $2::double precision / 1000) - interval '1 hour' + n * interval '1 ms'
+         FROM generate_series(1, $1) AS n`,
+      [EXPIRED, APPLIED_EVENTS_RETENTION_MS],
+    );
+    await dataSource.query(
+      `INSERT INTO emails.report_applied_events (consumer, event_id, applied_at)
+       VALUES ('bounces', 'evt_recent', now() - make_interval(secs => $1::double precision / 1000) + interval '1 minute'),
+              ('complaints', 'evt_now', now())`,
+      [APPLIED_EVENTS_RETENTION_MS],
+    );
+
+    expect(await new AppliedEventsRepository(dataSource).purgeOlderThan(APPLIED_EVENTS_RETENTION_MS)).toBe(EXPIRED);
+
+    const left = await dataSource.query('SELECT event_id FROM emails.report_applied_events ORDER BY event_id');
+    expect(left).toEqual([{ event_id: 'evt_now' }, { event_id: 'evt_recent' }]);
+    const statements: Array<{ deleted: number }> = await dataSource.query('SELECT deleted FROM public.deleted_per_statement');
+    expect(statements.reduce((sum, row) => sum + row.deleted, 0)).toBe(EXPIRED);
+    expect(Math.max(...statements.map((row) => row.deleted))).toBeLessThanOrEqual(5000);
+  });
+});
