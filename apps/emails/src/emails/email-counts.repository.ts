@@ -122,22 +122,47 @@ export class EmailCountsRepository {
    * Moves every pending delta into the hourly and daily buckets in one
    * transaction. The advisory lock keeps replicas from folding at once (their
    * upserts would only wait on each other); false when another holds it.
+   *
+   * A bucket the fold brings to 0 is deleted: it counts nothing, and every
+   * email of an hour leaves its queued bucket once delivered, and every
+   * bucket of the emails EMAIL_RETENTION deletes, so the count tables would
+   * otherwise keep a row per hour, status, domain, tag and pair of tags for
+   * ever. Only this fold writes the buckets, under the lock, so no delta can
+   * land on a bucket between its upsert and its deletion.
    */
   async foldDeltas(lockKey: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       const [lock] = await manager.query('SELECT pg_try_advisory_xact_lock($1) AS held', [lockKey]);
       if (!lock.held) return false;
-      await manager.query(`
+      const [emptied]: Array<{ hours: string; days: string }> = await manager.query(`
         WITH moved AS (
           DELETE FROM emails.email_count_deltas RETURNING mode, hour, status, domain, tag, delta
         ), hourly AS (
           INSERT INTO emails.email_counts_hourly AS c (mode, hour, status, domain, tag, count)
           SELECT mode, hour, status, domain, tag, sum(delta) FROM moved GROUP BY 1, 2, 3, 4, 5
           ON CONFLICT (mode, tag, hour, status, domain) DO UPDATE SET count = c.count + EXCLUDED.count
+          RETURNING mode, hour, status, domain, tag, count
+        ), daily AS (
+          INSERT INTO emails.email_counts AS c (mode, day, status, domain, tag, count)
+          SELECT mode, (hour AT TIME ZONE 'UTC')::date, status, domain, tag, sum(delta) FROM moved GROUP BY 1, 2, 3, 4, 5
+          ON CONFLICT (mode, tag, day, status, domain) DO UPDATE SET count = c.count + EXCLUDED.count
+          RETURNING mode, day, status, domain, tag, count
         )
-        INSERT INTO emails.email_counts AS c (mode, day, status, domain, tag, count)
-        SELECT mode, (hour AT TIME ZONE 'UTC')::date, status, domain, tag, sum(delta) FROM moved GROUP BY 1, 2, 3, 4, 5
-        ON CONFLICT (mode, tag, day, status, domain) DO UPDATE SET count = c.count + EXCLUDED.count`);
+        SELECT (SELECT coalesce(jsonb_agg(to_jsonb(h) - 'count'), '[]') FROM hourly h WHERE count = 0)::text AS hours,
+               (SELECT coalesce(jsonb_agg(to_jsonb(d) - 'count'), '[]') FROM daily d WHERE count = 0)::text AS days`);
+      // A statement cannot change a row its own upsert wrote, hence these second ones.
+      await manager.query(
+        `DELETE FROM emails.email_counts_hourly c
+          USING jsonb_to_recordset($1::jsonb) AS z(mode text, hour timestamptz, status text, domain text, tag text)
+          WHERE c.mode = z.mode AND c.tag = z.tag AND c.hour = z.hour AND c.status = z.status AND c.domain = z.domain AND c.count = 0`,
+        [emptied.hours],
+      );
+      await manager.query(
+        `DELETE FROM emails.email_counts c
+          USING jsonb_to_recordset($1::jsonb) AS z(mode text, day date, status text, domain text, tag text)
+          WHERE c.mode = z.mode AND c.tag = z.tag AND c.day = z.day AND c.status = z.status AND c.domain = z.domain AND c.count = 0`,
+        [emptied.days],
+      );
       return true;
     });
   }
