@@ -151,19 +151,21 @@ export class EmailCountsRepository {
         SELECT (SELECT coalesce(jsonb_agg(to_jsonb(h) - 'count'), '[]') FROM hourly h WHERE count = 0)::text AS hours,
                (SELECT coalesce(jsonb_agg(to_jsonb(d) - 'count'), '[]') FROM daily d WHERE count = 0)::text AS days`);
       // A statement cannot change a row its own upsert wrote, hence these second ones.
-      await manager.query(
-        `DELETE FROM emails.email_counts_hourly c
-          USING jsonb_to_recordset($1::jsonb) AS z(mode text, hour timestamptz, status text, domain text, tag text)
-          WHERE c.mode = z.mode AND c.tag = z.tag AND c.hour = z.hour AND c.status = z.status AND c.domain = z.domain AND c.count = 0`,
-        [emptied.hours],
-      );
-      await manager.query(
-        `DELETE FROM emails.email_counts c
-          USING jsonb_to_recordset($1::jsonb) AS z(mode text, day date, status text, domain text, tag text)
-          WHERE c.mode = z.mode AND c.tag = z.tag AND c.day = z.day AND c.status = z.status AND c.domain = z.domain AND c.count = 0`,
-        [emptied.days],
-      );
+      await dropEmptied(manager, 'emails.email_counts_hourly', 'hour timestamptz', emptied.hours);
+      await dropEmptied(manager, 'emails.email_counts', 'day date', emptied.days);
       return true;
     });
   }
+}
+
+/** Deletes the buckets of `table` named in `keys` (a JSON array of their keys) that are still at 0; most folds name none. */
+async function dropEmptied(manager: EntityManager, table: string, bucket: 'hour timestamptz' | 'day date', keys: string): Promise<void> {
+  if (keys === '[]') return;
+  const column = bucket.split(' ')[0];
+  await manager.query(
+    `DELETE FROM ${table} c
+      USING jsonb_to_recordset($1::jsonb) AS z(mode text, ${bucket}, status text, domain text, tag text)
+      WHERE c.mode = z.mode AND c.tag = z.tag AND c.${column} = z.${column} AND c.status = z.status AND c.domain = z.domain AND c.count = 0`,
+    [keys],
+  );
 }
