@@ -81,4 +81,27 @@ describe('EmailRetention.purgeOlderThan', () => {
     );
     expect(remaining).toEqual([sentYesterday, failedAfterRetries].sort());
   });
+  it('purges once with two replicas purging at the same time: neither fails on a deadlock, and each email goes once', async () => {
+    await dataSource.query('DELETE FROM emails.emails');
+    const old = 2_500;
+    const cutoffId = `email_${encodeTime(Date.now() - 40 * DAY)}`;
+    await dataSource.query(
+      `INSERT INTO emails.emails (id, mode, api_key_id, from_address, from_email, from_domain, "to", to_addresses, subject, status, tags, message_id, created_at, updated_at)
+       SELECT $2 || lpad(n::text, 16, '0'), 'live', 'key_1', 'hi@a.test', 'hi@a.test', 'a.test', ARRAY['ann@example.com'], ARRAY['ann@example.com'], 'm', 'delivered', '{}',
+              '<' || n || '@a.test>', now() - interval '40 days', now() - interval '40 days'
+         FROM generate_series(1, $1) AS n`,
+      [old, cutoffId],
+    );
+    await dataSource.query(
+      `INSERT INTO emails.recipients (email_id, address, kind, status, updated_at)
+       SELECT id, a, 'to', 'delivered', now() - interval '40 days' FROM emails.emails, unnest(ARRAY['ann@example.com', 'bob@example.com']) AS a`,
+    );
+    const other = new EmailRetention(dataSource, { EMAIL_RETENTION: RETENTION } as MailroomConfig);
+
+    const deleted = await Promise.all([retention.purgeOlderThan(RETENTION), other.purgeOlderThan(RETENTION)]);
+
+    expect(deleted[0] + deleted[1]).toBe(old);
+    expect(await rowCount('emails.emails')).toBe(0);
+    expect(await rowCount('emails.recipients')).toBe(0);
+  });
 });
