@@ -123,6 +123,23 @@ describe('an email.bounced event published by an internal service', () => {
     expect(email).toMatchObject({ status: 'delivered', recipients: [expect.objectContaining({ status: 'delivered', smtpCode: 250 })] });
   });
 
+  it('does not apply a report whose smtp is no object or whose reply is no string: read as no reply, it suppressed a full mailbox', async () => {
+    const asText = await deliveredEmail('full-text@example.test');
+    const asLines = await deliveredEmail('full-lines@example.test');
+    await publishBounce({ emailId: asText, recipient: 'full-text@example.test', smtp: '552 5.2.2 mailbox full' });
+    await publishBounce({ emailId: asLines, recipient: 'full-lines@example.test', smtp: { reply: ['552-5.2.2 mailbox full', '552 5.2.2 try again later'] } });
+    await appliedAfter('after.shapes@example.test');
+
+    for (const [id, address] of [
+      [asText, 'full-text@example.test'],
+      [asLines, 'full-lines@example.test'],
+    ]) {
+      expect(await suppression('live', address)).toBeUndefined();
+      const email = (await harness.stack.api.get(`/v1/emails/${id}`)).body;
+      expect(email).toMatchObject({ status: 'delivered', recipients: [expect.objectContaining({ status: 'delivered', smtpCode: 250 })] });
+    }
+  });
+
   it('acknowledges a bounce whose recipient is no address Mailroom could have sent to, rather than redelivering it for ever, and applies the next', async () => {
     // Longer than a btree entry can be (a third of a page): the suppression insert would fail every time.
     await publishBounce({ emailId: 'email_unknown', recipient: `${randomBytes(2400).toString('hex')}@example.test`, smtp: { code: 550 } });

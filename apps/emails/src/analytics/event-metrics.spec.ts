@@ -14,6 +14,8 @@ describe(metricsOf.name, () => {
   it('counts no bounce for a reported email.bounced the emails app does not apply', () => {
     expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: { code: 451 } } })).toEqual([]);
     expect(metricsOf({ type: 'email.bounced', data: { recipient: 'nobody', smtp: { code: 550 } } })).toEqual([]);
+    expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: '552 5.2.2 mailbox full' } })).toEqual([]);
+    expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: { reply: ['552 5.2.2 mailbox full'] } } })).toEqual([]);
     expect(metricsOf({ type: 'email.bounced', data: { recipient: 'a@x.test', smtp: { code: null }, suppressed: false } })).toEqual(['bounced']);
   });
 

@@ -65,6 +65,22 @@ describe(readBounceReport.name, () => {
     expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: 'user unknown' } })).toMatchObject({ report: { suppress: true } });
   });
 
+  // A publisher's smtp as one string, or a reply of several lines as an array of them, said nothing readable: the
+  // report was applied as one with no reply at all, which suppresses, so a full mailbox was put on the list for good.
+  it('ignores a report whose smtp is no object, or whose smtp.reply is no string, rather than reading it as no reply', () => {
+    expect(readBounceReport({ recipient: 'full@example.com', smtp: '552 5.2.2 mailbox full' })).toEqual({ ignored: 'smtp: must be an object of code and reply' });
+    expect(readBounceReport({ recipient: 'full@example.com', smtp: ['552 5.2.2 mailbox full'] })).toEqual({ ignored: 'smtp: must be an object of code and reply' });
+    expect(readBounceReport({ recipient: 'full@example.com', smtp: { reply: ['552-5.2.2 mailbox full', '552 5.2.2 over quota'] } })).toEqual({
+      ignored: 'smtp.reply: must be a string',
+    });
+    expect(readBounceReport({ recipient: 'full@example.com', smtp: { code: 552, reply: 552 } })).toEqual({ ignored: 'smtp.reply: must be a string' });
+  });
+
+  it('reads a null smtp or smtp.reply as none given', () => {
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: null })).toMatchObject({ report: { smtpCode: null, smtpReply: null, suppress: true } });
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { code: 550, reply: null } })).toMatchObject({ report: { smtpCode: 550, smtpReply: null, suppress: true } });
+  });
+
   it('keeps the first 1,000 characters of a long reply, as delivery does', () => {
     const reply = `550 ${'x'.repeat(3000)}`;
     const reading = readBounceReport({ recipient: 'long@example.com', smtp: { code: 550, reply } });

@@ -70,7 +70,8 @@ function reportSuppresses(code: number | null, reply: string | null): boolean {
 
 /**
  * Why the data of an email.bounced says no address bounced, or null when it
- * does: no recipient Mailroom could have sent to, or an SMTP code that is no
+ * does: no recipient Mailroom could have sent to, an smtp that is no object or
+ * whose reply is no string (null is none given), or an SMTP code that is no
  * permanent failure (a 4xx "delayed" DSN), given as smtp.code or, without
  * one, at the start of smtp.reply. Analytics counts no bounce for
  * such an event either, as the email it names stays as it was. Mailroom's own
@@ -78,7 +79,11 @@ function reportSuppresses(code: number | null, reply: string | null): boolean {
  */
 export function whyNoBounce(data: Record<string, unknown>): string | null {
   if (!reportedAddress(data.recipient)) return 'no valid recipient address';
+  // Read as no reply, a reply given in another shape (smtp as one string, a reply of several lines as an array)
+  // suppressed its address, as a report that says only "bounced" does: a full mailbox went on the list for good.
+  if (data.smtp != null && !isPlainObject(data.smtp)) return 'smtp: must be an object of code and reply';
   const smtp = smtpOf(data);
+  if (smtp.reply != null && typeof smtp.reply !== 'string') return 'smtp.reply: must be a string';
   const code = smtp.code ?? null;
   if (code !== null) return isPermanentCode(code) ? null : 'smtp.code is no permanent (5xx) failure';
   // A reply given alone has its code read off its start, as the suppression rule reads it: `421 try later` without
