@@ -70,6 +70,20 @@ describe('webhook payloads and the published event schema', () => {
       JSON.stringify({ id: complaintId, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'test', data: { emailId: delivered, recipient: 'delivered@example.com', feedback: 'ARF report' } }),
       { msgID: complaintId },
     );
+    // An internal service's event under an id of its own (the README admits any printable one), and one of a kind
+    // Mailroom does not define, which a webhook for * receives too.
+    const ownId = `dsn-${ulid().toLowerCase()}`;
+    await nats.jetstream().publish(
+      'email.bounced',
+      JSON.stringify({ id: ownId, type: 'email.bounced', createdAt: new Date().toISOString(), mode: 'test', data: { recipient: 'gone@example.com', smtp: { code: 550 } } }),
+      { msgID: ownId },
+    );
+    const otherKindId = `evt_${ulid()}`;
+    await nats.jetstream().publish(
+      'email.archived',
+      JSON.stringify({ id: otherKindId, type: 'email.archived', createdAt: new Date().toISOString(), mode: 'test', data: { emailId: delivered, folder: 'old' } }),
+      { msgID: otherKindId },
+    );
     await nats.close();
     // On the suppression list when accepted, beside a recipient who was not: an email.suppressed of its own.
     expect((await api.post('/v1/suppressions', { email: 'listed@example.com' })).status).toBe(201);
@@ -80,7 +94,7 @@ describe('webhook payloads and the published event schema', () => {
     const kinds = ['email.queued', 'email.scheduled', 'email.cancelled', 'email.delivered', 'email.bounced', 'email.complained', 'email.failed', 'email.suppressed', 'email.delivery_delayed', 'email.opened', 'email.clicked', 'webhook.test'];
     const suppressedOf = (emailId: string) => receiver.bodies().filter((body) => body.type === 'email.suppressed' && body.data.emailId === emailId);
     await eventually(
-      () => kinds.every((kind) => receiver.bodies().some((body) => body.type === kind)) && receiver.eventIds().includes(complaintId) && suppressedOf(partly).length > 0,
+      () => kinds.every((kind) => receiver.bodies().some((body) => body.type === kind)) && [complaintId, ownId, otherKindId].every((id) => receiver.eventIds().includes(id)) && suppressedOf(partly).length > 0,
       30000,
     );
     expect(suppressedOf(partly).map((body) => body.data.recipient)).toEqual(['listed@example.com']);

@@ -25,6 +25,25 @@ describe('EVENT_ENVELOPE_SCHEMA', () => {
     expect(problems(envelope('email.bounced', { emailId: summary.emailId }))).toMatch(/recipient/);
     expect(problems(envelope('email.delivered', { recipient: 'someone@example.com' }))).toMatch(/emailId/);
     expect(problems(envelope('email.delivered', Object.assign({ smtp: { code: '250' } }, summary)))).toMatch(/code/);
-    expect(problems(envelope('email.unknown', summary))).toMatch(/type/);
+  });
+
+  // The README: an event's id is 1 to 200 printable ASCII characters without spaces, and a webhook for `*` also
+  // receives kinds an internal service publishes that Mailroom does not define; both reach webhooks as published.
+  it("admits an internal service's own event id, as webhooks receive it", () => {
+    for (const id of ['dsn-2026-11-27-0001', 'evt_01jd7x3q9y5t4v2w8k6m0n1p2r', `fbl:${'x'.repeat(196)}`]) {
+      expect(problems(Object.assign(envelope('email.bounced', { recipient: 'reader@example.com' }), { id }))).toBeNull();
+    }
+  });
+
+  it('admits a kind Mailroom does not define, whose data is the publisher’s own, as a webhook for * receives it', () => {
+    expect(problems(envelope('email.archived', { emailId: 42, folder: 'old' }))).toBeNull();
+    expect(problems(envelope('inbound.received', { messageId: '<a@b>' }))).toBeNull();
+  });
+
+  it('refuses an id or a type no event read off the stream may have', () => {
+    for (const id of ['', 'has space', 'tab\there', 'é', 'x'.repeat(201)]) {
+      expect(problems(Object.assign(envelope('email.bounced', { recipient: 'reader@example.com' }), { id }))).toMatch(/id/);
+    }
+    for (const type of ['', 't'.repeat(101), 42]) expect(problems(envelope(type as string, {}))).toMatch(/type/);
   });
 });

@@ -8,6 +8,9 @@ import { DOMAIN_EVENT_TYPES, EMAIL_EVENT_TYPES } from './event-types';
  */
 const REPORTED_KINDS = ['email.complained', 'email.bounced'];
 
+/** The email kinds Mailroom writes itself, whose data always carries the email summary. */
+const SUMMARIZED_KINDS = EMAIL_EVENT_TYPES.filter((kind) => !REPORTED_KINDS.includes(kind));
+
 /**
  * JSON Schema (2020-12) of the event envelope, as published on the stream and
  * POSTed to webhooks (plus `webhook.test`, which only POST …/test sends).
@@ -23,15 +26,29 @@ export const EVENT_ENVELOPE_SCHEMA = {
   type: 'object',
   required: ['id', 'type', 'createdAt', 'data'],
   properties: {
-    id: { type: 'string', pattern: '^evt_[0-9A-HJKMNP-TV-Z]{26}$', description: 'unique; also the Nats-Msg-Id and the webhook event id header' },
-    type: { enum: [...EMAIL_EVENT_TYPES, ...DOMAIN_EVENT_TYPES, WEBHOOK_TEST_EVENT] },
+    // As every consumer reads an event off the stream (parseEventEnvelope), and so as webhooks receive it: the id and kind
+    // of an internal service's event are its own. Narrower, the schema refused events Mailroom delivers, and a receiver
+    // validating with it answered them with errors until its webhook was disabled.
+    id: {
+      type: 'string',
+      pattern: '^[!-~]{1,200}$',
+      description:
+        "unique; also the Nats-Msg-Id and the webhook event id header. evt_<ULID> on Mailroom's own events; an internal service's own id (1 to 200 printable ASCII characters without spaces) on its events",
+    },
+    type: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      examples: [...EMAIL_EVENT_TYPES, ...DOMAIN_EVENT_TYPES, WEBHOOK_TEST_EVENT],
+      description: 'one of the kinds listed under Events, or webhook.test; a webhook for * also receives kinds an internal service publishes that Mailroom does not define',
+    },
     createdAt: { type: 'string', format: 'date-time' },
     mode: { enum: ['live', 'test'], description: 'test events reach only webhooks created with test keys' },
     data: { type: 'object' },
   },
   allOf: [
     {
-      if: { properties: { type: { type: 'string', pattern: '^email\\.', not: { enum: REPORTED_KINDS } } } },
+      if: { properties: { type: { enum: SUMMARIZED_KINDS } } },
       then: { properties: { data: { type: 'object', required: ['emailId', 'from', 'to', 'subject'] } } },
     },
     {
@@ -39,7 +56,7 @@ export const EVENT_ENVELOPE_SCHEMA = {
       then: { properties: { data: { type: 'object', required: ['recipient'] } } },
     },
     {
-      if: { properties: { type: { type: 'string', pattern: '^email\\.' } } },
+      if: { properties: { type: { enum: EMAIL_EVENT_TYPES } } },
       then: {
         properties: {
           data: {
@@ -65,7 +82,7 @@ export const EVENT_ENVELOPE_SCHEMA = {
       },
     },
     {
-      if: { properties: { type: { type: 'string', pattern: '^domain\\.' } } },
+      if: { properties: { type: { enum: DOMAIN_EVENT_TYPES } } },
       then: {
         properties: {
           data: {
