@@ -41,7 +41,7 @@ describe('an email.complained event published by an internal service', () => {
       const list = await api.get('/v1/suppressions');
       return list.body.data?.find((entry: { email?: string; address?: string }) => (entry.email ?? entry.address) === 'reader@example.com');
     }, 15000);
-    expect(suppression.reason).toBe('complaint');
+    expect(suppression).toMatchObject({ reason: 'complaint', details: 'abuse report from FBL' });
     const complained = (await api.get(`/v1/emails/${sent.body.id}`)).body;
     expect(Date.parse(complained.complainedAt)).toBeGreaterThanOrEqual(Date.parse(complained.createdAt));
 
@@ -156,6 +156,28 @@ describe('an email.complained event published by an internal service', () => {
       [partly.body.id, later.body.id],
     ]);
     expect(marked).toEqual([{ n: 0 }]);
+  });
+
+  it('lists the address with its feedback, over an entry already there, and reads the one address of `to` when `recipient` is left out', async () => {
+    const { key } = await stack.issueKey({ name: 'fbl-details', mode: 'test' });
+    const api = stack.api.withKey(key);
+    expect((await api.post('/v1/suppressions', { email: 'listed.before@example.com', reason: 'unsubscribe', details: 'footer link' })).status).toBe(201);
+    const connection = await connect({ servers: stack.nats.url });
+    const publish = async (data: Record<string, unknown>) => {
+      const id = `evt_${ulid()}`;
+      const envelope = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'test', data };
+      await connection.jetstream().publish('email.complained', JSON.stringify(envelope), { msgID: id });
+    };
+    await publish({ recipient: 'listed.before@example.com', feedback: `ARF ${'x'.repeat(600)}` });
+    await publish({ to: ['Summary Only <Summary.Only@example.com>'] });
+    await connection.close();
+
+    const entry = async (address: string) => (await api.get('/v1/suppressions?limit=100')).body.data.find((item: { email: string }) => item.email === address);
+    const summaryOnly = await eventually(() => entry('summary.only@example.com'), 15000);
+    expect(summaryOnly).toMatchObject({ reason: 'complaint', details: 'complaint reported' });
+    expect(await eventually(async () => ((await entry('listed.before@example.com'))?.reason === 'complaint' ? entry('listed.before@example.com') : undefined), 15000)).toMatchObject({
+      details: `ARF ${'x'.repeat(496)}`,
+    });
   });
 
   it('applies an event id once: the same complaint again, after its address was taken off the list, does not put it back', async () => {
