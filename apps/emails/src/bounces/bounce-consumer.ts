@@ -4,6 +4,7 @@ import type { EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
 import { EMAILS_SCHEMA } from '../database/data-source';
+import { emailIdProblem } from '../reports/reported-email-id';
 import { readBounceReport } from './bounce-report';
 import { BouncesRepository } from './bounces.repository';
 
@@ -53,6 +54,8 @@ export class BounceConsumer implements OnApplicationBootstrap, OnApplicationShut
       eventsIgnored.inc({ consumer: BOUNCE_CONSUMER, reason: 'not_applicable' });
       return;
     }
+    const problem = emailIdProblem(event.data ?? {});
+    if (problem) this.logger.warn({ eventId: event.id, problem }, 'email.bounced names no email it can read');
     await this.bounces.apply(event.id, event.mode, reading.report);
   }
 }

@@ -3,6 +3,7 @@ import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { eventsIgnored, MAILROOM_CONFIG } from '@mailroom/runtime';
+import { emailIdProblem } from '../reports/reported-email-id';
 import { complainedAddress } from './complained-address';
 import { ComplaintsRepository } from './complaints.repository';
 
@@ -45,6 +46,8 @@ export class ComplaintConsumer implements OnApplicationBootstrap, OnApplicationS
       eventsIgnored.inc({ consumer: COMPLAINT_CONSUMER, reason: 'not_applicable' });
       return;
     }
+    const problem = emailIdProblem(data);
+    if (problem) this.logger.warn({ eventId: event.id, problem }, 'email.complained names no email it can read');
     const emailId = typeof data.emailId === 'string' ? data.emailId : null;
     const details = typeof data.feedback === 'string' ? data.feedback.slice(0, 500) : 'complaint reported';
     await this.complaints.apply(event.id, event.mode === 'test' ? 'test' : 'live', emailId, address, details);
