@@ -4,7 +4,8 @@ import { runServiceMigrations, serviceDataSourceOptions } from '@mailroom/databa
 import { createTestDatabase, dropTestDatabase } from '@mailroom/testing';
 import { encodeTime } from '@mailroom/database';
 import type { MailroomConfig } from '@mailroom/config';
-import { AnalyticsProjector, APPLIED_EVENTS_RETENTION_MS } from '../src/analytics/analytics-projector';
+import { APPLIED_EVENTS_RETENTION_MS } from '@mailroom/outbox';
+import { AnalyticsProjector } from '../src/analytics/analytics-projector';
 import { CounterIncrement, CountersRepository } from '../src/analytics/counters.repository';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 import { AppliedEventsRepository } from '../src/reports/applied-events.repository';
-import { APPLIED_EVENTS_RETENTION_MS } from '../src/reports/applied-events.purger';
+import { APPLIED_EVENTS_RETENTION_MS } from '@mailroom/outbox';
 
 const EXPIRED = 12_001;
 

@@ -6,6 +6,11 @@ const DAY_NS = 24 * 60 * 60 * 1_000_000_000;
 const MAX_AGE_DAYS = 7;
 /** How long the stream keeps an event, so how late a consumer can see one redelivered or replayed. */
 export const EVENT_STREAM_MAX_AGE_MS = MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
+/**
+ * How long a consumer keeps the ids of the events it applied, to tell a redelivery from a new event: a day past the
+ * stream's own retention, since the stream cannot deliver an event older than that again.
+ */
+export const APPLIED_EVENTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
 
 /**
  * Creates the event stream if it does not exist, with `replicas` copies

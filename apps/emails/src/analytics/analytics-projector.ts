@@ -2,14 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { MailroomConfig } from '@mailroom/config';
 import { EMAIL_LIMITS, fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
-import { consumeEvents, consumerSettingsFrom, EVENT_STREAM_MAX_AGE_MS, RunningConsumer } from '@mailroom/outbox';
+import { APPLIED_EVENTS_RETENTION_MS, consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
 import { complainedAddress } from '../complaints/complained-address';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 import { metricsOf } from './event-metrics';
 
-/** A day past the stream's own retention: no event older than that can be delivered again. */
-export const APPLIED_EVENTS_RETENTION_MS = EVENT_STREAM_MAX_AGE_MS + 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 /**
  * A tag a send could carry. An internal publisher's event may carry any: one
