@@ -39,6 +39,23 @@ export class DrainingNatsServer extends ServerNats {
     }
   }
 
+  /**
+   * Listening once the server has the subscriptions, not once they are
+   * written: nats.js sends them with its next write, and until the server has
+   * read them a request finds no responders. A service just restarted behind
+   * a running gateway answered its first requests 503 so, while its boot had
+   * already returned.
+   */
+  override start(callback: (error?: unknown) => void): void {
+    super.start((error?: unknown) => {
+      if (error) return callback(error);
+      this.connection!.flush().then(
+        () => callback(),
+        (flushError: Error) => callback(markAsNatsFailure(flushError)),
+      );
+    });
+  }
+
   override bindEvents(client: NatsConnection): void {
     this.connection = client;
     // ServerNats keeps its subscriptions private; this view of the client records them as they are made.

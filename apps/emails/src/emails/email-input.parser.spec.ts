@@ -89,5 +89,8 @@ describe(parseEmailInput.name, () => {
       "attachments[2].contentId: 'Logo' is already the contentId of attachments[0]; a cid: reference must name one attachment",
     );
     expect(problemOf({ attachments: [image('logo'), image('banner'), { filename: 'plain.txt', content: 'aGk=' }, { filename: 'other.txt', content: 'aGk=' }] })).toBeNull();
+    // null is "none" on the API, as a field left out: two attachments without an id share nothing.
+    const withoutId = (filename: string) => ({ filename, content: 'aGk=', contentId: null as unknown as string });
+    expect(problemOf({ attachments: [withoutId('a.txt'), withoutId('b.txt')] })).toBeNull();
   });
 });

@@ -85,7 +85,7 @@ function attachments(value: EmailSendInput['attachments'], name: string): Parsed
   let total = 0;
   const firstWithContentId = new Map<string, number>();
   const parsed = (value ?? []).map((attachment, index) => {
-    if (attachment.contentId !== undefined) assertContentIdUnique(attachment.contentId, index, firstWithContentId, name);
+    if (typeof attachment.contentId === 'string') assertContentIdUnique(attachment.contentId, index, firstWithContentId, name);
     const notBase64 = base64Problem(attachment.content);
     if (notBase64) throw DomainError.validation(`${name}[${index}].content`, notBase64);
     assertAttachmentTypeFits(attachment, `${name}[${index}]`);
