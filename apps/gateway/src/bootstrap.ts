@@ -13,6 +13,8 @@ import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { AllowedMethods } from './http/allowed-methods';
 import { closeKeepAliveOnShutdown, FASTIFY_CLOSING_OPTIONS } from './http/close-keep-alive-on-shutdown';
 import { continueAfterAdmission } from './http/continue-after-admission';
+import { assertExpectationMet, routeUnmetExpectations } from './http/expectations';
+import { assertOneHostHeader } from './http/host-header';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { refuseUnreadInput } from './http/refuse-unread-input';
@@ -39,6 +41,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     routerOptions: { maxParamLength: TRACKING_TOKEN_MAX_LENGTH },
     trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     logger: false,
+    // Node's own answer to an HTTP/1.1 request without Host is an empty 400; assertOneHostHeader answers it.
+    http: { requireHostHeader: false },
     ...FASTIFY_CLOSING_OPTIONS,
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule.forRoot(config), adapter, {
@@ -67,6 +71,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     // Before anything reads request.ip; a header no trusted proxy sent is never read, so it is left alone.
     if (trustsProxies) dropForwardedForPorts(request.raw.headers);
     try {
+      assertOneHostHeader(request, reply);
+      assertExpectationMet(request, reply);
       assertNoNulInPath(request);
       assertRouted(request, reply, allowedMethods);
       await admission.admit(request, reply);
@@ -87,6 +93,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     }
   });
   continueAfterAdmission(fastify, config.BODY_LIMIT_BYTES);
+  routeUnmetExpectations(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the path, keeps the label set small (ids stay out).
     const route = request.routeOptions.url ?? 'unmatched';

@@ -31,12 +31,11 @@ describe('error answers', () => {
     const { hostname, port } = new URL(stack.api.baseUrl);
     return new Promise((resolve, reject) => {
       const socket = connectTcp(Number(port), hostname, () => socket.write(request));
-      let received = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => (received += chunk));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
       socket.on('error', reject);
       socket.on('close', () => {
-        const [head, body] = received.split('\r\n\r\n');
+        const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
         resolve({ status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) });
       });
     });
@@ -115,6 +114,31 @@ describe('error answers', () => {
         status: 400,
         contentType: 'application/json; charset=utf-8',
         body: { error: { code: 'invalid_json', message: expect.stringMatching(/^The request is not valid HTTP\/1\.1 \(HPE_[A-Z_]+\)\.$/) } },
+      });
+    });
+
+    it.each([
+      ['no Host header', 'GET /v1/api-keys HTTP/1.1\r\n\r\n', 'The request is not valid HTTP/1.1: it has no Host header (RFC 9112 §3.2).'],
+      ['two Host headers', 'GET /v1/api-keys HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n', 'The request is not valid HTTP/1.1: it has 2 Host headers, which name different servers or the same one twice (RFC 9112 §3.2).'],
+    ])('answers an HTTP/1.1 request with %s with 400 in the API shape, then closes', async (_what, request, message) => {
+      // Node answered these itself: a 400 with an empty body.
+      const response = await rawExchange(request);
+      expect(response).toEqual({ status: 400, contentType: 'application/json; charset=utf-8', body: { error: { code: 'invalid_json', message } } });
+    });
+
+    it('serves an HTTP/1.0 request without Host, which that version allows', async () => {
+      const response = await rawExchange('GET /v1/api-keys HTTP/1.0\r\n\r\n');
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('unauthorized');
+    });
+
+    it('answers an expectation other than 100-continue with 417 in the API shape, before the key, then closes', async () => {
+      // Node answered it itself: a 417 with an empty body (RFC 9110 §10.1.1).
+      const response = await rawExchange('POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      expect(response).toEqual({
+        status: 417,
+        contentType: 'application/json; charset=utf-8',
+        body: { error: { code: 'expectation_failed', message: "Expect '200-ok' cannot be met; the only expectation this server meets is 100-continue." } },
       });
     });
 

@@ -17,6 +17,7 @@ describe(toHttpDomainError.name, () => {
       invalid_json: 400,
       unsupported_media_type: 415,
       payload_too_large: 413,
+      expectation_failed: 417,
       uri_too_long: 414,
       headers_too_large: 431,
       rate_limited: 429,
