@@ -11,6 +11,7 @@ import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { AllowedMethods } from './http/allowed-methods';
+import { trackAnswersBeforeBody } from './http/answered-before-body';
 import { closeKeepAliveOnShutdown, FASTIFY_CLOSING_OPTIONS } from './http/close-keep-alive-on-shutdown';
 import { continueAfterAdmission } from './http/continue-after-admission';
 import { assertExpectationMet, routeUnmetExpectations } from './http/expectations';
@@ -41,8 +42,16 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     routerOptions: { maxParamLength: TRACKING_TOKEN_MAX_LENGTH },
     trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     logger: false,
-    // Node's own answer to an HTTP/1.1 request without Host is an empty 400; assertOneHostHeader answers it.
-    http: { requireHostHeader: false },
+    // Fastify turns Node's limit off: a client could announce a body and never finish it, holding the connection for ever.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: {
+      // Node's own answer to an HTTP/1.1 request without Host is an empty 400; assertOneHostHeader answers it.
+      requireHostHeader: false,
+      // How often Node looks for requests past their time (30 s by default): a tenth of it, so one is cut within 110 %.
+      connectionsCheckingInterval: Math.min(30_000, config.REQUEST_TIMEOUT_MS / 10),
+      // Node enforces neither limit while the headers' (60 s by default) is longer than the request's.
+      headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS),
+    },
     ...FASTIFY_CLOSING_OPTIONS,
   });
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule.forRoot(config), adapter, {
@@ -93,6 +102,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     }
   });
   continueAfterAdmission(fastify, config.BODY_LIMIT_BYTES);
+  trackAnswersBeforeBody(fastify);
   routeUnmetExpectations(fastify);
   fastify.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the path, keeps the label set small (ids stay out).

@@ -1,6 +1,7 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import { wasAnsweredBeforeBody } from './answered-before-body';
 
 /** What Node's HTTP parser reports (llhttp's HPE_* codes, or Node's own), with the bytes it was reading. */
 type ParserError = Error & { code?: string; rawPacket?: unknown };
@@ -58,7 +59,8 @@ const answered = new WeakSet<Socket>();
 export function answerMalformedRequest(error: ParserError, socket: Socket): void {
   // A reset connection has nobody left to answer; one answered already is lingering.
   if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
-  if (!socket.writable) {
+  // Its request has had its answer (a 401, say) and only the rest of its body was awaited: a second would answer nothing.
+  if (!socket.writable || wasAnsweredBeforeBody(socket)) {
     socket.destroy();
     return;
   }
