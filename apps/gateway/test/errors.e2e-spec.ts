@@ -329,6 +329,17 @@ describe('error answers', () => {
       expect(response.body.error.message).toBe(`Content-Encoding '${encoding}' is not supported; send the body uncompressed.`);
     });
 
+    it('answers a body sent with a transfer coding other than chunked (gzip, chunked) with 415, saying so', async () => {
+      // Node's parser takes it and hands on the coded bytes: they were read as the JSON itself (here, plain JSON: a 201).
+      const body = '{"name":"coded"}';
+      const response = await rawExchange(
+        `POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.rootKey}\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual({ error: { code: 'unsupported_media_type', message: "Transfer-Encoding 'gzip, chunked' is not supported; send the body chunked or with a Content-Length." } });
+    });
+
     it('accepts Content-Encoding identity', async () => {
       const response = await stack.api.request('POST', '/v1/api-keys', { rawBody: '{"name":"identity"}', headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' } });
       expect(response.status).toBe(201);

@@ -17,6 +17,11 @@ describe(assertJsonBody.name, () => {
     expect(problemOf({ 'content-type': 'application/json', 'content-encoding': 'gzip' })).toBe("Content-Encoding 'gzip' is not supported; send the body uncompressed.");
   });
 
+  it('refuses a transfer coding other than chunked, which nothing here decodes, and takes chunked in any case', () => {
+    expect(problemOf({ 'content-type': 'application/json', 'transfer-encoding': 'gzip, chunked' })).toBe("Transfer-Encoding 'gzip, chunked' is not supported; send the body chunked or with a Content-Length.");
+    expect(problemOf({ 'content-type': 'application/json', 'transfer-encoding': 'Chunked' })).toBeNull();
+  });
+
   it('quotes a long or tab-holding header value by its start and length, JSON-escaped, never whole or raw', () => {
     const type = `text/${'x'.repeat(10_000)}`;
     expect(problemOf({ 'content-type': type })).toBe(`Content-Type must be application/json, got '${type.slice(0, MESSAGE_QUOTE_MAX_LENGTH)}…' (10005 characters).`);

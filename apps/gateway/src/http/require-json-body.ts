@@ -12,7 +12,7 @@ const UTF8_NAMES = new Set(['utf-8', 'utf8']);
  * or not the route reads a body: a DELETE or GET with a text/plain body was
  * answered as if it had none, so a client never learnt that what it sent was
  * not read. A request without a body (verify, cancel) needs no Content-Type.
- * So is a compressed body: nothing here inflates it,
+ * So is a compressed body (a Content-Encoding, or a transfer coding besides chunked): nothing here inflates it,
  * and the parser would read gzip's bytes as broken JSON (400), which says
  * nothing of the cause. A charset other than UTF-8 is refused too: the body
  * is read as UTF-8 whatever the header says (JSON is UTF-8, RFC 8259 §8.1),
@@ -22,6 +22,11 @@ export function assertJsonBody(request: RequestLike): void {
   const length = request.headers['content-length'];
   const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return;
+  // Node's parser takes `gzip, chunked` and hands on the coded bytes; only chunked is decoded (RFC 9112 §6.1).
+  const transferCoding = request.headers['transfer-encoding'];
+  if (transferCoding !== undefined && String(transferCoding).trim().toLowerCase() !== 'chunked') {
+    throw new DomainError(ErrorCode.UnsupportedMediaType, `Transfer-Encoding ${quotedForMessage(String(transferCoding))} is not supported; send the body chunked or with a Content-Length.`);
+  }
   const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity') {
     throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Encoding ${quotedForMessage(encoding)} is not supported; send the body uncompressed.`);

@@ -33,7 +33,7 @@ const WHEN: Record<number, string> = {
   403: 'The key lacks the permission this operation needs, the request comes from outside its ipRestrictions, or a domainRestriction excludes the resource.',
   404: 'No resource has this id (or the key may not see it).',
   413: 'The body is larger than BODY_LIMIT_BYTES, or the request (an email, say) or the answer larger than the NATS server\'s max_payload.',
-  415: 'A body (on any method) is not application/json, declares a charset other than utf-8, or is compressed (a Content-Encoding other than identity).',
+  415: 'A body (on any method) is not application/json, declares a charset other than utf-8, or is compressed (a Content-Encoding other than identity, or a Transfer-Encoding other than chunked).',
   422: 'A field, query parameter or path parameter is invalid, or is a query parameter or body field the operation does not read; the message names it.',
   429: 'The key is over its rate limit, or the client address made too many failed authentications (AUTH_FAILURE_LIMIT); retry after Retry-After seconds.',
   500: 'An unexpected error; it is logged with an error id and no detail is shown.',
