@@ -49,6 +49,19 @@ const refusedStart = (env: Record<string, string>) => {
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 };
 
+/** Runs the launcher as npm start does, with what it writes collected, and resolves once it says it is ready. */
+const startLauncher = async (env: Record<string, string>, spawned: (pid: number) => void) => {
+  const launcher = spawn(process.execPath, ['dist/scripts/start.js'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Known before the wait below can fail, so the suite can stop it whatever happens.
+  spawned(launcher.pid!);
+  let output = '';
+  launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+  await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+  return { launcher, exited, output: () => output };
+};
+
 /** The launcher behind `npm start`, run as npm runs it: under `sh -c`. */
 describe('npm start (the launcher)', () => {
   let databaseUrl: string;
@@ -116,16 +129,7 @@ describe('npm start (the launcher)', () => {
 
   it('stops the whole stack when its terminal closes: SIGHUP, with its output gone', async () => {
     const port = await freePort();
-    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    launcherPid = launcher.pid!;
-    let output = '';
-    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
-    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    const { launcher, exited } = await startLauncher({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' }, (pid) => (launcherPid = pid));
 
     launcher.stdout!.destroy();
     launcher.stderr!.destroy();
@@ -138,17 +142,7 @@ describe('npm start (the launcher)', () => {
 
   it('on Ctrl-C gives each app its SHUTDOWN_TIMEOUT_MS to finish its work in flight before it kills it', async () => {
     const port = await freePort();
-    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off', SHUTDOWN_TIMEOUT_MS: '12000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    launcherPid = launcher.pid!;
-    let output = '';
-    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
-    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    const { launcher, exited, output } = await startLauncher({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off', SHUTDOWN_TIMEOUT_MS: '12000' }, (pid) => (launcherPid = pid));
 
     // Work in flight the gateway waits for while it closes: a request whose body has not all arrived yet.
     const request = createConnection({ host: '127.0.0.1', port });
@@ -162,30 +156,20 @@ describe('npm start (the launcher)', () => {
 
     // The gateway's own deadline ends it (12 s), not the launcher's SIGKILL at 10 s, whatever SHUTDOWN_TIMEOUT_MS says.
     expect(await exited).toBe(0);
-    expect(output).toContain('[gateway] work in flight did not finish within 12000 ms; exiting');
+    expect(output()).toContain('[gateway] work in flight did not finish within 12000 ms; exiting');
     expect((await closed) - signalledAt).toBeGreaterThanOrEqual(12_000);
   }, 120_000);
 
   it('stops the whole stack and exits 1 when one of its apps dies, rather than serve on without it', async () => {
     const port = await freePort();
-    const launcher = spawn(process.execPath, ['dist/scripts/start.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    launcherPid = launcher.pid!;
-    let output = '';
-    launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
-    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    const { launcher, exited, output } = await startLauncher({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' }, (pid) => (launcherPid = pid));
     const stack = descendants(launcher.pid!);
     const dispatcher = stack.find(({ args }) => args.includes(join('apps', 'webhook-dispatcher', 'src', 'main.js')))!;
 
     process.kill(dispatcher.pid, 'SIGKILL');
 
     expect(await exited).toBe(1);
-    expect(output).toContain('[mailroom] webhook-dispatcher exited (SIGKILL); stopping the stack');
+    expect(output()).toContain('[mailroom] webhook-dispatcher exited (SIGKILL); stopping the stack');
     await eventually(() => stack.every(({ pid }) => !alive(pid)), 30_000, 100);
   }, 120_000);
 

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
+import { MigratedSchema, recordDeletesPerStatement, startMigratedSchema } from '@mailroom/testing';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
 import { IdempotencyStore } from '../src/emails/idempotency.store';
 
@@ -9,17 +9,12 @@ const EXPIRED = 12_001;
 describe('IdempotencyStore.purgeExpired', () => {
   let database: MigratedSchema;
   let dataSource: DataSource;
+  let deletedPerStatement: () => Promise<number[]>;
 
   beforeAll(async () => {
     database = await startMigratedSchema(EMAILS_SCHEMA);
     dataSource = database.dataSource;
-    // Records how many rows each DELETE statement took, so the test sees the statements the purge ran.
-    await dataSource.query('CREATE TABLE public.deleted_per_statement (deleted int NOT NULL)');
-    await dataSource.query(`
-      CREATE FUNCTION public.count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN INSERT INTO public.deleted_per_statement SELECT count(*) FROM old_rows; RETURN NULL; END $$`);
-    await dataSource.query(`CREATE TRIGGER count_deleted AFTER DELETE ON emails.idempotency_keys
-      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.count_deleted()`);
+    deletedPerStatement = await recordDeletesPerStatement(dataSource, 'emails.idempotency_keys');
   });
 
   afterAll(() => database?.destroy());
@@ -39,8 +34,8 @@ describe('IdempotencyStore.purgeExpired', () => {
 
     const left = await dataSource.query('SELECT key FROM emails.idempotency_keys ORDER BY key');
     expect(left).toEqual([{ key: 'fresh-1' }, { key: 'fresh-2' }]);
-    const statements: Array<{ deleted: number }> = await dataSource.query('SELECT deleted FROM public.deleted_per_statement');
-    expect(statements.reduce((sum, row) => sum + row.deleted, 0)).toBe(EXPIRED);
-    expect(Math.max(...statements.map((row) => row.deleted))).toBeLessThanOrEqual(5000);
+    const statements = await deletedPerStatement();
+    expect(statements.reduce((sum, deleted) => sum + deleted, 0)).toBe(EXPIRED);
+    expect(Math.max(...statements)).toBeLessThanOrEqual(5000);
   });
 });

@@ -16,6 +16,7 @@ export * from './nats-cluster';
 export * from './nats-operator';
 export * from './test-certificates';
 export * from './migrated-schema';
+export * from './deletes-per-statement';
 export * from './lock-waiters';
 export * from './process-stack';
 export * from './raw-smtp';
