@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { asksToContinue } from './expectations';
 
 /**
  * `Expect: 100-continue` asks whether to send the body at all (RFC 9110
@@ -16,8 +17,8 @@ import type { FastifyInstance } from 'fastify';
 export function continueAfterAdmission(fastify: FastifyInstance, bodyLimit: number): void {
   fastify.server.on('checkContinue', (request, response) => fastify.server.emit('request', request, response));
   fastify.addHook('preParsing', async (request, reply, payload) => {
-    const expectsContinue = String(request.headers.expect ?? '').toLowerCase() === '100-continue';
-    if (expectsContinue && !(Number(request.headers['content-length']) > bodyLimit)) reply.raw.writeContinue();
+    // Node's own test, not an exact match: a request it holds for the invitation ("100-continue, x-trace") waited for ever.
+    if (asksToContinue(request.headers) && !(Number(request.headers['content-length']) > bodyLimit)) reply.raw.writeContinue();
     return payload;
   });
 }

@@ -4,6 +4,9 @@ import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
 /** Node's own test for the expectation it hands to `checkContinue` (lib/_http_server.js). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
+/** Whether the request waits for "100 Continue" before it sends its body: by Node's test, which decides that it does. */
+export const asksToContinue = (headers: RequestLike['headers']): boolean => headers.expect !== undefined && CONTINUE.test(String(headers.expect));
+
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
 }
@@ -29,7 +32,7 @@ export function routeUnmetExpectations(fastify: FastifyInstance): void {
  */
 export function assertExpectationMet(request: RequestLike, reply: ReplyLike): void {
   const expect = request.headers.expect;
-  if (expect === undefined || CONTINUE.test(String(expect))) return;
+  if (expect === undefined || asksToContinue(request.headers)) return;
   reply.header('connection', 'close');
   throw new DomainError(ErrorCode.ExpectationFailed, `Expect ${quotedForMessage(String(expect))} cannot be met; the only expectation this server meets is 100-continue.`);
 }
