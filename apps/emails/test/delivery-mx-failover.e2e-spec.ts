@@ -24,6 +24,15 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     expect(response.status).toBe(202);
     return response.body.id as string;
   };
+  /** `domain`'s MX records: first.<domain> at `preferred` (preference 10), then second.<domain> at `backup` (20). */
+  const preferredThenBackup = (domain: string, preferred: string, backup: string) => {
+    harness.dns.set(domain, 'MX', [
+      { exchange: `first.${domain}`, priority: 10 },
+      { exchange: `second.${domain}`, priority: 20 },
+    ]);
+    harness.dns.set(`first.${domain}`, 'A', preferred);
+    harness.dns.set(`second.${domain}`, 'A', backup);
+  };
   /** A server that takes every message, and the addresses it was given in RCPT TO. */
   const plainServer = async (address: string) => {
     const rcptTo: string[] = [];
@@ -68,12 +77,7 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     const closing = await startRawSmtp(harness.smtp.port, (step, socket) => step === 'DATA' && (socket.end('421 4.3.2 Service shutting down\r\n'), true), '127.0.0.33');
     servers.push(closing);
     const backup = await plainServer('127.0.0.34');
-    harness.dns.set('closing.test', 'MX', [
-      { exchange: 'first.closing.test', priority: 10 },
-      { exchange: 'second.closing.test', priority: 20 },
-    ]);
-    harness.dns.set('first.closing.test', 'A', '127.0.0.33');
-    harness.dns.set('second.closing.test', 'A', '127.0.0.34');
+    preferredThenBackup('closing.test', '127.0.0.33', '127.0.0.34');
 
     const id = await send(['ann@closing.test']);
     const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
@@ -97,12 +101,7 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     );
     servers.push(closing);
     const backup = await plainServer('127.0.0.36');
-    harness.dns.set('partly.test', 'MX', [
-      { exchange: 'first.partly.test', priority: 10 },
-      { exchange: 'second.partly.test', priority: 20 },
-    ]);
-    harness.dns.set('first.partly.test', 'A', '127.0.0.35');
-    harness.dns.set('second.partly.test', 'A', '127.0.0.36');
+    preferredThenBackup('partly.test', '127.0.0.35', '127.0.0.36');
 
     const id = await send(['ann@partly.test', 'gone@partly.test']);
     const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);

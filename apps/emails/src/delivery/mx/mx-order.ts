@@ -33,9 +33,7 @@ export function orderMxHosts(records: readonly MxRecord[], random: () => number 
  * every delivery, also when the route comes from the cache.
  */
 export function inSendingOrder<T extends PreferredHost>(hosts: readonly T[], random: () => number = Math.random): T[] {
-  const byPreference = new Map<number, T[]>();
-  for (const host of hosts) byPreference.set(host.preference, [...(byPreference.get(host.preference) ?? []), host]);
-  return [...byPreference.keys()].sort((a, b) => a - b).flatMap((preference) => shuffle(byPreference.get(preference)!, random));
+  return tiersByPreference(hosts).flatMap((tier) => shuffle(tier, random));
 }
 
 /**
@@ -45,12 +43,16 @@ export function inSendingOrder<T extends PreferredHost>(hosts: readonly T[], ran
  * preferred one is up (RFC 5321 §5.1).
  */
 export function sendingOrderKey(hosts: readonly PreferredHost[]): string {
-  const byPreference = new Map<number, string[]>();
-  for (const host of hosts) byPreference.set(host.preference, [...(byPreference.get(host.preference) ?? []), host.name]);
-  return [...byPreference.keys()]
-    .sort((a, b) => a - b)
-    .map((preference) => [...byPreference.get(preference)!].sort().join(','))
+  return tiersByPreference(hosts)
+    .map((tier) => tier.map((host) => host.name).sort().join(','))
     .join(' then ');
+}
+
+/** The hosts grouped by preference, the most preferred group first, each in the order given. */
+function tiersByPreference<T extends PreferredHost>(hosts: readonly T[]): T[][] {
+  const byPreference = new Map<number, T[]>();
+  for (const host of hosts) byPreference.set(host.preference, [...(byPreference.get(host.preference) ?? []), host]);
+  return [...byPreference.keys()].sort((a, b) => a - b).map((preference) => byPreference.get(preference)!);
 }
 
 function shuffle<T>(items: T[], random: () => number): T[] {
