@@ -279,6 +279,9 @@ describe('batch, cancel, reschedule and domain usage', () => {
       const same = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: at });
       expect(same.status).toBe(200);
       expect(same.body).toMatchObject({ status: 'scheduled', scheduledAt: at });
+      // A retried PATCH changes nothing, so webhooks hear of no reschedule: the acceptance's email.scheduled is the only one.
+      const events = await queryDatabase(stack.databaseUrl, `SELECT type FROM emails.outbox WHERE data->>'emailId' = $1 ORDER BY seq`, [email.id]);
+      expect(events.map((event) => event.type)).toEqual(['email.scheduled']);
       const past = await test.patch(`/v1/emails/${email.id}`, { scheduledAt: new Date(Date.now() - 1000).toISOString() });
       expect(past.status).toBe(422);
       expect(past.body.error.message).toMatch(/^scheduledAt: must be in the future/);

@@ -32,6 +32,8 @@ export class EmailScheduleService {
   reschedule(ctx: RequestContext, id: string, scheduledAt: string): Promise<EmailResponse> {
     const at = parseScheduledAt(scheduledAt, 'scheduledAt', new Date());
     return this.changeScheduled(ctx, id, 'reschedule', async (_manager, email, now) => {
+      // The time it already has: a retried PATCH, which must not tell webhooks of a reschedule again.
+      if (email.scheduledAt?.getTime() === at.getTime()) return null;
       email.scheduledAt = at;
       email.nextAttemptAt = at;
       email.updatedAt = now;
@@ -43,7 +45,8 @@ export class EmailScheduleService {
     ctx: RequestContext,
     id: string,
     action: 'cancel' | 'reschedule',
-    change: (manager: EntityManager, email: EmailEntity, now: Date) => Promise<ReturnType<typeof emailEvent>>,
+    /** Answers the event of the change, or null when the email already is as asked (nothing is written). */
+    change: (manager: EntityManager, email: EmailEntity, now: Date) => Promise<ReturnType<typeof emailEvent> | null>,
   ): Promise<EmailResponse> {
     return this.repository.dataSource.transaction(async (manager) => {
       const email = await this.repository.findVisible(ctx, id, manager, true);
@@ -55,8 +58,10 @@ export class EmailScheduleService {
         throw DomainError.conflict(`Only a scheduled email can be ${action === 'cancel' ? 'cancelled' : 'rescheduled'}; email ${id} is ${state}.`);
       }
       const event = await change(manager, email, now);
-      await this.repository.save(manager, email);
-      await appendEvents(manager, 'emails', [event]);
+      if (event) {
+        await this.repository.save(manager, email);
+        await appendEvents(manager, 'emails', [event]);
+      }
       return toResponse(email, await this.repository.recipientsOf(id, manager));
     });
   }
