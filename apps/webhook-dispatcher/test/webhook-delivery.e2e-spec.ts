@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { verifyWebhookSignature } from '@mailroom/contracts';
+import { signWebhookPayload, verifyWebhookSignature } from '@mailroom/contracts';
 import { eventually } from '@mailroom/testing';
+import { runReadmePythonVerifier, startReadmeNestReceiver } from './support/readme-receivers';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { webhookSuite } from './support/webhook-suite';
 
@@ -275,6 +276,59 @@ describe('webhook delivery', () => {
     expect(createHmac('sha256', decodedKey).update(`${timestamp}.${request.rawBody}`).digest('hex')).not.toBe(signature);
     expect(verifyWebhookSignature(request.rawBody, header, webhook.secret, { now: Number(timestamp) + 300 })).toBe(true);
     expect(verifyWebhookSignature(request.rawBody, header, webhook.secret, { now: Number(timestamp) + 301 })).toBe(false);
+  });
+
+  it("runs the README's NestJS receiver as written: it answers a real delivery 204, and a changed body or another secret 400", async () => {
+    const receiver = await startReadmeNestReceiver();
+    const secretBefore = process.env.MAILROOM_WEBHOOK_SECRET;
+    try {
+      const webhook = await suite.fixtures.create(receiver.url, ['email.opened']);
+      process.env.MAILROOM_WEBHOOK_SECRET = webhook.secret;
+      await suite.events.publish('email.opened');
+      expect(await suite.fixtures.firstDeliveryOnce(webhook.id, 'succeeded')).toMatchObject({ responseCode: 204 });
+      // Another delivery, captured as the dispatcher made it and posted again: as it is, changed, and under another secret.
+      const captured = await suite.fixtures.create(suite.receiver.url(), ['email.clicked']);
+      await suite.events.publish('email.clicked');
+      await eventually(() => suite.receiver.requests.length === 1);
+      const [request] = suite.receiver.requests;
+      const post = (body: string) =>
+        fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'service-signature': String(request.headers['service-signature']) }, body });
+      process.env.MAILROOM_WEBHOOK_SECRET = captured.secret;
+      expect((await post(request.rawBody)).status).toBe(204);
+      expect((await post(request.rawBody.replace('"email.clicked"', '"email.opened"'))).status).toBe(400);
+      process.env.MAILROOM_WEBHOOK_SECRET = webhook.secret;
+      expect((await post(request.rawBody)).status).toBe(400);
+    } finally {
+      if (secretBefore === undefined) delete process.env.MAILROOM_WEBHOOK_SECRET;
+      else process.env.MAILROOM_WEBHOOK_SECRET = secretBefore;
+      await receiver.close();
+    }
+  });
+
+  it("runs the README's Python verifier on a real delivery: the secret verifies it, and nothing else does", async () => {
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.complained']);
+    await suite.events.publish('email.complained');
+    await eventually(() => suite.receiver.requests.length === 1);
+    const [request] = suite.receiver.requests;
+    const { rawBody: body, headers } = request;
+    const header = String(headers['service-signature']);
+    const now = Math.floor(Date.now() / 1000);
+    expect(
+      await runReadmePythonVerifier([
+        { body, header, secret: webhook.secret },
+        { body, header, secret: 'whsec_not_the_secret' },
+        { body: JSON.stringify(JSON.parse(body), null, 1), header, secret: webhook.secret },
+        // During a rotation: one v1 per secret, either verifies.
+        { body, header: signWebhookPayload(body, ['whsec_the_new_secret', webhook.secret], now), secret: webhook.secret },
+        // Older, or further ahead, than 5 minutes.
+        { body, header: signWebhookPayload(body, [webhook.secret], now - 310), secret: webhook.secret },
+        { body, header: signWebhookPayload(body, [webhook.secret], now + 310), secret: webhook.secret },
+        // Whatever a sender puts in the header is an answer, never an exception.
+        { body, header: `${header},v1=é`, secret: webhook.secret },
+        { body, header: 't=²,v1=00', secret: webhook.secret },
+        { body, header: '', secret: webhook.secret },
+      ]),
+    ).toEqual([true, false, false, true, false, false, true, false, false]);
   });
 
   it('stops signing with the old secret once its grace has passed: only the new one verifies', async () => {

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import * as ts from 'typescript';
+import * as verifySignature from '../../../../libs/contracts/src/webhooks/verify-signature';
+
+const README = join(__dirname, '..', '..', '..', '..', 'README.md');
+
+/**
+ * The code samples of the README's "Verifying a signature", by the comment on their first line
+ * (`// NestJS: …`, `# Python …`): what a receiver copies, so the tests run them as written.
+ */
+function readmeSignatureSample(firstLineStart: string): string {
+  const readme = readFileSync(README, 'utf8');
+  const section = readme.slice(readme.indexOf('### Verifying a signature'));
+  const samples = [...section.slice(0, section.indexOf('\n## ')).matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]);
+  const sample = samples.find((code) => code.startsWith(firstLineStart));
+  if (!sample) throw new Error(`README's "Verifying a signature" has no sample starting with ${firstLineStart}`);
+  return sample;
+}
+
+export interface SampleReceiver {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The README's NestJS handler as the body of a controller, in an app created with `{ rawBody: true }` as the README
+ * says (on Fastify, the platform installed here), its `./verify-signature` import the helper the README says to copy.
+ */
+export async function startReadmeNestReceiver(): Promise<SampleReceiver> {
+  const source = [
+    "import { BadRequestException, Controller, Headers, HttpCode, Post, RawBodyRequest, Req } from '@nestjs/common';",
+    "import { verifyWebhookSignature } from './verify-signature';",
+    '@Controller()',
+    'export class ReadmeReceiver {',
+    readmeSignatureSample('// NestJS'),
+    '}',
+  ].join('\n');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, experimentalDecorators: true, emitDecoratorMetadata: true },
+  });
+  const compiled: { ReadmeReceiver?: new () => unknown } = {};
+  const load = (name: string) => (name === './verify-signature' ? verifySignature : require(name));
+  new Function('require', 'exports', outputText)(load, compiled);
+
+  @Module({ controllers: [compiled.ReadmeReceiver!] })
+  class ReadmeReceiverModule {}
+
+  const app = await NestFactory.create<NestFastifyApplication>(ReadmeReceiverModule, new FastifyAdapter(), { rawBody: true, logger: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/mailroom`, close: () => app.close() };
+}
+
+export interface VerifyCase {
+  body: string;
+  header: string;
+  secret: string;
+}
+
+/** What the README's Python function answers for each case, run by python3 with the raw body as bytes. */
+export function runReadmePythonVerifier(cases: VerifyCase[]): Promise<boolean[]> {
+  const driver = [
+    readmeSignatureSample('# Python'),
+    'import base64, json, sys',
+    'for case in json.load(sys.stdin):',
+    "    print(json.dumps(verify_webhook_signature(base64.b64decode(case['body']), case['header'], case['secret'])))",
+  ].join('\n');
+  const input = JSON.stringify(cases.map((item) => Object.assign({}, item, { body: Buffer.from(item.body).toString('base64') })));
+  return new Promise((resolve, reject) => {
+    const child = execFile('python3', ['-c', driver], { timeout: 10_000 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`python3 failed: ${error.message}\n${stderr}`));
+      resolve(stdout.trim().split('\n').map((line) => JSON.parse(line) as boolean));
+    });
+    child.stdin!.end(input);
+  });
+}
