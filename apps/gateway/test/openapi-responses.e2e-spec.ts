@@ -246,6 +246,36 @@ describe('OpenAPI responses: real answers match the documented schemas', () => {
     }
   });
 
+  it("describes under `webhooks` the requests the dispatcher POSTs: each real delivery's body fits the schema, its headers are the ones documented", async () => {
+    const documented = await api.get('/openapi.json', { key: null });
+    const post = documented.body.webhooks?.event?.post;
+    expect(post).toMatchObject({ requestBody: { required: true, content: { 'application/json': { schema: expect.any(Object) } } } });
+    const validateBody = documentSchemaCompiler(documented.body)(post.requestBody.content['application/json'].schema);
+    const headers = new Map<string, Json>(post.parameters.filter((parameter: Json) => parameter.in === 'header').map((parameter: Json) => [parameter.name.toLowerCase(), parameter]));
+    const validateHeader = new Map([...headers].map(([name, parameter]) => [name, documentSchemaCompiler(documented.body)(parameter.schema)]));
+    const { id } = (await testApi.post('/v1/webhooks', { url: receiver.url('/documented'), events: ['*'] })).body;
+    const started = Date.now();
+    const seen = (): typeof receiver.requests => receiver.requests.filter((request) => request.receivedAt >= started);
+    try {
+      expect((await testApi.post('/v1/emails', emailBody({ to: 'delivered@example.com' }))).status).toBe(202);
+      expect((await testApi.post(`/v1/webhooks/${id}/test`)).status).toBe(202);
+      await eventually(() => new Set(seen().map((request) => request.headers['service-event-type'])).size >= 3, 20_000);
+    } finally {
+      await testApi.delete(`/v1/webhooks/${id}`);
+    }
+    for (const request of seen()) {
+      const kind = request.headers['service-event-type'];
+      const body = JSON.parse(request.rawBody);
+      expect({ kind, errors: validateBody(body) ? [] : schemaErrors(validateBody) }).toEqual({ kind, errors: [] });
+      const sent = Object.keys(request.headers).filter((name) => /^(service|webhook)-/.test(name));
+      expect({ kind, undocumented: sent.filter((name) => !headers.has(name)) }).toEqual({ kind, undocumented: [] });
+      const missing = [...headers].filter(([name, parameter]) => parameter.required && !(name in request.headers)).map(([name]) => name);
+      expect({ kind, missing }).toEqual({ kind, missing: [] });
+      const invalid = sent.filter((name) => !validateHeader.get(name)?.(request.headers[name]));
+      expect({ kind, invalid: invalid.map((name) => `${name}: ${request.headers[name]}`) }).toEqual({ kind, invalid: [] });
+    }
+  });
+
   it('answers the health and documentation routes as documented', async () => {
     await succeeds('GET /health', {}, { key: null });
     await succeeds('GET /health/live', {}, { key: null });

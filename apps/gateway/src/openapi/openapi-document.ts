@@ -8,6 +8,7 @@ import { rateLimitHeadersOf } from './rate-limit-headers';
 import { RESPONSE_COMPONENTS, successResponse } from './response-schemas';
 import { withNullableOptionals } from './nullable-optionals';
 import type { DiscoveredRoute } from './route-discovery';
+import { EVENT_COMPONENT, WEBHOOKS } from './webhook-deliveries';
 
 export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
 
@@ -153,10 +154,11 @@ export function buildOpenApiDocument(routes: DiscoveredRoute[], dtoSchemas: Reco
     tags: [...new Set(routes.map((route) => tagOf(route.path)))].sort().map((name) => ({ name })),
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: WEBHOOKS,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `mr_…` (live) or `mr_test_…` (test).' } },
       headers: HEADERS,
-      schemas: { Error: ERROR_SCHEMA, ...RESPONSE_COMPONENTS, ...withNullableOptionals(reachableSchemas(dtoSchemas, roots)) },
+      schemas: { Error: ERROR_SCHEMA, Event: EVENT_COMPONENT, ...RESPONSE_COMPONENTS, ...withNullableOptionals(reachableSchemas(dtoSchemas, roots)) },
     },
   };
 }

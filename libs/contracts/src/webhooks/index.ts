@@ -2,6 +2,7 @@ export * from './event-kinds';
 export * from './webhook.types';
 export * from './subjects';
 export * from './verify-signature';
+export * from './delivery-header-names';
 export * from './dto/webhook-create.dto';
 export * from './dto/webhook-update.dto';
 export * from './dto/webhook-list-query.dto';
