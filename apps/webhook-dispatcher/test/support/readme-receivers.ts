@@ -23,14 +23,13 @@ function readmeSignatureSample(firstLineStart: string): string {
   return sample;
 }
 
-/** express.raw's default `limit` (body-parser's), what the README's Express sample accepts without one. */
-const EXPRESS_RAW_DEFAULT_LIMIT = '100kb';
+/** body-parser's default `limit`: what express.raw() and Nest on Express (its default platform) read unless told. */
+const BODY_PARSER_DEFAULT_LIMIT = '100kb';
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2 };
 
-/** The most bytes of body the README's Express sample reads: the `limit` it gives express.raw(), as body-parser reads one. */
-export function readmeExpressBodyLimitBytes(): number {
-  const options = /express\.raw\(\{([^}]*)\}\)/.exec(readmeSignatureSample('// Express'))?.[1] ?? '';
-  const [, amount, unit] = /limit:\s*'(\d+)(b|kb|mb)'/i.exec(options) ?? /^(\d+)(kb)$/.exec(EXPRESS_RAW_DEFAULT_LIMIT)!;
+/** The most bytes of body a README sample (`// Express`, `// NestJS`) has its Express body parser read: the `limit` it gives, or the default. */
+export function readmeBodyLimitBytes(sample: '// Express' | '// NestJS'): number {
+  const [, amount, unit] = /limit:\s*'(\d+)(b|kb|mb)'/i.exec(readmeSignatureSample(sample)) ?? /^(\d+)(kb)$/.exec(BODY_PARSER_DEFAULT_LIMIT)!;
   return Number(amount) * SIZE_UNITS[unit.toLowerCase()];
 }
 
