@@ -267,7 +267,7 @@ describe('OpenAPI responses: real answers match the documented schemas', () => {
       const kind = request.headers['service-event-type'];
       const body = JSON.parse(request.rawBody);
       expect({ kind, errors: validateBody(body) ? [] : schemaErrors(validateBody) }).toEqual({ kind, errors: [] });
-      const sent = Object.keys(request.headers).filter((name) => /^(service|webhook)-/.test(name));
+      const sent = Object.keys(request.headers).filter((name) => /^(service-|webhook-|user-agent$)/.test(name));
       expect({ kind, undocumented: sent.filter((name) => !headers.has(name)) }).toEqual({ kind, undocumented: [] });
       const missing = [...headers].filter(([name, parameter]) => parameter.required && !(name in request.headers)).map(([name]) => name);
       expect({ kind, missing }).toEqual({ kind, missing: [] });

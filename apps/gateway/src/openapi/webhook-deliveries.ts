@@ -1,4 +1,4 @@
-import { DELIVERY_HEADER, EVENT_ENVELOPE_SCHEMA } from '@mailroom/contracts';
+import { DELIVERY_HEADER, EVENT_ENVELOPE_SCHEMA, WEBHOOK_USER_AGENT } from '@mailroom/contracts';
 import type { JsonSchema } from './custom-validator-converters';
 
 /** The envelope's JSON Schema as a component: the document is 2020-12 already, and an `$id` would rebase its place. */
@@ -42,6 +42,7 @@ export const WEBHOOKS: Record<string, JsonSchema> = {
         ),
         header(DELIVERY_HEADER.deliveryId, true, 'The delivery of this event to this webhook (`GET /v1/webhooks/{id}/deliveries`).', { type: 'string', pattern: '^whd_' }),
         header(DELIVERY_HEADER.attempt, true, 'Which attempt of the delivery this is, from 1.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
+        header(DELIVERY_HEADER.userAgent, true, 'The same on every delivery, for a firewall that admits webhook calls by it.', { const: WEBHOOK_USER_AGENT }),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } },
       responses: {

@@ -1,4 +1,4 @@
-import { DELIVERY_HEADER } from '@mailroom/contracts';
+import { DELIVERY_HEADER, WEBHOOK_USER_AGENT } from '@mailroom/contracts';
 import type { ClaimedDelivery } from './dispatch.repository';
 
 /** Printable ASCII without spaces: what every kind Mailroom writes is, and what any HTTP stack carries unchanged. */
@@ -8,7 +8,7 @@ const HEADER_TOKEN = /^[\x21-\x7e]+$/;
 export function deliveryHeaders(delivery: ClaimedDelivery, signature: string): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'user-agent': 'Mailroom-Webhooks/1.0',
+    [DELIVERY_HEADER.userAgent]: WEBHOOK_USER_AGENT,
     [DELIVERY_HEADER.signature]: signature,
     [DELIVERY_HEADER.eventId]: delivery.eventId,
     [DELIVERY_HEADER.standardWebhookId]: delivery.eventId,

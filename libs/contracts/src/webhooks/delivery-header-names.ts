@@ -10,4 +10,8 @@ export const DELIVERY_HEADER = {
   /** The delivery (one per webhook and event), and which attempt of it this is, from 1. */
   deliveryId: 'service-delivery-id',
   attempt: 'service-delivery-attempt',
+  userAgent: 'user-agent',
 } as const;
+
+/** Every delivery's User-Agent, for receivers (and their firewalls) that admit webhook calls by it. */
+export const WEBHOOK_USER_AGENT = 'Mailroom-Webhooks/1.0';
