@@ -340,8 +340,10 @@ describe('webhook delivery', () => {
         { body, header: `${header},v1=é`, secret: webhook.secret },
         { body, header: 't=²,v1=00', secret: webhook.secret },
         { body, header: '', secret: webhook.secret },
+        // No header at all: request.headers.get('service-signature') without a default.
+        { body, header: null, secret: webhook.secret },
       ]),
-    ).toEqual([true, false, false, true, false, false, true, false, false]);
+    ).toEqual([true, false, false, true, false, false, true, false, false, false]);
   });
 
   it('stops signing with the old secret once its grace has passed: only the new one verifies', async () => {

@@ -69,7 +69,7 @@ export async function startReadmeNestReceiver(): Promise<SampleReceiver> {
 
 export interface VerifyCase {
   body: string;
-  header: string;
+  header: string | null;
   secret: string;
 }
 
