@@ -1,10 +1,18 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { decodeConsumptionReport, encodeConsumptionReport, GatewayEvents } from '@mailroom/contracts';
-import { MAILROOM_CONFIG, connectNats } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, connectNats, RepeatedFailureLog } from '@mailroom/runtime';
 import { randomUUID } from 'node:crypto';
 import { NatsConnection } from 'nats';
 import { TokenBuckets } from './token-bucket';
+
+/**
+ * Keys per consumption report, about 35 bytes each: a report stays far below
+ * NATS's 1 MB max_payload however many keys a replica served in one interval.
+ * Sent as one message, the report of some 30,000 keys was refused by nats.js
+ * with a throw from the sync timer, which ended the gateway process.
+ */
+const KEYS_PER_REPORT = 1000;
 
 /**
  * The per-key limit, shared across gateway replicas. Each replica decides
@@ -16,6 +24,8 @@ import { TokenBuckets } from './token-bucket';
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   readonly buckets: TokenBuckets;
+  private readonly logger = new Logger(RateLimiter.name);
+  private readonly reportFailures = new RepeatedFailureLog(this.logger, 'Sharing what this replica let through (gateway.rate-limit.consumed)');
   private readonly replica = randomUUID();
   private pending = new Map<string, number>();
   private connection?: NatsConnection;
@@ -54,8 +64,18 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private sync(): void {
     this.buckets.prune();
     if (!this.pending.size || !this.connection || this.connection.isClosed()) return;
-    const counts = Object.fromEntries(this.pending);
+    const counts = [...this.pending];
     this.pending = new Map();
-    this.connection.publish(GatewayEvents.rateLimitConsumed, encodeConsumptionReport({ replica: this.replica, counts }));
+    try {
+      for (let start = 0; start < counts.length; start += KEYS_PER_REPORT) {
+        const report = { replica: this.replica, counts: Object.fromEntries(counts.slice(start, start + KEYS_PER_REPORT)) };
+        this.connection.publish(GatewayEvents.rateLimitConsumed, encodeConsumptionReport(report));
+      }
+      this.reportFailures.succeeded();
+    } catch (error) {
+      // Thrown from a timer it would end the process. What the others did not hear, they do not deduct: the limit
+      // holds per replica meanwhile, as while NATS is away.
+      this.reportFailures.failed(error);
+    }
   }
 }
