@@ -16,6 +16,7 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/{apps,libs}/**/test/**/*.e2e-spec.ts', '<rootDir>/scripts/test/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
     },
   ],
   maxWorkers: 2,

@@ -1,7 +1,6 @@
 import { KeysEvents, KeysSubjects } from '@mailroom/contracts';
-import { AppProcess, createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PROCESS_READY_TIMEOUT_MS, startAppProcess, startPrivateNats } from '@mailroom/testing';
+import { AppProcess, createMigratedTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PROCESS_READY_TIMEOUT_MS, startAppProcess, startPrivateNats } from '@mailroom/testing';
 import { connect, NatsConnection } from 'nats';
-import { migrateAll } from '../../../scripts/migrate-all';
 
 /**
  * A message on a service's request subject that is no request (not JSON: a
@@ -16,8 +15,7 @@ describe('a service sent a message that is not JSON', () => {
 
   beforeAll(async () => {
     nats = await startPrivateNats();
-    databaseUrl = await createTestDatabase();
-    await migrateAll(databaseUrl);
+    databaseUrl = await createMigratedTestDatabase();
     connection = await connect({ servers: nats.url });
   });
 

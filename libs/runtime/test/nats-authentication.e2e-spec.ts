@@ -1,7 +1,6 @@
-import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PROCESS_READY_TIMEOUT_MS, PrivateNatsAccess, Stack, startAppProcess, startPrivateNats, startStack } from '@mailroom/testing';
+import { createMigratedTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, PROCESS_READY_TIMEOUT_MS, PrivateNatsAccess, Stack, startAppProcess, startPrivateNats, startStack } from '@mailroom/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { migrateAll } from '../../../scripts/migrate-all';
 
 const ROOT = join(__dirname, '../../..');
 const PASSWORD = 'n4ts-s3cret-pass';
@@ -43,8 +42,7 @@ describe('apps on a NATS server that requires authentication', () => {
     let databaseUrl: string;
     beforeAll(async () => {
       nats = await startPrivateNats({ user: 'mailroom', pass: PASSWORD });
-      databaseUrl = await createTestDatabase();
-      await migrateAll(databaseUrl);
+      databaseUrl = await createMigratedTestDatabase();
     });
     afterAll(async () => {
       await nats?.destroy();

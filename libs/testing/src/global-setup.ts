@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { buildApps } from './app-process';
+import { createMigratedTemplate } from './migrated-template';
 import { adminDatabaseUrl, postgresAnswers } from './test-postgres';
 
 /**
@@ -21,4 +22,6 @@ export default async function globalSetup(): Promise<void> {
   // no suite starts a process from dist/ while another suite's tsc is rewriting it, and no suite's hook spends its
   // timeout on a whole build (minutes on a loaded 2-core machine with a fresh checkout).
   buildApps();
+  // After the build: it migrates with dist/scripts/migrate.js.
+  await createMigratedTemplate();
 }

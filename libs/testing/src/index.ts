@@ -22,3 +22,4 @@ export * from './process-stack';
 export * from './raw-smtp';
 export * from './request-as';
 export * from './stalling-proxy';
+export * from './migrated-template';

@@ -11,6 +11,7 @@ import { issueKeyDirectly } from '../../../scripts/issue-key';
 import { migrateAll } from '../../../scripts/migrate-all';
 import { ApiClient } from './api-client';
 import { eventually } from './eventually';
+import { createMigratedTestDatabase } from './migrated-template';
 import { PrivateNats, PrivateNatsAccess, startPrivateNats } from './private-nats';
 import { createTestDatabase, dropTestDatabase } from './test-postgres';
 
@@ -57,6 +58,14 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** A copy of the run's migrated template; a database in another locale cannot be one, and is migrated here. */
+async function migratedDatabase(icuLocale: string | undefined): Promise<string> {
+  if (icuLocale === undefined) return createMigratedTestDatabase();
+  const databaseUrl = await createTestDatabase({ icuLocale });
+  await migrateAll(databaseUrl);
+  return databaseUrl;
+}
+
 /**
  * Boots the real apps in this process against a fresh Postgres database and a
  * private nats-server, exactly as their main.ts would, only with config passed
@@ -64,9 +73,8 @@ export interface Stack {
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const apps = options.apps ?? (['keys', 'domains', 'emails', 'webhook-dispatcher', 'gateway'] as ServiceApp[]);
-  const databaseUrl = await createTestDatabase({ icuLocale: options.databaseIcuLocale });
+  const databaseUrl = await migratedDatabase(options.databaseIcuLocale);
   const nats = await startPrivateNats(options.natsAccess);
-  await migrateAll(databaseUrl);
   const running = new Map<ServiceApp, INestApplicationContext>();
   const env = {
     NODE_ENV: 'test',

@@ -6,6 +6,9 @@ export function adminDatabaseUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
+/** What createTestDatabase names its databases: the only ones dropTestDatabase drops or a copy is made of. */
+const TEST_DATABASE_NAME = /^mailroom_test_[a-z0-9_]+$/;
+
 async function withAdmin<T>(run: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: adminDatabaseUrl() });
   await client.connect();
@@ -21,18 +24,26 @@ async function withAdmin<T>(run: (client: Client) => Promise<T>): Promise<T> {
  * `icuLocale` (`en-US`) makes its default collation that ICU locale's, as a server set up with a
  * language's locale sorts text (`a` < `B`), where the test server's C locale sorts by code point.
  */
-export async function createTestDatabase(options: { icuLocale?: string } = {}): Promise<string> {
+export async function createTestDatabase(options: { icuLocale?: string; template?: string } = {}): Promise<string> {
   const name = `mailroom_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const locale = options.icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale.replace(/'/g, "''")}'`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}${locale}`));
+  await withAdmin((client) => client.query(`CREATE DATABASE ${name}${sourceOf(options)}`));
   const url = new URL(adminDatabaseUrl());
   url.pathname = `/${name}`;
   return url.toString();
 }
 
+/** A copy of `template`, one of our own test databases (createMigratedTestDatabase's); else template0 in an ICU locale; else the server's default. */
+function sourceOf({ icuLocale, template }: { icuLocale?: string; template?: string }): string {
+  if (template !== undefined) {
+    if (!TEST_DATABASE_NAME.test(template) || icuLocale !== undefined) throw new Error(`refusing to copy ${template}${icuLocale ? ` in ${icuLocale}` : ''}`);
+    return ` TEMPLATE ${template}`;
+  }
+  return icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale.replace(/'/g, "''")}'`;
+}
+
 export async function dropTestDatabase(databaseUrl: string): Promise<void> {
   const name = new URL(databaseUrl).pathname.slice(1);
-  if (!/^mailroom_test_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop ${name}`);
+  if (!TEST_DATABASE_NAME.test(name)) throw new Error(`refusing to drop ${name}`);
   await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
