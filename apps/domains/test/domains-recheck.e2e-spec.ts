@@ -30,21 +30,31 @@ interface CheckRow {
   last_checked_at: Date | null;
 }
 
+let harness: DomainsHarness;
+let db: Client;
+let events: DomainEventsRecorder;
+// At the top level, not in the describe: Jest starts concurrent tests right after the top level's beforeAll.
+beforeAll(async () => {
+  harness = await startDomainsHarness(SCHEDULE);
+  db = new Client({ connectionString: harness.stack.databaseUrl });
+  await db.connect();
+  events = await DomainEventsRecorder.start(harness.stack.nats.url);
+}, 60000);
+afterAll(async () => {
+  await events?.stop();
+  await db?.end();
+  await stopDomainsHarness(harness);
+});
+
+/**
+ * Each test has a domain of its own, with DNS records of its own, and reads only that domain's rows and events
+ * (settledTypes waits until every event of every domain is published and received). Those that mostly wait out
+ * the schedule (DOMAIN_PENDING_TIMEOUT, DOMAIN_FAILURE_CONFIRMATION) run concurrently, beside the others: one
+ * after the other they took about 40 s. The others run one at a time, as they are written: the SERVFAIL and
+ * slow-answer ones hold a background batch up to DNS_TIMEOUT_MS, and the blip test must put its record back
+ * within DOMAIN_FAILURE_CONFIRMATION.
+ */
 describe('domains: background re-checks on a compressed schedule', () => {
-  let harness: DomainsHarness;
-  let db: Client;
-  let events: DomainEventsRecorder;
-  beforeAll(async () => {
-    harness = await startDomainsHarness(SCHEDULE);
-    db = new Client({ connectionString: harness.stack.databaseUrl });
-    await db.connect();
-    events = await DomainEventsRecorder.start(harness.stack.nats.url);
-  }, 60000);
-  afterAll(async () => {
-    await events?.stop();
-    await db?.end();
-    await stopDomainsHarness(harness);
-  });
 
   const api = () => harness.stack.api;
   const addDomain = async (prefix: string) => {
@@ -82,7 +92,7 @@ describe('domains: background re-checks on a compressed schedule', () => {
     return events.typesFor(id);
   };
 
-  it('verifies a pending domain in the background once its records appear, with no verify call', async () => {
+  it.concurrent('verifies a pending domain in the background once its records appear, with no verify call', async () => {
     const domain = await addDomain('later');
     // Checked in the background with nothing published: still pending, the backoff counting.
     await eventually(async () => (await checkRow(domain.id)).check_attempts >= 1);
@@ -101,7 +111,7 @@ describe('domains: background re-checks on a compressed schedule', () => {
     expect(event).toMatchObject({ type: 'domain.verified', mode: 'live', data: { id: domain.id, name: domain.name, status: 'verified', verifiedAt: verified.verifiedAt } });
   });
 
-  it('fails a pending domain whose records never appear once DOMAIN_PENDING_TIMEOUT has passed', async () => {
+  it.concurrent('fails a pending domain whose records never appear once DOMAIN_PENDING_TIMEOUT has passed', async () => {
     const domain = await addDomain('never');
     const failed = await statusReaching(domain.id, 'failed', 25000);
     expect(failed).toMatchObject({ spfStatus: 'pending', dkimStatus: 'pending', dmarcStatus: 'pending' });
@@ -142,7 +152,7 @@ describe('domains: background re-checks on a compressed schedule', () => {
     expect(await settledTypes(domain.id)).toEqual(['domain.verified']);
   });
 
-  it('fails a verified domain whose records stay missing through DOMAIN_FAILURE_CONFIRMATION, and verifies it again in the background once they return', async () => {
+  it.concurrent('fails a verified domain whose records stay missing through DOMAIN_FAILURE_CONFIRMATION, and verifies it again in the background once they return', async () => {
     const domain = await verifiedByRequest('removed');
     await backgroundChecks(domain.id, 1);
     expect((await get(domain.id)).status).toBe('verified');
@@ -169,7 +179,7 @@ describe('domains: background re-checks on a compressed schedule', () => {
     expect(failedEvent.data).toMatchObject({ status: 'failed', dmarcStatus: 'pending', missingRecords: [domain.dnsRecords[2]] });
   });
 
-  it('stops checking a failed domain in the background DOMAIN_PENDING_TIMEOUT after it failed', async () => {
+  it.concurrent('stops checking a failed domain in the background DOMAIN_PENDING_TIMEOUT after it failed', async () => {
     const domain = await verifiedByRequest('gone');
     harness.dns.clear(domain.name);
     await statusReaching(domain.id, 'failed', FAILURE_CONFIRMATION_MS + 10000);
@@ -206,7 +216,7 @@ describe('domains: background re-checks on a compressed schedule', () => {
     expect(await settledTypes(domain.id)).toEqual(['domain.verified']);
   });
 
-  it('keeps a pending domain pending past its timeout while DNS fails, and fails it once DNS answers again', async () => {
+  it.concurrent('keeps a pending domain pending past its timeout while DNS fails, and fails it once DNS answers again', async () => {
     const domain = await addDomain('dnsdown');
     harness.dns.servfail(domain.name);
     // A background check completed after the pending period ended, and could not tell.
