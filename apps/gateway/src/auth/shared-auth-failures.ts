@@ -17,9 +17,10 @@ import { AuthFailureLimiter } from './auth-failure-limiter';
 export class SharedAuthFailures implements OnModuleInit, OnModuleDestroy {
   private connection?: NatsConnection;
   /**
-   * False while the connection is down: nats.js would otherwise keep every
-   * publish in memory until it reconnects, without bound under a guessing
-   * flood, and hand the others failures whose minute may be long over.
+   * False while the connection is down: a publish made then is not worth
+   * making (nats.js holds it, or drops it at a reconnect attempt), and one
+   * that got through after the reconnect would hand the others failures
+   * whose minute may be long over.
    */
   private connected = false;
 
