@@ -4,8 +4,13 @@ import { isCleanUnavailable, SendOutcome, SteadySender } from './support/steady-
 
 /** Short, so a send caught in flight by the restart gets its 503 soon; the healthy stack answers in milliseconds. */
 const RPC_TIMEOUT_MS = 2000;
-/** What a refusal may take beyond RPC_TIMEOUT_MS on a loaded 2-core machine. */
+/** What a refusal may take beyond its RPC waits on a loaded 2-core machine. */
 const SLACK_MS = 1500;
+/**
+ * The longest a send may wait on services: a replica drops its key cache at a NATS reconnect, so the first send
+ * after one waits for the keys service, then for the emails service, each up to RPC_TIMEOUT_MS (README, Caching).
+ */
+const LONGEST_WAIT_MS = 2 * RPC_TIMEOUT_MS;
 const RESTARTS = 2;
 
 /**
@@ -55,7 +60,7 @@ describe('the API across NATS server restarts', () => {
 
     const refusals = sender.outcomes.flatMap((outcome) => outcome.refusals);
     expect({ unclean: refusals.filter((refusal) => !isCleanUnavailable(refusal)), keyedLost: sender.outcomes.filter((o) => o.keyed && !o.id).length }).toEqual({ unclean: [], keyedLost: 0 });
-    expect(timed.slowest).toBeLessThan(RPC_TIMEOUT_MS + SLACK_MS);
+    expect(timed.slowest).toBeLessThan(LONGEST_WAIT_MS + SLACK_MS);
 
     const keyed = sender.outcomes.filter((outcome): outcome is SendOutcome & { id: string } => outcome.keyed && outcome.id !== undefined);
     const stored = await queryDatabase<{ recipient: string; ids: string[] }>(
