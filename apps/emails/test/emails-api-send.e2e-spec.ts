@@ -124,6 +124,8 @@ describe('POST /v1/emails', () => {
       ['from not an address', { from: 'Acme' }, /^from: 'Acme' is not a valid email address/],
       // It went out as "Acme ceo@bank.example" <…>: a display name showing an address of a domain nobody verified.
       ['from with a second <addr>', { from: 'Acme <hi@acme.test> <ceo@bank.example>' }, /^from: 'Acme <hi@acme.test> <ceo@bank.example>' is not a valid email address/],
+      // Without angle brackets the second address became the name: it went out as From: "ceo@bank.example" <hi@acme.test>.
+      ['from with a second bare address', { from: 'hi@acme.test ceo@bank.example' }, /^from: 'hi@acme.test ceo@bank.example' is not a valid email address/],
       // nodemailer folds an address header only between words: one word of a name longer than a line went out as a line of over 998 characters.
       ['a from name holding a word longer than a line', { from: `${'A'.repeat(1000)} <hi@acme.test>` }, /^from: the display name holds a word too long for one line of the message/],
       ['a quoted cc name holding a word longer than a line', { cc: ['ok@example.com', `"${'a,'.repeat(500)}" <b@example.com>`] }, /^cc\[1\]: the display name holds a word too long for one line of the message/],

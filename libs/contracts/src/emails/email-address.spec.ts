@@ -47,6 +47,15 @@ describe(parseEmailAddress.name, () => {
     },
   );
 
+  // Without angle brackets nodemailer's parser takes one address and makes the other words the name:
+  // `x@acme.com ceo@bank.example` went out as `"ceo@bank.example" <x@acme.com>`, and `@x@acme.com` as `"@" <x@acme.com>`.
+  it.each(['x@acme.com ceo@bank.example', 'ceo@bank.example x@acme.com', 'CEO ceo@bank.example x@acme.com', '@x@acme.com', 'x@acme.com @'])(
+    'rejects the bare address %j, beside which other words hold address syntax unquoted',
+    (raw) => {
+      expect(parseEmailAddress(raw)).toBeNull();
+    },
+  );
+
   it.each([
     ['"ceo@bank.example" <x@acme.com>', 'x@acme.com', 'ceo@bank.example'],
     ['"Ann <a>" <x@acme.com>', 'x@acme.com', 'Ann <a>'],

@@ -85,15 +85,15 @@ export function parseEmailAddress(value: string): ParsedAddress | null {
   // before them for a name (`ceo."smith"@y.com` gives smith@y.com): an address
   // that does not stand in the input as written is not the one the caller meant.
   if (!raw.includes(entry.address)) return null;
-  if (!isOneMailbox(raw)) return null;
+  if (!isOneMailbox(raw, entry.address)) return null;
   return toParsed(raw, entry.name, entry.address);
 }
 
 /** Quoted strings and (non-nested) comments, where `@`, `<` and `>` are only text. */
 const QUOTED_OR_COMMENT = /"(?:[^"\\]|\\.)*"|\((?:[^()\\]|\\.)*\)/g;
-/** Outside them: an address alone, or words and then the one `<addr>` that ends it. */
-const ADDR_SPEC_ONLY = /^[^<>]*$/;
+/** Outside them: words, then the one `<addr>` that ends the input; or, with the address taken out, words alone. */
 const NAME_ADDR = /^[^<>@]*<[^<>]*>\s*$/;
+const WORDS = /^[^<>@]*$/;
 
 /**
  * Whether the input has the shape of one mailbox (RFC 5322 §3.4): an unquoted
@@ -101,11 +101,14 @@ const NAME_ADDR = /^[^<>@]*<[^<>]*>\s*$/;
  * first `<addr>` and folds any other text into the name, so
  * `Ann <x@acme.com> <ceo@bank.example>` would go out as
  * `"Ann ceo@bank.example" <x@acme.com>`: a name that shows the reader an
- * address of a domain nobody verified. A quoted name may hold anything.
+ * address of a domain nobody verified. Without angle brackets it takes one
+ * address and makes the other words the name, so `x@acme.com ceo@bank.example`
+ * would go out as `"ceo@bank.example" <x@acme.com>`: beside a bare address
+ * the rest must be words too. A quoted name may hold anything.
  */
-function isOneMailbox(raw: string): boolean {
+function isOneMailbox(raw: string, address: string): boolean {
   const unquoted = raw.replace(QUOTED_OR_COMMENT, ' ');
-  return ADDR_SPEC_ONLY.test(unquoted) || NAME_ADDR.test(unquoted);
+  return NAME_ADDR.test(unquoted) || (unquoted.includes(address) && WORDS.test(unquoted.replace(address, ' ')));
 }
 
 function toParsed(raw: string, name: string, address: string): ParsedAddress {
