@@ -131,6 +131,8 @@ describe('POST /v1/emails', () => {
       ['a quoted cc name holding a word longer than a line', { cc: ['ok@example.com', `"${'a,'.repeat(500)}" <b@example.com>`] }, /^cc\[1\]: the display name holds a word too long for one line of the message/],
       ['bad address in to[1]', { to: ['a@example.com', 'x@'] }, /^to\[1\]: 'x@' is not a valid email address/],
       ['bad single to', { to: 'nobody' }, /^to: 'nobody' is not a valid email address/],
+      // Its punycode form dropped the tab (a@x.xn--testx-nva.test) while the To header showed a@x.test.
+      ['an internationalized domain holding a tab', { to: 'a@x.testü\tx.test' }, /^to: "a@x\.testü\\tx\.test" is not a valid email address/],
       ['two addresses in one entry', { to: ['a@example.com, b@example.com'] }, /^to\[0\]: /],
       ['empty to', { to: [] }, /^to: must be a string or an array of 1 to 50 strings/],
       ['51 recipients', { to: Array.from({ length: 51 }, (_, i) => `u${i}@example.com`) }, /^to: /],

@@ -30,6 +30,15 @@ describe(parseEmailAddress.name, () => {
     expect(parseEmailAddress(raw)).toBeNull();
   });
 
+  // The conversion to punycode parses a URL's host: it drops tabs, decodes %41 and stops at a backslash, so
+  // `a@x.testü<TAB>x.test` was the recipient a@x.xn--testx-nva.test while the To header showed a@x.test.
+  it.each(['a@x.testü\tx.test', 'a@ü%41.example', 'a@ü.example\\x', "a@bü'cher.example", 'Ann <a@bü cher.example>'])(
+    'rejects %j, an internationalized domain holding ASCII other than letters, digits, hyphens and dots',
+    (raw) => {
+      expect(parseEmailAddress(raw)).toBeNull();
+    },
+  );
+
   // nodemailer's parser drops the quotes of a quoted local part and, when text
   // precedes them, takes that text for a display name: `ceo."smith"@y.com` came
   // back as smith@y.com, a different mailbox, and the send went there.
@@ -40,7 +49,7 @@ describe(parseEmailAddress.name, () => {
   // An unquoted display name is words (RFC 5322 phrase): it holds no `@`, `<` or `>`. nodemailer's parser took the
   // first <addr> and folded the rest into the name, so `Ann <x@acme.com> <ceo@bank.example>` went out as
   // `"Ann ceo@bank.example" <x@acme.com>`, a name that shows another domain's address to the reader.
-  it.each(['Ann <x@acme.com> <ceo@bank.example>', 'Ann ceo@bank.example <x@acme.com>', 'Ann <ceo@bank.example> x@acme.com', '<x@acme.com> Ann', 'Ann > <x@acme.com>'])(
+  it.each(['Ann <x@acme.com> <ceo@bank.example>', 'Ann ceo@bank.example <x@acme.com>', 'Ann <ceo@bank.example> x@acme.com', '<x@acme.com> Ann', 'Ann > <x@acme.com>', '<@bank.example x@acme.com>'])(
     'rejects the name-and-address %j, whose display name holds address syntax unquoted',
     (raw) => {
       expect(parseEmailAddress(raw)).toBeNull();

@@ -22,6 +22,14 @@ const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
 
 /**
+ * ASCII that has no place in a host name. The conversion reads its input as a
+ * URL's host, so it drops a tab, decodes %41 and stops at a backslash: without
+ * this check `a@x.testü<TAB>x.test` became the recipient a@x.xn--testx-nva.test
+ * while nodemailer wrote a@x.test in the To header.
+ */
+const ASCII_OUTSIDE_HOST_NAMES = /[\x00-\x2c\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/;
+
+/**
  * A domain as SMTP and DNS carry it: an internationalized name (bücher.de)
  * in punycode (xn--bcher-kva.de), as sending domains are stored, so it needs
  * no SMTPUTF8; '' when it cannot be converted. A name already in punycode is
@@ -30,7 +38,8 @@ const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
  * conversion's cost on every address of a send.
  */
 function asciiDomain(domain: string): string {
-  return /[^\x00-\x7f]|xn--/i.test(domain) ? normalizeDomainName(domain) : domain;
+  if (!/[^\x00-\x7f]|xn--/i.test(domain)) return domain;
+  return ASCII_OUTSIDE_HOST_NAMES.test(domain) ? '' : normalizeDomainName(domain);
 }
 
 /**
@@ -92,7 +101,7 @@ export function parseEmailAddress(value: string): ParsedAddress | null {
 /** Quoted strings and (non-nested) comments, where `@`, `<` and `>` are only text. */
 const QUOTED_OR_COMMENT = /"(?:[^"\\]|\\.)*"|\((?:[^()\\]|\\.)*\)/g;
 /** Outside them: words, then the one `<addr>` that ends the input; or, with the address taken out, words alone. */
-const NAME_ADDR = /^[^<>@]*<[^<>]*>\s*$/;
+const NAME_ADDR = /^[^<>@]*<([^<>]*)>\s*$/;
 const WORDS = /^[^<>@]*$/;
 
 /**
@@ -104,11 +113,21 @@ const WORDS = /^[^<>@]*$/;
  * address of a domain nobody verified. Without angle brackets it takes one
  * address and makes the other words the name, so `x@acme.com ceo@bank.example`
  * would go out as `"ceo@bank.example" <x@acme.com>`: beside a bare address
- * the rest must be words too. A quoted name may hold anything.
+ * the rest must be words too, apart from it (`a@x.testü x.test` is no address
+ * a@x.test named "ü x.test"). A quoted name may hold anything.
  */
 function isOneMailbox(raw: string, address: string): boolean {
   const unquoted = raw.replace(QUOTED_OR_COMMENT, ' ');
-  return NAME_ADDR.test(unquoted) || (unquoted.includes(address) && WORDS.test(unquoted.replace(address, ' ')));
+  const angled = NAME_ADDR.exec(unquoted);
+  // Only the address between the brackets: the parser made `<@x.com a@acme.com>` a@acme.com named "@x.com".
+  if (angled) return angled[1].trim() === address;
+  const at = unquoted.indexOf(address);
+  return at >= 0 && standsAlone(unquoted, at, address.length) && WORDS.test(unquoted.replace(address, ' '));
+}
+
+/** Whether text[at, at + length) has whitespace or an end of the text on either side. */
+function standsAlone(text: string, at: number, length: number): boolean {
+  return !/\S/.test(text.charAt(at - 1)) && !/\S/.test(text.charAt(at + length));
 }
 
 function toParsed(raw: string, name: string, address: string): ParsedAddress {
