@@ -131,6 +131,8 @@ describe('POST /v1/emails', () => {
       ['a quoted cc name holding a word longer than a line', { cc: ['ok@example.com', `"${'a,'.repeat(500)}" <b@example.com>`] }, /^cc\[1\]: the display name holds a word too long for one line of the message/],
       ['bad address in to[1]', { to: ['a@example.com', 'x@'] }, /^to\[1\]: 'x@' is not a valid email address/],
       ['bad single to', { to: 'nobody' }, /^to: 'nobody' is not a valid email address/],
+      ['an internationalized local part', { cc: ['ok@example.com', 'Jörg <jörg@bücher.example>'] }, /^cc\[1\]: 'Jörg <jörg@bücher.example>' is not an address Mailroom sends to: its local part \(before the @\) is not ASCII, which needs SMTPUTF8 \(RFC 6531\)/],
+      ['an IP literal', { to: 'a@[192.0.2.1]' }, /^to: 'a@\[192.0.2.1\]' is not an address Mailroom sends to: its domain is an IP address literal; use a host name/],
       // Its punycode form dropped the tab (a@x.xn--testx-nva.test) while the To header showed a@x.test.
       ['an internationalized domain holding a tab', { to: 'a@x.testü\tx.test' }, /^to: "a@x\.testü\\tx\.test" is not a valid email address/],
       ['two addresses in one entry', { to: ['a@example.com, b@example.com'] }, /^to\[0\]: /],

@@ -24,6 +24,8 @@ describe('/v1/suppressions', () => {
     [{ email: 'nope' }, /^email: 'nope' is not a valid email address/],
     // Punycode that decodes to nothing: no such domain can exist.
     [{ email: 'a@xn--zz.example' }, /^email: 'a@xn--zz.example' is not a valid email address/],
+    // A valid address Mailroom cannot send to says why, rather than that it is invalid and no more.
+    [{ email: 'jörg@example.com' }, /^email: 'jörg@example.com' is not an address Mailroom sends to: its local part \(before the @\) is not ASCII, which needs SMTPUTF8/],
     [{}, /^email: /],
     [{ email: 'a@example.com', reason: 'because' }, /^reason: must be one of/],
     [{ email: 'a@example.com', extra: 1 }, /^extra: is not a known field/],

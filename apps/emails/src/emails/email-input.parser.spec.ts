@@ -21,6 +21,17 @@ describe(parseEmailInput.name, () => {
     expect(problemOf({ headers: { [long]: 'x' } })).not.toMatch(/[\r\n]/);
   });
 
+  it('says why a valid address it does not send to is refused: a local part outside ASCII, a quoted one, an IP literal', () => {
+    const refusal = (why: string) => new RegExp(`is not an address Mailroom sends to: ${why}`);
+    expect(problemOf({ to: 'zoë@example.com' })).toMatch(refusal('its local part \\(before the @\\) is not ASCII, which needs SMTPUTF8'));
+    expect(problemOf({ from: 'Zoë <zoë@bücher.example>' })).toMatch(refusal('its local part \\(before the @\\) is not ASCII'));
+    expect(problemOf({ to: '"john doe"@example.com' })).toMatch(refusal('its local part is quoted'));
+    expect(problemOf({ bcc: 'a@[127.0.0.1]' })).toMatch(refusal('its domain is an IP address literal'));
+    // Invalid however written: no reason but that.
+    expect(problemOf({ to: 'zoë@b' })).toBe("to: 'zoë@b' is not a valid email address");
+    expect(problemOf({ to: '"x"@[1.2.3.4' })).toBe(`to: '"x"@[1.2.3.4' is not a valid email address`);
+  });
+
   it('takes a display name as long as its words fit the lines of the message, and refuses one word longer than a line', () => {
     const refusal = /: the display name holds a word too long for one line of the message/;
     expect(problemOf({ from: `${'A'.repeat(990)} <a@example.com>` })).toBeNull();

@@ -3,6 +3,7 @@ import { DomainError, ErrorCode, excerptForMessage, quotedForMessage } from '@ma
 import { addressFitsHeaderLines } from './address-header-line';
 import { assertAttachmentTypeFits } from './attachment-type';
 import { base64Problem } from './base64-problem';
+import { invalidAddress } from './invalid-address';
 
 export interface ParsedAttachment {
   filename: string;
@@ -49,7 +50,7 @@ function addresses(value: string | string[] | null | undefined, name: string): P
   return list.map((raw, index) => {
     const parsed = parseEmailAddress(raw);
     const where = typeof value === 'string' ? name : `${name}[${index}]`;
-    if (!parsed) throw DomainError.validation(where, `${quotedForMessage(raw)} is not a valid email address`);
+    if (!parsed) throw invalidAddress(where, raw);
     if (!addressFitsHeaderLines(parsed.raw)) {
       throw DomainError.validation(where, 'the display name holds a word too long for one line of the message (998 characters, quotes included); put spaces in it');
     }

@@ -13,6 +13,7 @@ import {
 import { DomainError, ErrorCode, quotedForMessage } from '@mailroom/errors';
 import { toResponse } from './suppression.mapper';
 import { SuppressionsRepository } from './suppressions.repository';
+import { invalidAddress } from '../emails/invalid-address';
 
 /**
  * The list is one per mode and belongs to no domain: a bounce or complaint from one domain's mail keeps every
@@ -41,7 +42,7 @@ export class SuppressionsService {
   async create({ ctx, input }: SuppressionCreatePayload): Promise<SuppressionResponse> {
     assertUnrestricted(ctx);
     const parsed = parseEmailAddress(input.email);
-    if (!parsed) throw DomainError.validation('email', `${quotedForMessage(input.email)} is not a valid email address`);
+    if (!parsed) throw invalidAddress('email', input.email);
     return toResponse(await this.repository.upsert(ctx.mode, parsed.normalized, input.reason ?? 'manual', input.details ?? null));
   }
 

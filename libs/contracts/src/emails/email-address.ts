@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import addressparser from 'nodemailer/lib/addressparser';
 import { normalizeDomainName } from '../domains/domain-name';
 
@@ -128,6 +129,32 @@ function isOneMailbox(raw: string, address: string): boolean {
 /** Whether text[at, at + length) has whitespace or an end of the text on either side. */
 function standsAlone(text: string, at: number, length: number): boolean {
   return !/\S/.test(text.charAt(at - 1)) && !/\S/.test(text.charAt(at + length));
+}
+
+/** A dot-atom local part with UTF-8 beyond ASCII (RFC 6532 §3.2), as only an SMTPUTF8 server takes it. */
+const UTF8_LOCAL_PART = /^[^\s"(),.:;<>@[\\\]\x00-\x1f\x7f]+(\.[^\s"(),.:;<>@[\\\]\x00-\x1f\x7f]+)*$/;
+const QUOTED_LOCAL_PART = /^"(?:[^"\\\r\n]|\\.)+"$/;
+const DOMAIN_LITERAL = /^\[(?:IPv6:)?([^[\]]+)\]$/i;
+
+/**
+ * Why an address parseEmailAddress refused is one RFC 5321 allows but
+ * Mailroom does not send to, or null when it is simply not an address: so
+ * that `zoë@example.com` is told it needs SMTPUTF8, not that it is invalid.
+ */
+export function unsupportedAddressForm(value: string): string | null {
+  const address = (/<([^<>]*)>\s*$/.exec(value)?.[1] ?? value).trim();
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return null;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  const literal = DOMAIN_LITERAL.exec(domain);
+  if (literal && isIP(literal[1])) return 'its domain is an IP address literal; use a host name';
+  if (!isStrictEmailAddress(`x@${domain}`)) return null;
+  if (QUOTED_LOCAL_PART.test(local)) return 'its local part is quoted; only a dot-atom local part (letters, digits, dots and !#$%&\'*+/=?^_`{|}~-) is sent';
+  if (/[^\x00-\x7f]/.test(local) && UTF8_LOCAL_PART.test(local)) {
+    return 'its local part (before the @) is not ASCII, which needs SMTPUTF8 (RFC 6531), and Mailroom sends without it; only the domain may be internationalized';
+  }
+  return null;
 }
 
 function toParsed(raw: string, name: string, address: string): ParsedAddress {
