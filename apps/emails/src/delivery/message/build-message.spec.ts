@@ -32,6 +32,16 @@ function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
   };
 }
 
+/** A header value as a mail client shows it: every RFC 2047 encoded word decoded, the space between two adjacent ones dropped. */
+function decodedWords(value: string): string {
+  const word = /=\?[^?\s]+\?([BQ])\?([^?\s]*)\?=/gi;
+  return value.replace(new RegExp(`(${word.source})\\s+(?=${word.source})`, 'gi'), '$1').replace(word, (_, kind: string, text: string) =>
+    kind.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+  );
+}
+
 describe(buildMessage.name, () => {
   it('composes the alternative bodies, the attachment, the inline image and the fixed headers', async () => {
     const raw = composeMessage(email()).toString();
@@ -124,6 +134,13 @@ describe(mimeBytes.name, () => {
     expect(unfolded('X-Run').replace(/=\?UTF-8\?Q\?|\?=|\s/g, '')).toBe('w'.repeat(998));
     // Values that fold at spaces are written as they are.
     expect(unfolded('X-Words')).toBe('word '.repeat(190).trim());
+  });
+
+  it('sends a subject holding text shaped like an RFC 2047 encoded word so that the reader sees it as written', () => {
+    const subject = 'Decode =?utf-8?Q?Hello?= and =?UTF-8?B?SGk=?= yourself';
+    const raw = composeMessage(email({ subject })).toString();
+    const unfolded = /^Subject: ((?:.*\r\n[ \t].*)*.*)/m.exec(raw)![1].replace(/\r\n[ \t]/g, ' ');
+    expect(decodedWords(unfolded)).toBe(subject);
   });
 
   it('keeps every line within 998 characters when whitespace comes before a run that fills the rest of the 998', () => {

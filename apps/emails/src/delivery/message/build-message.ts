@@ -33,7 +33,7 @@ export function compileMessage(email: OutgoingEmail): MimeNode {
     to: email.to,
     cc: email.cc.length ? email.cc : undefined,
     replyTo: email.replyTo.length ? email.replyTo : undefined,
-    subject: foldable(email.subject),
+    subject: asWritten(email.subject),
     text: email.text === null ? undefined : withCrlf(email.text),
     html: email.html === null ? undefined : withCrlf(email.html),
     headers: Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [name, foldable(value)])),
@@ -87,6 +87,17 @@ const boundaryOf = (emailId: string) => createHash('sha256').update(emailId).dig
 const MAX_LINE = 998;
 const foldedPieces = (value: string) => ` ${value}`.match(/\s+\S+/g) ?? [];
 const foldable = (value: string) => (foldedPieces(value).some((piece) => piece.length > MAX_LINE) ? encodeWord(value, 'Q', 52) : value);
+
+/**
+ * Text shaped like an RFC 2047 encoded word. nodemailer encodes only non-ASCII
+ * text, so a subject such as `Decode =?utf-8?Q?Hello?=` went out as it is and
+ * the reader's client showed "Decode Hello". Such a subject is written as
+ * encoded words itself, which decode to the text as written. Only the subject:
+ * a custom header may be structured (List-Unsubscribe's URL), where an encoded
+ * word would be read as literal text.
+ */
+const ENCODED_WORD_SHAPE = /=\?[^?\s]+\?[BQ]\?[^?\s]*\?=/i;
+const asWritten = (subject: string) => (ENCODED_WORD_SHAPE.test(subject) ? encodeWord(subject, 'Q', 52) : foldable(subject));
 
 /** Line breaks as RFC 5322 has them: a CR or LF on its own becomes CRLF. */
 const withCrlf = (body: string) => body.replace(/\r\n|\r|\n/g, '\r\n');
