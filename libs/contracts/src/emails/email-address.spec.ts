@@ -76,6 +76,8 @@ describe(parseEmailAddress.name, () => {
 
   it.each([
     ['x@acme.com (Ann)', 'x@acme.com', 'Ann'],
+    ['x@acme.com;', 'x@acme.com', ''],
+    [',x@acme.com', 'x@acme.com', ''],
     ['"Ann \\"Q\\" Lee" <ann@acme.com>', 'ann@acme.com', 'Ann "Q" Lee'],
   ])('still accepts %s, whose address stands in it as written', (raw, normalized, name) => {
     expect(parseEmailAddress(raw)).toMatchObject({ normalized, name });

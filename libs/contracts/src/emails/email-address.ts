@@ -126,9 +126,10 @@ function isOneMailbox(raw: string, address: string): boolean {
   return at >= 0 && standsAlone(unquoted, at, address.length) && WORDS.test(unquoted.replace(address, ' '));
 }
 
-/** Whether text[at, at + length) has whitespace or an end of the text on either side. */
+/** Whether text[at, at + length) has whitespace, a list separator the parser skips, or an end of the text on either side. */
 function standsAlone(text: string, at: number, length: number): boolean {
-  return !/\S/.test(text.charAt(at - 1)) && !/\S/.test(text.charAt(at + length));
+  const apart = (char: string) => char === '' || /[\s,;]/.test(char);
+  return apart(text.charAt(at - 1)) && apart(text.charAt(at + length));
 }
 
 /** A dot-atom local part with UTF-8 beyond ASCII (RFC 6532 §3.2), as only an SMTPUTF8 server takes it. */
