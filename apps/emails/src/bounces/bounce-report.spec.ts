@@ -64,6 +64,17 @@ describe(readBounceReport.name, () => {
     expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '550 5.1.1 no such user' } })).toMatchObject({ report: { suppress: true } });
     expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: 'user unknown' } })).toMatchObject({ report: { suppress: true } });
   });
+  // The recipient showed smtpCode null beside smtpReply '550 5.1.1 …', though the suppression rule had read 550 off it.
+  it('keeps the code read off a reply given without smtp.code as the recipient\'s smtpCode, and none when the reply starts with no code', () => {
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '550 5.1.1 user unknown' } })).toMatchObject({
+      report: { smtpCode: 550, smtpReply: '550 5.1.1 user unknown' },
+    });
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply: '553-5.1.3 bad address\r\n553 5.1.3 sorry' } })).toMatchObject({ report: { smtpCode: 553 } });
+    for (const reply of ['5.1.1 user unknown', 'user unknown']) {
+      expect(readBounceReport({ recipient: 'gone@example.com', smtp: { reply } })).toMatchObject({ report: { smtpCode: null, smtpReply: reply } });
+    }
+    expect(readBounceReport({ recipient: 'gone@example.com', smtp: { code: 551, reply: '550 5.1.1 user unknown' } })).toMatchObject({ report: { smtpCode: 551 } });
+  });
 
   // A publisher's smtp as one string, or a reply of several lines as an array of them, said nothing readable: the
   // report was applied as one with no reply at all, which suppresses, so a full mailbox was put on the list for good.

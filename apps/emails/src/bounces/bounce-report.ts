@@ -36,8 +36,10 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
   if (notABounce) return { ignored: notABounce };
   const address = reportedAddress(data.recipient)!;
   const smtp = smtpOf(data);
-  const code = (smtp.code ?? null) as number | null;
   const smtpReply = typeof smtp.reply === 'string' && smtp.reply.trim() ? storableReply(smtp.reply) : null;
+  // A reply given alone has its code read off its start (whyNoBounce made sure it is a 5xx, if any): the recipient
+  // keeps it as smtpCode, as it would the same reply to RCPT TO, and the suppression rule reads the same code.
+  const code = (smtp.code ?? (smtpReply === null ? null : outcomeFromReply(smtpReply).code)) as number | null;
   return {
     report: {
       address,
@@ -56,16 +58,15 @@ export function readBounceReport(data: Record<string, unknown>): BounceReading {
  * (mailbox-refusal.ts), since a DSN's full mailbox, spam or content refusal
  * leaves a good address deliverable, as the same reply to RCPT TO would. A
  * DSN answers for its one recipient, as that recipient's own RCPT TO reply
- * does, so a plain 550, 551 or 553 counts; a report giving the reply alone has
- * its code read off the reply's start. A report no code can be read from (no
+ * does, so a plain 550, 551 or 553 counts (`code` is smtp.code, else the one
+ * read off the reply's start). A report no code can be read from (no
  * smtp at all, or free text such as "user unknown") says only that the
  * address bounced, and is taken at its word, as before the rule applied.
  */
 function reportSuppresses(code: number | null, reply: string | null): boolean {
   const replied = reply ?? '';
-  const basicCode = code ?? outcomeFromReply(replied).code;
-  if (basicCode === null && enhancedStatusOf(replied) === null) return true;
-  return saysTheMailboxIsBad({ kind: 'permanent', code: basicCode, reply: replied, recipientRefused: true });
+  if (code === null && enhancedStatusOf(replied) === null) return true;
+  return saysTheMailboxIsBad({ kind: 'permanent', code, reply: replied, recipientRefused: true });
 }
 
 /**
