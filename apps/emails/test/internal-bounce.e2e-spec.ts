@@ -100,6 +100,47 @@ describe('an email.bounced event published by an internal service', () => {
     expect(await suppression('live', 'no-reason@example.test')).toEqual({ reason: 'bounce', details: 'bounce reported' });
   });
 
+  /** Once the worker has written its `attempts`th attempt at the email, and released its lease. */
+  const attemptRecorded = (id: string, attempts: number) =>
+    eventually(async () => (await harness.db.query('SELECT attempts FROM emails.emails WHERE id = $1 AND lease_owner IS NULL', [id])).rows[0]?.attempts === attempts, 15000);
+
+  // The server said 250 but the worker had not written it yet: the report found the recipient still queued, was
+  // marked applied and changed nothing, and the worker then wrote `delivered` over a bounce it never saw.
+  it('bounces a recipient whose delivery is still in flight when the report arrives, and delivery does not undo it', async () => {
+    const held = harness.smtp.holdNextData();
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'in-flight@example.test', subject: 'Hello', text: 'hi' });
+    await held.arrived;
+    const reply = '550 5.1.1 <in-flight@example.test>: user unknown';
+    await publishBounce({ emailId: sent.body.id, recipient: 'in-flight@example.test', smtp: { code: 550, reply } });
+    expect(await eventually(() => suppression('live', 'in-flight@example.test'), 15000)).toEqual({ reason: 'bounce', details: reply });
+    held.release();
+    await attemptRecorded(sent.body.id, 1);
+
+    const email = (await harness.stack.api.get(`/v1/emails/${sent.body.id}`)).body;
+    expect(email).toMatchObject({ status: 'bounced', recipients: [expect.objectContaining({ status: 'bounced', smtpCode: 550, smtpReply: reply })] });
+    // The reported email.bounced is the one on the stream; delivery writes no delivered (or bounced) event after it.
+    expect((await eventsOf(harness.db, sent.body.id)).map((event) => event.type)).toEqual(['email.queued']);
+  });
+
+  it('bounces a recipient waiting to be retried after a 4xx, and its retry writes no second bounce', async () => {
+    const first = harness.smtp.holdNextData();
+    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: 'retried-dsn@example.test', subject: 'Hello', text: 'hi' });
+    await first.arrived;
+    const retry = harness.smtp.holdNextData();
+    first.release({ code: 451, message: '4.3.0 try again later' });
+    await retry.arrived;
+    // Only smtp.reply: the recipient keeps the code its start gives.
+    const reply = '550 5.1.1 <retried-dsn@example.test>: user unknown';
+    await publishBounce({ emailId: sent.body.id, recipient: 'retried-dsn@example.test', smtp: { reply } });
+    await eventually(() => suppression('live', 'retried-dsn@example.test'), 15000);
+    retry.release({ code: 550, message: '5.1.1 no such user' });
+    await attemptRecorded(sent.body.id, 2);
+
+    const email = (await harness.stack.api.get(`/v1/emails/${sent.body.id}`)).body;
+    expect(email).toMatchObject({ status: 'bounced', recipients: [expect.objectContaining({ status: 'bounced', smtpCode: 550, smtpReply: reply, nextAttemptAt: null })] });
+    expect((await eventsOf(harness.db, sent.body.id)).map((event) => event.type)).toEqual(['email.queued', 'email.delivery_delayed']);
+  });
+
   it('leaves the email delivered while another of its recipients was delivered', async () => {
     const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@acme.test', to: ['kept@example.test', 'lost@example.test'], subject: 'Two', text: 'hi' });
     await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);

@@ -62,14 +62,21 @@ export class AttemptsRepository {
       if (!written.length) return held;
 
       const updates = written.flatMap((record) => record.updates.map((update) => ({ email_id: record.email.id, ...recipientColumns(update) })));
+      // Only recipients still waiting take the attempt's outcome: one a bounce report settled while the attempt was in
+      // flight (BouncesRepository, under the same email lock) keeps that bounce, and its events here are dropped, so
+      // the recipient does not read delivered after the bounce, nor get a second email.bounced.
+      const updatedRecipients = new Set<string>();
       if (updates.length) {
-        await sql.query(
+        // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
+        const [rows]: [Array<{ email_id: string; address: string }>, number] = await sql.query(
           `UPDATE emails.recipients r
               SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
              FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
-            WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[])`,
+            WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[]) AND r.status IN ('queued', 'deferred')
+        RETURNING r.email_id, r.address`,
           [recordsetJson(updates), written.map((record) => record.email.id)],
         );
+        for (const row of rows) updatedRecipients.add(recipientKey(row.email_id, row.address));
       }
       // In (mode, address) order, as the emails above are locked in id order: in the order the batch's emails
       // fell, a transaction adding two of the addresses the other way round (another replica's record) deadlocked
@@ -105,7 +112,7 @@ export class AttemptsRepository {
       await appendEvents(
         manager,
         'emails',
-        written.flatMap((record) => record.events),
+        written.flatMap((record) => record.events.filter((event) => updatedRecipients.has(recipientKey(record.email.id, (event.data as { recipient: string }).recipient)))),
       );
       return held;
     });
@@ -121,6 +128,10 @@ function recipientColumns(update: RecipientUpdate) {
     smtp_reply: update.smtpReply,
     next_attempt_at: update.nextAttemptAt,
   };
+}
+
+function recipientKey(emailId: string, address: string): string {
+  return `${emailId}\u0000${address}`;
 }
 
 /** Code-unit order, the same on every replica whatever its locale (localeCompare is not). */

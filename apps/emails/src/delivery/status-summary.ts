@@ -7,8 +7,10 @@ export type EmailStatus = EmailStatusValue;
 
 /**
  * The states of a recipient whose server took the message: the only ones a
- * bounce or a complaint reported afterwards can be about. One suppressed,
- * cancelled, still waiting, or refused during the exchange never got it.
+ * complaint reported afterwards can be about. One suppressed, cancelled,
+ * still waiting, or refused during the exchange never got it, as far as
+ * Mailroom has written; a reported bounce also takes one still waiting, whose
+ * accepted attempt it can overtake (bounce-after-acceptance.ts).
  */
 export const ACCEPTED_BY_SERVER: readonly RecipientStatus[] = ['delivered', 'sent'];
 
