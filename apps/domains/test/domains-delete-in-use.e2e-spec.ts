@@ -1,5 +1,6 @@
+import { Client } from 'pg';
 import { eventually } from '@mailroom/testing';
-import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from '../../emails/test/support/delivery-harness';
+import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from '../../emails/test/support/delivery-harness';
 import { uniqueDomain } from './domains-fixtures';
 
 const inOneDay = () => new Date(Date.now() + 24 * 3600 * 1000).toISOString();
@@ -106,5 +107,47 @@ describe('domains: deletion refused while the domain is in use', () => {
     held.release();
     await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
     await expectDeleted(domain);
+  });
+
+  it('fails, and never sends, an email accepted while its domain was being deleted (the in-use count and the send crossed)', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('crossed'));
+    // Recent mail from the domain: the delivery worker holds its identity (DKIM key) in its cache.
+    const earlier = await send(domain.name);
+    await emailReaching(harness.stack, harness.stack.rootKey, earlier.id, ['delivered']);
+    harness.smtp.clear();
+
+    // The two services cannot share a transaction: a send checks the domain (verified), and commits its email
+    // after the deletion counted mail in flight (none). Held here between the two, by a lock on the emails table
+    // that lets the count read but makes the send's insert wait.
+    const holder = new Client({ connectionString: harness.stack.databaseUrl });
+    await holder.connect();
+    const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    let crossed;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE emails.emails IN SHARE MODE');
+      const sending = api().post('/v1/emails', { from: `hi@${domain.name}`, to: 'bob@example.test', subject: 'Crossed', text: 'Hi' });
+      await eventually(async () => {
+        const { rows } = await harness.db.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO%emails%' AND $1 = ANY(pg_blocking_pids(pid))`,
+          [holderPid],
+        );
+        return rows.length ? true : undefined;
+      });
+      await expectDeleted(domain);
+      await holder.query('COMMIT');
+      crossed = await sending;
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+    expect(crossed.status).toBe(202);
+
+    // Not signed with the key the deletion withdrew from DNS, nor sent as a domain the account gave up: failed,
+    // saying why, with its event.
+    const failed = await emailReaching(harness.stack, harness.stack.rootKey, crossed.body.id, ['failed', 'delivered']);
+    expect(failed).toMatchObject({ status: 'failed', recipients: [{ status: 'failed', smtpReply: expect.stringContaining(`${domain.name} is no longer a sending domain`) }] });
+    expect(harness.smtp.messages).toHaveLength(0);
+    await eventually(async () => ((await eventsOf(harness.db, crossed.body.id)).some((event) => event.type === 'email.failed') ? true : undefined));
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AnalyticsSubjects,
+  DomainBroadcasts,
   DomainEvents,
   DomainsSubjects,
   EmailsSubjects,
@@ -16,7 +17,7 @@ import {
 
 /** Every subject an app publishes, requests or subscribes to, as libs/contracts names them. */
 const SUBJECTS: string[] = [
-  ...[KeysSubjects, KeysEvents, DomainsSubjects, DomainEvents, EmailsSubjects, TrackingSubjects, AnalyticsSubjects, WebhooksSubjects, HealthSubjects, GatewayEvents].flatMap(
+  ...[KeysSubjects, KeysEvents, DomainsSubjects, DomainEvents, DomainBroadcasts, EmailsSubjects, TrackingSubjects, AnalyticsSubjects, WebhooksSubjects, HealthSubjects, GatewayEvents].flatMap(
     (subjects) => Object.values(subjects),
   ),
   ...EVENT_TYPES,

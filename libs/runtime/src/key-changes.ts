@@ -1,34 +1,50 @@
 import { Logger } from '@nestjs/common';
-import { KeysEvents } from '@mailroom/contracts';
+import { DomainBroadcasts, KeysEvents } from '@mailroom/contracts';
 import { Events, JSONCodec, NatsConnection } from 'nats';
 
-const codec = JSONCodec<{ data?: { keyId?: string } }>();
+const codec = JSONCodec<{ data?: Record<string, unknown> }>();
+
+/** A cache that forgets one entry when told it changed, and everything when it cannot know what did. */
+export interface EvictableCache {
+  evict(id: string): void;
+  clear(): void;
+}
 
 /**
- * Tells a cache of API keys about every key change, on every replica: the
- * subscription has no queue group, so each process gets each event. After a
- * reconnect a change may have been missed, so the cache is told to drop
- * everything.
+ * Tells a cache about every change announced on `subject`, on every replica:
+ * the subscription has no queue group, so each process gets each event. The
+ * event's data names the entry in `field`. After a reconnect a change may have
+ * been missed, so the cache is told to drop everything.
  */
-export function watchKeyChanges(connection: NatsConnection, cache: { evict(keyId: string): void; clear(): void }, logger: Logger): void {
-  connection.subscribe(KeysEvents.changed, {
+export function watchEvictions(connection: NatsConnection, subject: string, field: string, cache: EvictableCache, logger: Logger, cacheName: string): void {
+  connection.subscribe(subject, {
     callback: (error, message) => {
       if (error) return;
-      let keyId: string | undefined;
+      let id: unknown;
       try {
-        keyId = codec.decode(message.data).data?.keyId;
+        id = codec.decode(message.data).data?.[field];
       } catch {
-        // Unreadable, so which key changed is unknown: forget them all.
+        // Unreadable, so which entry changed is unknown: forget them all.
       }
-      if (keyId) cache.evict(keyId);
+      if (typeof id === 'string' && id) cache.evict(id);
       else cache.clear();
     },
   });
   void (async () => {
     for await (const status of connection.status()) {
       if (status.type !== Events.Reconnect) continue;
-      logger.warn('NATS reconnected; dropping the key cache in case a change was missed');
+      logger.warn(`NATS reconnected; dropping the ${cacheName} in case a change was missed`);
       cache.clear();
     }
   })();
+}
+
+/** Tells a cache of API keys about every key change (`api-key.changed`, by key id). */
+export function watchKeyChanges(connection: NatsConnection, cache: EvictableCache, logger: Logger): void {
+  watchEvictions(connection, KeysEvents.changed, 'keyId', cache, logger, 'key cache');
+}
+
+/** Tells a cache of sender identities about every deleted domain (`sending-domain.deleted`, by domain name). */
+export function watchDomainDeletions(connection: NatsConnection, cache: EvictableCache, logger: Logger): void {
+  watchEvictions(connection, DomainBroadcasts.deleted, 'name', cache, logger, 'sender identity cache');
 }

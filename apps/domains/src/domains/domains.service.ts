@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
 import { ulid } from '@mailroom/database';
 import {
   DeletedResponse,
+  DomainBroadcasts,
+  DomainDeletedBroadcast,
   DomainCreatePayload,
   DomainList,
   DomainListPayload,
@@ -22,7 +25,7 @@ import { assertMayAdd, assertMayTrackUnder, assertVisible } from './domain-acces
 import { toListItem, toResponse } from './domain.mapper';
 import { DomainSettings } from './domain-settings';
 import { DomainsRepository } from './domains.repository';
-import { EmailsUsageClient } from './emails-usage.client';
+import { DOMAINS_NATS_CLIENT, EmailsUsageClient } from './emails-usage.client';
 
 @Injectable()
 export class DomainsService {
@@ -31,6 +34,7 @@ export class DomainsService {
     private readonly settings: DomainSettings,
     private readonly emailsUsage: EmailsUsageClient,
     private readonly keyCache: DkimKeyCache,
+    @Inject(DOMAINS_NATS_CLIENT) private readonly events: ClientProxy,
   ) {}
 
   async create({ ctx, input }: DomainCreatePayload): Promise<DomainResponse> {
@@ -119,6 +123,11 @@ export class DomainsService {
    * Refused while the emails service reports mail from the domain still on its
    * way; if it does not answer, nothing is deleted (503). The DKIM key goes
    * with the row, so its zone record disappears too.
+   * The in-use check and a send from the domain can cross (two services, no
+   * shared transaction): the send checked the domain before it was deleted and
+   * commits its email after the count. `sending-domain.deleted` makes every emails
+   * replica drop the identity it caches, so such an email fails ("no longer a
+   * sending domain") instead of going out signed with the withdrawn key.
    */
   async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'domain'>> {
     const entity = assertVisible(ctx, await this.repository.findById(id), id);
@@ -129,6 +138,9 @@ export class DomainsService {
     // Of requests racing to delete one domain, one deletes it; the others find nothing left, as after it.
     if (!(await this.repository.delete(id))) throw DomainError.notFound('domain', id);
     this.keyCache.forget(id);
+    const deleted: DomainDeletedBroadcast = { name: entity.name };
+    // Fire and forget: an emails replica that misses it (reconnecting) drops its whole cache on reconnect.
+    this.events.emit(DomainBroadcasts.deleted, deleted).subscribe({ error: () => undefined });
     return { id, object: 'domain', deleted: true };
   }
 

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
-import { LastReadWhileAway, MAILROOM_CONFIG, RepeatedFailureLog, RpcClient } from '@mailroom/runtime';
+import { connectNats, LastReadWhileAway, MAILROOM_CONFIG, RepeatedFailureLog, RpcClient, watchDomainDeletions } from '@mailroom/runtime';
+import type { NatsConnection } from 'nats';
 import { OpenedSenderIdentity, openSenderIdentity } from './open-sender-identity';
 
 export const DELIVERY_NATS_CLIENT = Symbol('DeliveryNatsClient');
@@ -21,9 +22,12 @@ type SenderIdentityRpc = { [SENDER_IDENTITY_SUBJECT]: { payload: SenderIdentityP
  * within the TTL.
  * The key arrives sealed under ENCRYPTION_KEY and is opened here, once per
  * domain per TTL; the opened key lives only in memory and is never logged.
+ * A deleted domain is dropped at once (`sending-domain.deleted`, on every replica):
+ * an email accepted as the deletion ran must fail, not be signed with a key
+ * no longer in DNS.
  */
 @Injectable()
-export class SenderIdentityCache {
+export class SenderIdentityCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SenderIdentityCache.name);
   /** Every attempt from a domain whose key does not open fails the same way; one line per 30 s says so. */
   private readonly openFailures = new RepeatedFailureLog(this.logger, 'opening the DKIM keys the domains service sends');
@@ -32,6 +36,7 @@ export class SenderIdentityCache {
   /** What the domains service last said of each domain: answered while it is away (see standIn). */
   private readonly lastRead = new LastReadWhileAway<OpenedSenderIdentity | null>();
   private readonly box: SecretBox;
+  private connection?: NatsConnection;
 
   constructor(@Inject(DELIVERY_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig) {
     this.rpc = new RpcClient<SenderIdentityRpc>(client, config.RPC_TIMEOUT_MS, 'domains');
@@ -39,6 +44,26 @@ export class SenderIdentityCache {
     this.box = secretBoxFromConfig(config);
     // The domains service logs the id it seals with: the two boot lines must show the same id.
     this.logger.log(`ENCRYPTION_KEY id ${this.box.keyId} opens the DKIM keys the domains service sends`);
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.connection = await connectNats(this.config);
+    watchDomainDeletions(this.connection, this, this.logger);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.connection?.drain().catch(() => undefined);
+  }
+
+  /** The domain was deleted: the domains service would now answer that it does not know it, even while away. */
+  evict(domain: string): void {
+    this.entries.delete(domain);
+    this.lastRead.remember(domain, null);
+  }
+
+  /** A deletion may have been missed (NATS reconnected): ask again about every domain. */
+  clear(): void {
+    this.entries.clear();
   }
 
   /**

@@ -30,6 +30,21 @@ export const DomainEvents = {
   failed: 'domain.failed',
 } as const;
 
+/** Fire-and-forget subjects. */
+export const DomainBroadcasts = {
+  /**
+   * Broadcast without a queue group once a domain is deleted: every emails replica drops the identity (DKIM key)
+   * it caches, so mail that was accepted as the deletion's in-use check ran fails instead of going out signed
+   * with a key no longer published.
+   */
+  deleted: 'sending-domain.deleted',
+} as const;
+
+export interface DomainDeletedBroadcast {
+  /** The deleted domain's name, as the emails service caches its identity under. */
+  name: string;
+}
+
 export interface DomainsRpc {
   [DomainsSubjects.create]: { payload: DomainCreatePayload; reply: DomainResponse };
   [DomainsSubjects.list]: { payload: DomainListPayload; reply: DomainList };
