@@ -68,4 +68,20 @@ describe('delivery while the domains service is away', () => {
       await harness.stack.startApp('domains');
     }
   });
+
+  it('refuses live sends from a domain deleted before the domains service went away (422), instead of its last status', async () => {
+    const domain = await verifiedDomain(harness, 'gone.test');
+    const before = await harness.stack.api.post('/v1/emails', { from: 'hi@gone.test', to: 'ann@example.test', subject: 'before', text: 'Hello' });
+    await emailReaching(harness.stack, harness.stack.rootKey, before.body.id, ['delivered']);
+    expect((await harness.stack.api.delete(`/v1/domains/${domain.id}`)).status).toBe(200);
+
+    await harness.stack.stopApp('domains');
+    try {
+      const after = await harness.stack.api.post('/v1/emails', { from: 'hi@gone.test', to: 'ann@example.test', subject: 'after', text: 'Hello' });
+      expect(after.status).toBe(422);
+      expect(after.body.error).toMatchObject({ code: 'validation_error', message: expect.stringContaining('from') });
+    } finally {
+      await harness.stack.startApp('domains');
+    }
+  });
 });

@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { DomainBroadcasts, KeysEvents } from '@mailroom/contracts';
 import { Events, JSONCodec, NatsConnection } from 'nats';
+import { NatsSettings } from './nats-authentication';
+import { connectNats } from './nats-options';
 
 const codec = JSONCodec<{ data?: Record<string, unknown> }>();
 
@@ -44,7 +46,26 @@ export function watchKeyChanges(connection: NatsConnection, cache: EvictableCach
   watchEvictions(connection, KeysEvents.changed, 'keyId', cache, logger, 'key cache');
 }
 
-/** Tells a cache of sender identities about every deleted domain (`sending-domain.deleted`, by domain name). */
-export function watchDomainDeletions(connection: NatsConnection, cache: EvictableCache, logger: Logger): void {
-  watchEvictions(connection, DomainBroadcasts.deleted, 'name', cache, logger, 'sender identity cache');
+/**
+ * Tells a cache of sender identities about every deleted domain
+ * (`sending-domain.deleted`, by domain name), on a connection of its own:
+ * start it when the module starts, stop it when it is destroyed.
+ */
+export class DomainDeletionWatch {
+  private connection?: NatsConnection;
+
+  constructor(
+    private readonly nats: NatsSettings,
+    private readonly cache: EvictableCache,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.connection = await connectNats(this.nats);
+    watchEvictions(this.connection, DomainBroadcasts.deleted, 'name', this.cache, this.logger, 'sender identity cache');
+  }
+
+  async stop(): Promise<void> {
+    await this.connection?.drain().catch(() => undefined);
+  }
 }

@@ -3,8 +3,7 @@ import { ClientProxy } from '@nestjs/microservices';
 import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
-import { connectNats, LastReadWhileAway, MAILROOM_CONFIG, RepeatedFailureLog, RpcClient, watchDomainDeletions } from '@mailroom/runtime';
-import type { NatsConnection } from 'nats';
+import { DomainDeletionWatch, LastReadWhileAway, MAILROOM_CONFIG, RepeatedFailureLog, RpcClient } from '@mailroom/runtime';
 import { OpenedSenderIdentity, openSenderIdentity } from './open-sender-identity';
 
 export const DELIVERY_NATS_CLIENT = Symbol('DeliveryNatsClient');
@@ -36,23 +35,23 @@ export class SenderIdentityCache implements OnModuleInit, OnModuleDestroy {
   /** What the domains service last said of each domain: answered while it is away (see standIn). */
   private readonly lastRead = new LastReadWhileAway<OpenedSenderIdentity | null>();
   private readonly box: SecretBox;
-  private connection?: NatsConnection;
+  private readonly deletions: DomainDeletionWatch;
 
   constructor(@Inject(DELIVERY_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) private readonly config: MailroomConfig) {
     this.rpc = new RpcClient<SenderIdentityRpc>(client, config.RPC_TIMEOUT_MS, 'domains');
     // No warning here when ENCRYPTION_KEY is unset: the tracking tokens already log one at boot.
     this.box = secretBoxFromConfig(config);
+    this.deletions = new DomainDeletionWatch(config, this, this.logger);
     // The domains service logs the id it seals with: the two boot lines must show the same id.
     this.logger.log(`ENCRYPTION_KEY id ${this.box.keyId} opens the DKIM keys the domains service sends`);
   }
 
-  async onModuleInit(): Promise<void> {
-    this.connection = await connectNats(this.config);
-    watchDomainDeletions(this.connection, this, this.logger);
+  onModuleInit(): Promise<void> {
+    return this.deletions.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.connection?.drain().catch(() => undefined);
+  onModuleDestroy(): Promise<void> {
+    return this.deletions.stop();
   }
 
   /** The domain was deleted: the domains service would now answer that it does not know it, even while away. */

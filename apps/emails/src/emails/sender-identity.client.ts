@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
 import type { MailroomConfig } from '@mailroom/config';
-import { LastReadWhileAway, MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
+import { DomainDeletionWatch, LastReadWhileAway, MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 
 type DomainStatus = NonNullable<SenderIdentityReply['identity']>['status'];
 
@@ -22,15 +22,37 @@ export function domainsTimeoutMs(rpcTimeoutMs: number): number {
   return Math.min(2000, Math.floor(rpcTimeoutMs / 2));
 }
 
-/** Asks the domains service about a sending domain; the emails service never reads the domains schema. */
+/**
+ * Asks the domains service about a sending domain; the emails service never reads the domains schema.
+ * A deleted domain (`sending-domain.deleted`) is remembered as unknown, so the stand-in below never
+ * answers "verified" for it.
+ */
 @Injectable()
-export class SenderIdentityClient {
+export class SenderIdentityClient implements OnModuleInit, OnModuleDestroy {
   private readonly rpc: RpcClient<DomainsSenderRpc>;
   private readonly lastRead = new LastReadWhileAway<DomainStatus | null>();
+  private readonly deletions: DomainDeletionWatch;
 
   constructor(@Inject(EMAILS_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) config: MailroomConfig) {
     this.rpc = new RpcClient<DomainsSenderRpc>(client, domainsTimeoutMs(config.RPC_TIMEOUT_MS), 'domains');
+    this.deletions = new DomainDeletionWatch(config, this, new Logger(SenderIdentityClient.name));
   }
+
+  onModuleInit(): Promise<void> {
+    return this.deletions.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.deletions.stop();
+  }
+
+  /** The domain was deleted: what the domains service would answer now, even while it is away. */
+  evict(domain: string): void {
+    this.lastRead.remember(domain, null);
+  }
+
+  /** Every send asks afresh; only the stand-in could be stale, and it is worth more than a missed deletion costs (see below). */
+  clear(): void {}
 
   /**
    * While the domains service is away (a restart, a deploy, its database
