@@ -50,7 +50,7 @@ describe('domains API: add, list, get, restrictions', () => {
   });
 
   it.each([
-    ['a bad hostname', 'not a domain!', 'must be a valid domain name'],
+    ['a bad hostname', '-not-a-domain-.example', 'must be a valid domain name'],
     ['an IPv4 literal', '192.0.2.1', 'not an IP address'],
     ['an IPv6 literal', '[2001:db8::1]', 'not an IP address'],
     ['a trailing dot', 'example.com.', 'must not end with a dot'],
@@ -60,6 +60,11 @@ describe('domains API: add, list, get, restrictions', () => {
     ['a public suffix', 'co.uk', 'co.uk is a public suffix'],
     ['a public suffix in capitals', 'GOV.BR', 'gov.br is a public suffix'],
     ['an internationalized public suffix', '公司.cn', 'xn--55qx5d.cn is a public suffix'],
+    // The punycode conversion reads a URL host: it stored exa%41mple.com as exaample.com and example.com/x as example.com.
+    ['a percent escape', 'exa%41mple.com', "'%' has no place in a domain name"],
+    ['a path', 'example.com/x', "'/' has no place in a domain name"],
+    ['a tab', 'exa\tmple.com', '"\\t" has no place in a domain name'],
+    ['a backslash in an internationalized name', 'bücher.de\\evil.com', "'\\' has no place in a domain name"],
     ['a number', 42, 'must be a string'],
     ['an array', [], 'must be a string'],
     ['an object', {}, 'must be a string'],

@@ -55,7 +55,9 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
   it.each([
     ['a string for a switch', { openTracking: 'no' }, /^openTracking: must be true or false$/],
     ['null for a switch', { clickTracking: null }, /^clickTracking: must not be null$/],
-    ['a tracking domain that is no hostname', { trackingDomain: 'not a host!' }, /^trackingDomain: must be a valid domain name/],
+    ['a tracking domain that is no hostname', { trackingDomain: 'links-.example.com' }, /^trackingDomain: must be a valid domain name/],
+    ['a tracking domain with a query, which the punycode conversion cut off', { trackingDomain: 'links.example.com?x' }, /^trackingDomain: must hold only letters, digits, hyphens and dots; '\?' has no place in a domain name$/],
+    ['the default host with a path', { trackingDomain: `${TRACKING_HOST}/x` }, /^trackingDomain: must hold only letters, digits, hyphens and dots; '\/' has no place/],
     ['an IP literal as tracking domain', { trackingDomain: '192.0.2.10' }, /^trackingDomain: must be a domain name, not an IP address$/],
     ['a number as tracking domain', { trackingDomain: 7 }, /^trackingDomain: must be a string$/],
     ['an array as tracking domain', { trackingDomain: ['links.example.com'] }, /^trackingDomain: must be a string$/],

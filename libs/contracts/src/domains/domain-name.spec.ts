@@ -1,4 +1,4 @@
-import { domainNameProblem, sendingDomainNameProblem } from './domain-name';
+import { domainNameProblem, normalizeDomainName, sendingDomainNameProblem } from './domain-name';
 
 describe(domainNameProblem.name, () => {
   // IDNA (UTS #46) reads these as the full stop: a Japanese or Chinese input method types 。 at the end of a name.
@@ -9,5 +9,28 @@ describe(domainNameProblem.name, () => {
 
   it('takes the same dots inside a name as the full stop they stand for', () => {
     expect(domainNameProblem('example\u3002jp')).toBeNull();
+  });
+});
+
+describe('a name with ASCII no host name holds', () => {
+  // The conversion reads a URL host: it drops the tab and newline, decodes %41 and %2e, and stops at \ / ? #.
+  it.each([
+    ['exa\tmple.com', '"\\t"'],
+    ['exa\nmple.com', '"\\n"'],
+    ['exa%41mple.com', "'%'"],
+    ['example.com\\evil.com', "'\\'"],
+    ['example.com/path', "'/'"],
+    ['bücher.de?x', "'?'"],
+    ['bücher.de#x', "'#'"],
+    ['bü_cher.de', "'_'"],
+  ])('refuses %j, saying which character, and converts it to nothing', (name, quoted) => {
+    expect(domainNameProblem(name)).toBe(`must hold only letters, digits, hyphens and dots; ${quoted} has no place in a domain name`);
+    expect(sendingDomainNameProblem(name)).toBe(domainNameProblem(name));
+    expect(normalizeDomainName(name)).toBe('');
+  });
+
+  it('still converts letters, digits, hyphens, dots and internationalized letters', () => {
+    expect(normalizeDomainName('Bücher-2.DE')).toBe('xn--bcher-2-n2a.de');
+    expect(domainNameProblem('Bücher-2.DE')).toBeNull();
   });
 });

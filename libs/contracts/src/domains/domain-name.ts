@@ -1,10 +1,27 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { quotedForMessage } from '@mailroom/errors';
 import { parse as parseDomain } from 'tldts';
 import { isHostname, stringRule } from '../validation/validators';
 
 /** RFC 1035 §2.3.4: a name is at most 255 octets on the wire, 253 characters written out. */
 export const MAX_DOMAIN_NAME_LENGTH = 253;
+
+/**
+ * ASCII that has no place in a host name. The conversion to punycode reads its
+ * input as a URL's host, so it drops a tab or a newline, decodes %41 and stops
+ * at a backslash, a slash, `?` or `#`: without this check `exa%41mple.com` was
+ * stored as exaample.com and `example.com/x` as example.com, a name other than
+ * the one sent, and `a@x.testü<TAB>x.test` became the recipient
+ * a@x.xn--testx-nva.test while nodemailer wrote a@x.test in the To header.
+ */
+const ASCII_OUTSIDE_HOST_NAMES = /[\x00-\x2c\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/;
+
+/** The first ASCII character of `raw` that no host name holds, quoted for a message, or null. */
+function asciiOutsideHostName(raw: string): string | null {
+  const found = ASCII_OUTSIDE_HOST_NAMES.exec(raw);
+  return found ? quotedForMessage(found[0]) : null;
+}
 
 /**
  * What is wrong with a sending domain name, or null when it is fine. The name
@@ -15,6 +32,8 @@ export function domainNameProblem(raw: unknown): string | null {
   if (raw.length > 4 * MAX_DOMAIN_NAME_LENGTH) return `must be at most ${MAX_DOMAIN_NAME_LENGTH} characters`;
   if (raw.endsWith('.')) return 'must not end with a dot';
   if (isIP(raw) || isIP(raw.replace(/^\[|\]$/g, ''))) return 'must be a domain name, not an IP address';
+  const outside = asciiOutsideHostName(raw);
+  if (outside) return `must hold only letters, digits, hyphens and dots; ${outside} has no place in a domain name`;
   const ascii = domainToASCII(raw.toLowerCase());
   // IDNA maps the ideographic and fullwidth full stops (。 ． ｡) to '.', so a name a CJK input method ended with one
   // ends with a dot too, and was told it needs "letters, digits, hyphens and a top-level domain" instead.
@@ -57,9 +76,13 @@ function isPublicSuffix(name: string): boolean {
   return parsed.isIcann === true && parsed.publicSuffix === name;
 }
 
-/** The stored form: lower-case ASCII, internationalized names converted to punycode (UTS #46). */
+/**
+ * The stored form: lower-case ASCII, internationalized names converted to
+ * punycode (UTS #46); '' when it cannot be converted, as for a name holding
+ * ASCII no host name holds (see ASCII_OUTSIDE_HOST_NAMES).
+ */
 export function normalizeDomainName(raw: string): string {
-  return domainToASCII(raw.toLowerCase());
+  return ASCII_OUTSIDE_HOST_NAMES.test(raw) ? '' : domainToASCII(raw.toLowerCase());
 }
 
 /** A DTO rule over a domain name that says exactly what is wrong, through `problemOf` (domainNameProblem or sendingDomainNameProblem). */

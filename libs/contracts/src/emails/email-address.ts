@@ -23,14 +23,6 @@ const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const PLAIN_NAMED_ADDRESS = /^([A-Za-z0-9]+(?: [A-Za-z0-9]+)*) <([^<>\s]+)>$/;
 
 /**
- * ASCII that has no place in a host name. The conversion reads its input as a
- * URL's host, so it drops a tab, decodes %41 and stops at a backslash: without
- * this check `a@x.testü<TAB>x.test` became the recipient a@x.xn--testx-nva.test
- * while nodemailer wrote a@x.test in the To header.
- */
-const ASCII_OUTSIDE_HOST_NAMES = /[\x00-\x2c\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/;
-
-/**
  * A domain as SMTP and DNS carry it: an internationalized name (bücher.de)
  * in punycode (xn--bcher-kva.de), as sending domains are stored, so it needs
  * no SMTPUTF8; '' when it cannot be converted. A name already in punycode is
@@ -40,7 +32,7 @@ const ASCII_OUTSIDE_HOST_NAMES = /[\x00-\x2c\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/;
  */
 function asciiDomain(domain: string): string {
   if (!/[^\x00-\x7f]|xn--/i.test(domain)) return domain;
-  return ASCII_OUTSIDE_HOST_NAMES.test(domain) ? '' : normalizeDomainName(domain);
+  return normalizeDomainName(domain);
 }
 
 /**
