@@ -77,6 +77,21 @@ describe('POST /v1/api-keys', () => {
       expect(created.body.domainRestrictions).toEqual(['example.com', 'xn--bcher-kva.test']);
     });
 
+    // Converted to punycode as a URL host is, ab⁺cd.example was stored as ab+cd.example, a name no domain can have.
+    it.each([
+      ['a superscript plus that punycode turns into +', 'ab\u207acd.example', "must hold only letters, digits, hyphens and dots; '\u207a' (read as '+') has no place in a domain name"],
+      ['a percent escape', 'exa%41mple.com', "must hold only letters, digits, hyphens and dots; '%' has no place in a domain name"],
+      ['a trailing dot', 'example.com.', 'must not end with a dot'],
+    ])('refuses a restricted domain with %s, saying what is wrong with it, on create and on PATCH', async (_label, name, problem) => {
+      const created = await stack.api.post('/v1/api-keys', { name: 'k', domainRestrictions: ['a.example.com', name] });
+      expect(created.status).toBe(422);
+      expect(created.body.error).toEqual({ code: 'validation_error', message: `domainRestrictions: each value ${problem}` });
+      const key = (await stack.api.post('/v1/api-keys', { name: 'k' })).body;
+      const patched = await stack.api.patch(`/v1/api-keys/${key.id}`, { domainRestrictions: [name] });
+      expect(patched.status).toBe(422);
+      expect(patched.body.error.message).toBe(created.body.error.message);
+    });
+
     it('accepts an IPv4-mapped range with its IPv6 prefix, which admits the IPv4 clients it names', async () => {
       const created = await stack.api.post('/v1/api-keys', { name: 'mapped', ipRestrictions: ['::ffff:127.0.0.0/104'] });
       expect(created.status).toBe(201);

@@ -34,3 +34,10 @@ describe('a name with ASCII no host name holds', () => {
     expect(domainNameProblem('Bücher-2.DE')).toBeNull();
   });
 });
+
+describe('a name whose conversion yields ASCII no host name holds', () => {
+  it('names the character and what the conversion read it as', () => {
+    expect(domainNameProblem('ab\u207acd.example')).toBe("must hold only letters, digits, hyphens and dots; '\u207a' (read as '+') has no place in a domain name");
+    expect(domainNameProblem('x\u2474.example')).toBe("must hold only letters, digits, hyphens and dots; '\u2474' (read as '(1)') has no place in a domain name");
+  });
+});

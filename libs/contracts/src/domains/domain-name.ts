@@ -24,6 +24,17 @@ function asciiOutsideHostName(raw: string): string | null {
 }
 
 /**
+ * The character of `raw` that the conversion turned into ASCII no host name
+ * holds (UTS #46 maps the superscript plus ⁺ to `+`, ⑴ to `(1)`), quoted with
+ * what it stands for; null when the converted name `ascii` holds none.
+ */
+function mappedOutsideHostName(raw: string, ascii: string): string | null {
+  if (!ASCII_OUTSIDE_HOST_NAMES.test(ascii)) return null;
+  const char = [...raw].find((each) => ASCII_OUTSIDE_HOST_NAMES.test(domainToASCII(each)));
+  return char ? `${quotedForMessage(char)} (read as ${quotedForMessage(domainToASCII(char))})` : asciiOutsideHostName(ascii);
+}
+
+/**
  * What is wrong with a sending domain name, or null when it is fine. The name
  * is judged in the form it is stored in: lower-case, IDN as punycode.
  */
@@ -38,6 +49,8 @@ export function domainNameProblem(raw: unknown): string | null {
   // IDNA maps the ideographic and fullwidth full stops (。 ． ｡) to '.', so a name a CJK input method ended with one
   // ends with a dot too, and was told it needs "letters, digits, hyphens and a top-level domain" instead.
   if (ascii.endsWith('.')) return 'must not end with a dot';
+  const mapped = mappedOutsideHostName(raw, ascii);
+  if (mapped) return `must hold only letters, digits, hyphens and dots; ${mapped} has no place in a domain name`;
   if (ascii.length > MAX_DOMAIN_NAME_LENGTH) return `must be at most ${MAX_DOMAIN_NAME_LENGTH} characters (in punycode)`;
   if (!ascii || !isHostname(ascii)) return 'must be a valid domain name such as example.com (letters, digits, hyphens and a top-level domain)';
   return null;
@@ -88,3 +101,17 @@ export function normalizeDomainName(raw: string): string {
 /** A DTO rule over a domain name that says exactly what is wrong, through `problemOf` (domainNameProblem or sendingDomainNameProblem). */
 export const IsDomainNameBy = (problemOf: (value: unknown) => string | null) =>
   stringRule('isDomainName', (value) => problemOf(value) === null, (value) => problemOf(value) ?? 'is invalid');
+
+/**
+ * domainNameProblem over each name of a list (a key's domainRestrictions),
+ * saying what is wrong with the first it refuses. isHostname alone judged the
+ * name as sent, not as stored: ab⁺cd.example passed and was stored as
+ * ab+cd.example. Named isHostname, whose OpenAPI schema describes it.
+ */
+export const IsEachHostname = () =>
+  stringRule(
+    'isHostname',
+    (value) => domainNameProblem(value) === null,
+    (value) => [value].flat().map(domainNameProblem).find((problem) => problem !== null) ?? 'is invalid',
+    { each: true },
+  );

@@ -2,7 +2,8 @@ import { IsArray, IsOptional, IsString } from 'class-validator';
 import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rules';
 import { IsOneOf } from '../../validation/is-one-of';
 import { PERMISSIONS } from '../../auth/permissions';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsNotBlank } from '../../validation/validators';
+import { IsFutureTimestamp, IsIpOrCidr, IsNotBlank } from '../../validation/validators';
+import { IsEachHostname } from '../../domains/domain-name';
 import type { Mode } from '../../common/request-context';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
@@ -27,7 +28,7 @@ export class ApiKeyCreateDto {
   @IsOptional()
   @IsArray()
   @HasAtMostItems(100, 'domains')
-  @IsHostname({ each: true })
+  @IsEachHostname()
   domainRestrictions?: string[];
 
   @IsOptional()

@@ -3,7 +3,8 @@ import { HasAtMostItems, IsCharactersBetween } from '../../validation/length-rul
 import { IsOneOf } from '../../validation/is-one-of';
 import { IsOmittable } from '../../validation/is-omittable';
 import { PERMISSIONS } from '../../auth/permissions';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsNotBlank } from '../../validation/validators';
+import { IsFutureTimestamp, IsIpOrCidr, IsNotBlank } from '../../validation/validators';
+import { IsEachHostname } from '../../domains/domain-name';
 import { ReadAsUtc } from '../../validation/utc-timestamp';
 
 /** Every field optional; expiresAt: null removes the expiry, and null is refused for the others. */
@@ -23,7 +24,7 @@ export class ApiKeyUpdateDto {
   @IsOmittable()
   @IsArray()
   @HasAtMostItems(100, 'domains')
-  @IsHostname({ each: true })
+  @IsEachHostname()
   domainRestrictions?: string[];
 
   @IsOmittable()
