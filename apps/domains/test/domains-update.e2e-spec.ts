@@ -71,6 +71,20 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
     expect((await api().get(`/v1/domains/${domain.id}`)).body).toMatchObject({ openTracking: true, clickTracking: true, trackingDomain: TRACKING_HOST });
   });
 
+  // Neither could ever verify: a CNAME stands alone at its name, and the domain's SPF record (and a zone apex's SOA and NS)
+  // live at the domain's own name; nobody publishes anything at a public suffix.
+  it.each([
+    ['the domain itself, in any spelling', (name: string) => name.toUpperCase(), (name: string) => `must be a host under ${name}, such as links.${name}, not the domain itself`],
+    ['a public suffix', () => 'co.uk', () => 'must be a host under a domain you own: co.uk is a public suffix'],
+    ['an internationalized public suffix', () => '公司.cn', () => 'must be a host under a domain you own: xn--55qx5d.cn is a public suffix'],
+  ])('answers 422 for %s as tracking domain, which could never verify, and changes nothing', async (_, requested, problem) => {
+    const domain = await addDomain('selftrack');
+    const response = await api().patch(`/v1/domains/${domain.id}`, { trackingDomain: requested(domain.name) });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({ code: 'validation_error', message: expect.stringContaining(`trackingDomain: ${problem(domain.name)}`) });
+    expect((await api().get(`/v1/domains/${domain.id}`)).body).toMatchObject({ trackingDomain: TRACKING_HOST, trackingDomainStatus: 'verified' });
+  });
+
   it('answers 413 payload_too_large, not a 500, for a body within BODY_LIMIT_BYTES that the message bus cannot carry, and changes nothing', async () => {
     const domain = await addDomain('oversized');
     // 1.1 MB: under the 10 MB body limit, over NATS's default max_payload of 1 MB.
@@ -212,7 +226,7 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
     }
     expect((await restricted.get(`/v1/domains/${mine.id}`)).body).toMatchObject({ trackingDomain: TRACKING_HOST, trackingDomainStatus: 'verified' });
 
-    for (const trackingDomain of [`links.${allowed}`, allowed.toUpperCase(), null]) {
+    for (const trackingDomain of [`links.${allowed}`, `LINKS.${allowed.toUpperCase()}`, null]) {
       expect((await restricted.patch(`/v1/domains/${mine.id}`, { trackingDomain })).status).toBe(200);
     }
     // The default host is no other domain's name, and an unrestricted key may still name any host.

@@ -18,7 +18,7 @@ import {
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
-import { applyDomainUpdate, requestedTrackingDomain } from '../tracking-domain/tracking-domain';
+import { applyDomainUpdate, assertTrackingDomainApart, requestedTrackingDomain } from '../tracking-domain/tracking-domain';
 import { dkimSelectorFor } from './dns-records';
 import { generateDkimKeyPair } from './dkim-key-pair';
 import { assertMayAdd, assertMayTrackUnder, assertVisible } from './domain-access';
@@ -96,8 +96,9 @@ export class DomainsService {
    */
   async update({ ctx, id, input }: DomainUpdatePayload): Promise<DomainResponse> {
     const checked = this.checkedUpdate(input);
-    assertVisible(ctx, await this.repository.findById(id), id);
+    const { name } = assertVisible(ctx, await this.repository.findById(id), id);
     assertMayTrackUnder(ctx, checked.trackingDomain);
+    assertTrackingDomainApart(checked.trackingDomain, name);
     const firstCheckAt = new Date(Date.now() + this.settings.schedule.recheckSchedule[0]);
     const updated = await this.repository.updateLocked(id, (entity) => {
       applyDomainUpdate(entity, checked, firstCheckAt);

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { domainNameProblem, normalizeDomainName } from '@mailroom/contracts';
+import { domainNameProblem, isPublicSuffix, normalizeDomainName } from '@mailroom/contracts';
 import type { DomainTracking, DomainUpdateInput, TrackingDomainStatus } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 import type { RecordOutcome } from '../verification/verification-rules';
@@ -68,7 +68,21 @@ export function requestedTrackingDomain(requested: unknown, defaultHost: string)
   if (isDefaultHost(requested, defaultHost)) return null;
   const problem = domainNameProblem(requested);
   if (problem) throw DomainError.validation('trackingDomain', problem);
-  return normalizeDomainName(requested);
+  const name = normalizeDomainName(requested);
+  // Nobody publishes records at co.uk, so its CNAME could never verify.
+  if (isPublicSuffix(name)) throw DomainError.validation('trackingDomain', `must be a host under a domain you own: ${name} is a public suffix`);
+  return name;
+}
+
+/**
+ * Refuses the sending domain's own name as its tracking domain (a stored
+ * name, from requestedTrackingDomain). That CNAME could never verify, nor be
+ * published: a CNAME stands alone at its name (RFC 1034 §3.6.2), and the
+ * domain's SPF record lives there, and a zone apex's SOA and NS too.
+ */
+export function assertTrackingDomainApart(trackingDomain: string | null | undefined, domainName: string): void {
+  if (trackingDomain !== domainName) return;
+  throw DomainError.validation('trackingDomain', `must be a host under ${domainName}, such as links.${domainName}, not the domain itself: a CNAME there cannot stand beside its SPF record`);
 }
 
 /**

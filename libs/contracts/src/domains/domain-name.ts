@@ -84,7 +84,7 @@ export function sendingDomainNameProblem(raw: unknown): string | null {
  * would speak for every domain registered under it. Private-section suffixes
  * (github.io) are left to their operators, who may send from them.
  */
-function isPublicSuffix(name: string): boolean {
+export function isPublicSuffix(name: string): boolean {
   const parsed = parseDomain(name, { allowPrivateDomains: false });
   return parsed.isIcann === true && parsed.publicSuffix === name;
 }
