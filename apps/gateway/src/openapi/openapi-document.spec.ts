@@ -1,5 +1,5 @@
 import { IsOptional, IsString, registerDecorator } from 'class-validator';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsStringOrStringArray } from '@mailroom/contracts';
+import { IsEachHostname, IsFutureTimestamp, IsIpOrCidr, IsStringOrStringArray } from '@mailroom/contracts';
 import { dtoSchemas } from './dto-schemas';
 import { errorResponses, errorStatuses } from './error-responses';
 import { successResponse } from './response-schemas';
@@ -12,7 +12,7 @@ function IsSomethingUnknown() {
 }
 
 class OpenApiSpecProbeDto {
-  @IsHostname({ each: true })
+  @IsEachHostname()
   hosts: string[];
 
   @IsOptional()

@@ -1,8 +1,11 @@
-import { IsOptional } from 'class-validator';
+import { IsOptional, ValidationOptions } from 'class-validator';
 import { validateDto } from './validate-dto';
-import { IsFutureTimestamp, IsHostname, IsIpOrCidr, IsIsoTimestamp, stringRule } from './validators';
+import { IsFutureTimestamp, IsIpOrCidr, IsIsoTimestamp, isHostname, stringRule } from './validators';
 import { ApiKeyCreateDto } from '../keys/dto/api-key-create.dto';
 import { ApiKeyUpdateDto } from '../keys/dto/api-key-update.dto';
+
+/** A plain host-name rule, to probe stringRule itself (the DTOs judge domain names with IsEachHostname). */
+const IsHostname = (options?: ValidationOptions) => stringRule('isHostname', isHostname, 'must be a hostname such as example.com', options);
 
 class ProbeDto {
   @IsOptional()

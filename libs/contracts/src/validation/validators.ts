@@ -136,9 +136,6 @@ export const IsIpOrCidr = (options?: ValidationOptions) =>
     options,
   );
 
-export const IsHostname = (options?: ValidationOptions) =>
-  stringRule('isHostname', isHostname, 'must be a hostname such as example.com', options);
-
 export const IsFutureTimestamp = (options?: ValidationOptions) =>
   stringRule('isFutureTimestamp', isFutureTimestamp, 'must be an ISO 8601 timestamp in the future', options);
 
