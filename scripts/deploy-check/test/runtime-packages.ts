@@ -18,18 +18,36 @@ function packageName(specifier: string): string {
 
 const BUILTINS = new Set(builtinModules);
 
+/** A module named by an import or export that tsc keeps in the JavaScript: anything not marked `type`. */
+function runtimeSpecifier(statement: ts.Statement): string | undefined {
+  if (ts.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    const onlyTypes =
+      clause !== undefined &&
+      (clause.isTypeOnly || (!clause.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly)));
+    return onlyTypes ? undefined : (statement.moduleSpecifier as ts.StringLiteral).text;
+  }
+  if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) return (statement.moduleSpecifier as ts.StringLiteral).text;
+  if (ts.isImportEqualsDeclaration(statement) && !statement.isTypeOnly && ts.isExternalModuleReference(statement.moduleReference)) {
+    return (statement.moduleReference.expression as ts.StringLiteral).text;
+  }
+  return undefined;
+}
+
 /**
- * The npm packages a source file loads when it runs: what its compiled
- * CommonJS requires (imports used only as types are elided, as tsc elides
- * them), dynamic imports included, and the packages it resolves files of.
+ * The npm packages a source file loads when it runs: every import and export
+ * not marked `type`, dynamic imports, requires and the packages it resolves
+ * files of. It parses without compiling (a tenth of the time over the whole
+ * build), so an import used only as a type but not marked so counts too:
+ * stricter than tsc, which drops it, and fixed by writing `import type`.
  */
 export function packagesLoadedBy(file: string): string[] {
-  const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-    fileName: file,
-  });
-  const specifiers = [...outputText.matchAll(/\brequire(?:\.resolve)?\(\s*["']([^"']+)["']/g)].map((match) => match[1]);
-  return specifiers
+  const text = readFileSync(file, 'utf8');
+  const statements = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false).statements;
+  const declared = statements.map(runtimeSpecifier).filter((specifier): specifier is string => specifier !== undefined);
+  const called = [...text.matchAll(/\b(?:require(?:\.resolve)?|import)\(\s*["']([^"']+)["']/g)].map((match) => match[1]);
+  return [...declared, ...called]
     .filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:') && !specifier.startsWith('@mailroom/') && !BUILTINS.has(specifier))
     .map(packageName);
 }
