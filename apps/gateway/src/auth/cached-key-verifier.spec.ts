@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import type { ApiKeysUsedEvent } from '@mailroom/contracts';
+import type { ApiKeysUsedEvent, ApiKeyVerifyReply, VerifiedApiKey } from '@mailroom/contracts';
 import { REVOKED_KEY } from '@mailroom/auth';
 import type { KeysClient } from '../clients/keys.client';
 import { CachedKeyVerifier } from './cached-key-verifier';
@@ -107,22 +107,77 @@ describe(CachedKeyVerifier.name, () => {
     expect(asked.slice(3)).toEqual(['unknown-hash', 'unknown-hash']);
   });
 
-  it('answers every concurrent lookup of a deleted key as deleted, and remembers it so (lookups are not shared, so none loses the signal)', async () => {
-    let asked = 0;
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    const keys = {
-      verify: async () => {
-        asked += 1;
-        await answered;
-        return { key: null, revoked: true };
-      },
-    } as unknown as KeysClient;
-    const verifier = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 30_000, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
+  it('answers every concurrent lookup of a deleted key as deleted from one question to the keys service, and remembers it so', async () => {
+    const { verifier, asked, answer } = verifierWithGatedLookups();
     const lookups = [verifier.verify('deleted-hash'), verifier.verify('deleted-hash'), verifier.verify('deleted-hash')];
-    answer();
+    answer({ key: null, revoked: true });
     expect(await Promise.all(lookups)).toEqual([REVOKED_KEY, REVOKED_KEY, REVOKED_KEY]);
     expect(await verifier.verify('deleted-hash')).toBe(REVOKED_KEY);
-    expect(asked).toBe(3);
+    expect(asked).toEqual(['deleted-hash']);
+  });
+
+  it('asks the keys service once for many concurrent lookups of the same uncached key, and once for each other key', async () => {
+    const { verifier, asked, answer } = verifierWithGatedLookups();
+    const lookups = [...Array(50).fill('valid-hash'), 'other-hash'].map((hash) => verifier.verify(hash));
+    answer({ key: VALID_KEY, revoked: false });
+    const answers = await Promise.all(lookups);
+    expect(answers.every((key) => key === VALID_KEY)).toBe(true);
+    expect(asked).toEqual(['valid-hash', 'other-hash']);
+  });
+
+  it('hands a failed lookup to every caller sharing it and keeps nothing of it: the next caller asks again', async () => {
+    const { verifier, asked, fail, answer } = verifierWithGatedLookups();
+    const lookups = [verifier.verify('valid-hash'), verifier.verify('valid-hash')].map((lookup) => lookup.then(() => 'answered', (error: Error) => error.message));
+    fail(new Error('no keys replica answered'));
+    expect(await Promise.all(lookups)).toEqual(['no keys replica answered', 'no keys replica answered']);
+    const retried = verifier.verify('valid-hash');
+    answer({ key: VALID_KEY, revoked: false });
+    expect(await retried).toBe(VALID_KEY);
+    expect(asked).toEqual(['valid-hash', 'valid-hash']);
+  });
+
+  it('does not let a caller arriving after a key change join a lookup that started before it: that answer may predate the change', async () => {
+    const { verifier, asked, answer } = verifierWithGatedLookups();
+    const before = verifier.verify('valid-hash');
+    verifier.evict(VALID_KEY.keyId);
+    const after = verifier.verify('valid-hash');
+    answer({ key: VALID_KEY, revoked: false });
+    await Promise.all([before, after]);
+    // clear(): NATS reconnected, and a change may have been missed meanwhile.
+    const beforeClear = verifier.verify('other-hash');
+    verifier.clear();
+    const afterClear = verifier.verify('other-hash');
+    answer({ key: VALID_KEY, revoked: false });
+    await Promise.all([beforeClear, afterClear]);
+    expect(asked).toEqual(['valid-hash', 'valid-hash', 'other-hash', 'other-hash']);
   });
 });
+
+const VALID_KEY: VerifiedApiKey = { keyId: 'key_valid', mode: 'live', permissions: ['full_access'], domainRestrictions: [], ipRestrictions: [], expiresAt: null };
+
+/**
+ * The verifier with a KeysClient whose lookups wait until the test answers
+ * (or fails) them all at once, so the test decides what is in flight together.
+ */
+function verifierWithGatedLookups() {
+  const asked: string[] = [];
+  let waiting: Array<{ resolve: (reply: ApiKeyVerifyReply) => void; reject: (error: Error) => void }> = [];
+  const keys = {
+    verify: (keyHash: string) => {
+      asked.push(keyHash);
+      return new Promise<ApiKeyVerifyReply>((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+  } as unknown as KeysClient;
+  const settle = (how: (lookup: (typeof waiting)[number]) => void) => {
+    const settling = waiting;
+    waiting = [];
+    settling.forEach(how);
+  };
+  const verifier = new CachedKeyVerifier(keys, { KEY_CACHE_TTL_MS: 30_000, LAST_USED_FLUSH_MS: 600_000 } as MailroomConfig);
+  return {
+    verifier,
+    asked,
+    answer: (reply: ApiKeyVerifyReply) => settle((lookup) => lookup.resolve(reply)),
+    fail: (error: Error) => settle((lookup) => lookup.reject(error)),
+  };
+}

@@ -2,9 +2,10 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { MailroomConfig } from '@mailroom/config';
 import { VerifiedApiKey } from '@mailroom/contracts';
 import { ApiKeyVerifier, KeyLookup, REVOKED_KEY } from '@mailroom/auth';
-import { ChangeAwareCache, MAILROOM_CONFIG, RepeatedFailureLog, connectNats, watchKeyChanges } from '@mailroom/runtime';
+import { ChangeAwareCache, EvictableCache, MAILROOM_CONFIG, RepeatedFailureLog, connectNats, watchKeyChanges } from '@mailroom/runtime';
 import { NatsConnection } from 'nats';
 import { KeysClient } from '../clients/keys.client';
+import { SharedLookups } from './shared-lookups';
 import { KeyMiss, UnknownKeyMemo } from './unknown-key-memo';
 
 /**
@@ -23,13 +24,16 @@ const UNKNOWN_KEYS_REMEMBERED = 10_000;
  * Uses are counted here and flushed in batches, so lastUsedAt costs no write
  * per request; a batch the keys service did not record (none was listening,
  * or its database refused) goes out again with the next. Unknown keys are remembered as unknown for the same TTL, so a
- * client stuck on a deleted key does not cost a lookup per request.
+ * client stuck on a deleted key does not cost a lookup per request. Concurrent
+ * lookups of one uncached key share a single question to the keys service.
  */
 @Injectable()
-export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModuleDestroy {
+export class CachedKeyVerifier implements ApiKeyVerifier, EvictableCache, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(CachedKeyVerifier.name);
   private readonly cache: ChangeAwareCache<VerifiedApiKey>;
   private readonly unknownKeys: UnknownKeyMemo;
+  /** keyHash → its lookup in flight. */
+  private readonly lookups = new SharedLookups<KeyLookup>();
   private readonly flushFailures = new RepeatedFailureLog(this.logger, 'Reporting API key uses (lastUsedAt)');
   /** keyId → when it was last used (epoch ms), since the last report. */
   private used = new Map<string, number>();
@@ -50,7 +54,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
 
   async onModuleInit(): Promise<void> {
     this.connection = await connectNats(this.config);
-    watchKeyChanges(this.connection, this.cache, this.logger);
+    watchKeyChanges(this.connection, this, this.logger);
     this.flushTimer = setInterval(() => void this.flushUses(), this.config.LAST_USED_FLUSH_MS);
     this.flushTimer.unref();
   }
@@ -65,15 +69,7 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
   async verify(keyHash: string): Promise<KeyLookup> {
     const remembered = this.unknownKeys.recall(keyHash);
     if (remembered !== undefined) return remembered;
-    let miss: KeyMiss = null;
-    const key = await this.cache.get(keyHash, async () => {
-      const reply = await this.keys.verify(keyHash);
-      if (reply.revoked) miss = REVOKED_KEY;
-      return reply.key;
-    });
-    if (key !== null) return key;
-    this.unknownKeys.remember(keyHash, Date.now(), miss);
-    return miss;
+    return this.lookups.share(keyHash, () => this.lookUp(keyHash));
   }
 
   recordUse(keyId: string): void {
@@ -88,7 +84,27 @@ export class CachedKeyVerifier implements ApiKeyVerifier, OnModuleInit, OnModule
    * than the RPC reply, so it may arrive after the caller's next request.
    */
   evict(keyId: string): void {
+    // Which hash a lookup in flight is of says nothing of its key id: none started before a change is joined after it.
+    this.lookups.forgetAll();
     this.cache.evict(keyId);
+  }
+
+  /** Forgets every key, e.g. after a NATS reconnect during which a change may have been missed. */
+  clear(): void {
+    this.lookups.forgetAll();
+    this.cache.clear();
+  }
+
+  private async lookUp(keyHash: string): Promise<KeyLookup> {
+    let miss: KeyMiss = null;
+    const key = await this.cache.get(keyHash, async () => {
+      const reply = await this.keys.verify(keyHash);
+      if (reply.revoked) miss = REVOKED_KEY;
+      return reply.key;
+    });
+    if (key !== null) return key;
+    this.unknownKeys.remember(keyHash, Date.now(), miss);
+    return miss;
   }
 
   private async flushUses(): Promise<void> {
