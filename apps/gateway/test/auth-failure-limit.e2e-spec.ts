@@ -43,6 +43,13 @@ describe('failed authentications per client address', () => {
     expect((await blockedCount()) - blockedBefore).toBe(2);
   });
 
+  it(`answers at most ${LIMIT} of many guesses sent at once 401, however they overlap, and the rest 429`, async () => {
+    const statuses = await Promise.all(Array.from({ length: LIMIT * 4 }, async () => (await from('203.0.113.10', generateApiKey('live'))).status));
+    expect(statuses.filter((status) => status === 401)).toHaveLength(LIMIT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(LIMIT * 3);
+    expectBlocked(await from('203.0.113.10', stack.rootKey));
+  });
+
   it('neither counts nor blocks a request without an Authorization header: it guesses nothing, and is told 401 as ever', async () => {
     // A browser tab or a probe pointed at an API route sends no key; it must not lock out the address's real clients.
     for (let index = 0; index < LIMIT * 2; index += 1) expect((await from('203.0.113.8', null)).status).toBe(401);

@@ -40,12 +40,16 @@ export class RequestAdmission {
     const presentsKey = Boolean(request.headers.authorization);
     // request.ip honours X-Forwarded-For from TRUSTED_PROXIES only, as ipRestrictions do.
     if (presentsKey) enforceAuthFailureLimit(this.failures, request.ip, reply);
-    try {
-      request.mailroom = await authenticate(authRequestOf(request), required, this.verifier, this.options);
-    } catch (error) {
-      if (presentsKey && isGuessRefused(error)) this.sharedFailures.recordFailure(request.ip);
-      throw error;
+    const verdict = await authenticate(authRequestOf(request), required, this.verifier, this.options).catch((error: unknown) => ({ refused: error }));
+    if (presentsKey) {
+      // Checked again once the key is looked up: guesses sent in parallel all pass the check above before any of
+      // them fails, so the address may have been blocked meanwhile. Its answer, whatever the key, is then 429:
+      // the LIMIT-th failure still answers 401, and a 200 or 403 would tell a right guess from a wrong one.
+      enforceAuthFailureLimit(this.failures, request.ip, reply);
+      if ('refused' in verdict && isGuessRefused(verdict.refused)) this.sharedFailures.recordFailure(request.ip);
     }
+    if ('refused' in verdict) throw verdict.refused;
+    request.mailroom = verdict;
     enforceRateLimit(this.limiter, request.mailroom.key.keyId, reply);
   }
 }
