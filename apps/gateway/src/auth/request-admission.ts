@@ -11,7 +11,8 @@ import { SharedAuthFailures } from './shared-auth-failures';
 
 /**
  * Settles who may call a route from its headers alone: a key sent from a
- * client address blocked for failed authentications (429), then the authentication rules in
+ * client address blocked for failed authentications (429, before the key is
+ * looked up and again after), then the authentication rules in
  * order (401, then 403 for the client address, then 403 for the
  * permission), then the key's rate limit (429). The gateway runs it in
  * Fastify's onRequest hook, because Nest's guards run only after Fastify
