@@ -10,6 +10,8 @@ import { parseEmailInput } from '../src/emails/email-input.parser';
 import { buildNewEmail } from '../src/emails/new-email.builder';
 import { EmailsRepository } from '../src/emails/emails.repository';
 import type { EmailCountsRepository } from '../src/emails/email-counts.repository';
+import { BouncesRepository } from '../src/bounces/bounces.repository';
+import { AppliedEventsRepository } from '../src/reports/applied-events.repository';
 
 const OWNER = 'worker-1';
 const CTX: RequestContext = { requestId: 'req_1', keyId: 'key_1', mode: 'live', permissions: ['*'], domainRestrictions: [] };
@@ -19,7 +21,7 @@ const CTX: RequestContext = { requestId: 'req_1', keyId: 'key_1', mode: 'live', 
  * bounced the same addresses meanwhile must not deadlock with it: a record that fails is not written, the worker
  * leaves the email to its lease, and the message the server already took goes out a second time.
  */
-describe('recorded attempts and the suppression list, against Postgres', () => {
+describe('recorded attempts, the suppression list and bounce reports that cross them, against Postgres', () => {
   let schema: MigratedSchema;
   let dataSource: DataSource;
   let attempts: AttemptsRepository;
@@ -71,7 +73,12 @@ describe('recorded attempts and the suppression list, against Postgres', () => {
       await other.query('COMMIT').catch(() => undefined);
       await otherInsert.catch(() => undefined);
       expect(await settled).toBe('recorded');
-      expect(await recording).toEqual(new Set([first.id, second.id]));
+      expect(await recording).toEqual(
+        new Map([
+          [first.id, new Set(['zed@example.test'])],
+          [second.id, new Set(['amy@example.test'])],
+        ]),
+      );
     } finally {
       await other.end();
     }
@@ -80,5 +87,29 @@ describe('recorded attempts and the suppression list, against Postgres', () => {
       { address: 'amy@example.test', status: 'bounced' },
       { address: 'zed@example.test', status: 'bounced' },
     ]);
+  });
+
+  const deliveredAttempt = (email: ClaimedEmail, address: string): AttemptRecord => ({
+    email,
+    updates: [{ address, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', nextAttemptAt: null }],
+    suppressions: [],
+    events: [{ type: 'email.delivered', mode: 'live', data: { emailId: email.id, recipient: address } }],
+    summarize: (recipients) => summarizeRecipients(recipients, new Date()),
+  });
+
+  it('answers which outcomes it applied: none for a recipient a bounce report settled while the attempt was in flight', async () => {
+    const email = await claimedEmailTo('settled@example.test');
+    const reply = '550 5.1.1 user unknown';
+    await new BouncesRepository(dataSource, new AppliedEventsRepository(dataSource)).apply(`evt_bounce_${email.id}`, 'live', {
+      address: 'settled@example.test',
+      emailId: email.id,
+      smtpCode: 550,
+      smtpReply: reply,
+      details: reply,
+      suppress: true,
+    });
+    // The delivery metric counts from this answer: the dropped delivery must not show as one.
+    expect(await attempts.recordAttempts(OWNER, [deliveredAttempt(email, 'settled@example.test')])).toEqual(new Map([[email.id, new Set()]]));
+    expect(await dataSource.query('SELECT status FROM emails.recipients WHERE email_id = $1', [email.id])).toEqual([{ status: 'bounced' }]);
   });
 });

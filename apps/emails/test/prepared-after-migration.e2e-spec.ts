@@ -65,7 +65,7 @@ describe('the hot statements of a send and its delivery, after a migration adds 
         summarize: (recipients) => summarizeRecipients(recipients, new Date()),
       },
     ]);
-    expect([...recorded]).toEqual([email.id]);
+    expect(recorded).toEqual(new Map([[email.id, new Set([to])]]));
     expect(await counters.applyMany([{ eventId: `evt_${email.id}`, mode: 'test', at: now, domain: 'acme.test', tags: [], metrics: ['delivered'] }])).toEqual([true]);
     return email.id;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommitter, unlessDatabaseUnavailable } from '@mailroom/database';
-import { AttemptRecord, AttemptsRepository } from './attempts.repository';
+import { AttemptRecord, AttemptsRepository, RecordedOutcomes } from './attempts.repository';
 
 interface OwnedAttempt {
   owner: string;
@@ -19,7 +19,7 @@ interface OwnedAttempt {
  */
 @Injectable()
 export class AttemptRecorder {
-  private readonly committer = new GroupCommitter<OwnedAttempt, boolean>((attempts) => this.write(attempts), {
+  private readonly committer = new GroupCommitter<OwnedAttempt, ReadonlySet<string> | null>((attempts) => this.write(attempts), {
     // Enough to absorb every slot of a busy worker (DELIVERY_CONCURRENCY is at most 1000) in a few transactions.
     maxBatch: 200,
     maxInFlight: 1,
@@ -28,18 +28,21 @@ export class AttemptRecorder {
 
   constructor(private readonly repository: AttemptsRepository) {}
 
-  /** Resolves true once written, false when another worker took the email over (nothing written). */
-  record(owner: string, record: AttemptRecord): Promise<boolean> {
+  /**
+   * Resolves once written with the recipients whose outcome was applied (not one a report settled meanwhile),
+   * or null when another worker took the email over (nothing written).
+   */
+  record(owner: string, record: AttemptRecord): Promise<ReadonlySet<string> | null> {
     return this.committer.submit({ owner, record });
   }
 
   /** A process runs one worker, so a batch has one owner in practice; each owner's attempts are one write. */
-  private async write(attempts: OwnedAttempt[]): Promise<boolean[]> {
-    const recorded = new Set<string>();
+  private async write(attempts: OwnedAttempt[]): Promise<Array<ReadonlySet<string> | null>> {
+    const recorded: RecordedOutcomes = new Map();
     for (const owner of new Set(attempts.map((attempt) => attempt.owner))) {
       const records = attempts.filter((attempt) => attempt.owner === owner).map((attempt) => attempt.record);
-      for (const id of await this.repository.recordAttempts(owner, records)) recorded.add(id);
+      for (const [id, applied] of await this.repository.recordAttempts(owner, records)) recorded.set(id, applied);
     }
-    return attempts.map((attempt) => recorded.has(attempt.record.email.id));
+    return attempts.map((attempt) => recorded.get(attempt.record.email.id) ?? null);
   }
 }

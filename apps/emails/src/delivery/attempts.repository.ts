@@ -16,6 +16,13 @@ export interface AttemptRecord {
 }
 
 /**
+ * The emails a record wrote (those whose lease it still held), each with the
+ * recipients that took the attempt's outcome: one a report settled while the
+ * attempt was in flight is left out, its outcome dropped.
+ */
+export type RecordedOutcomes = Map<string, Set<string>>;
+
+/**
  * Each recorded email's summary status, next attempt and released lease.
  * Bounded by the ids (`= ANY($2)`) as well as joined on the recordset, as
  * the recipients update is: the recordset is estimated at 100 rows whatever
@@ -43,10 +50,10 @@ export class AttemptsRepository {
    * suppressions, each email's summary status and next attempt, the release of
    * its lease, and the events. Fenced on the lease: an email another worker
    * took over (this one stalled past its lease) is left alone — that worker's
-   * attempt counts instead. Returns the ids of the emails recorded.
+   * attempt counts instead. Returns the emails recorded, with the recipients whose outcome was applied.
    */
-  async recordAttempts(owner: string, records: AttemptRecord[]): Promise<Set<string>> {
-    if (!records.length) return new Set();
+  async recordAttempts(owner: string, records: AttemptRecord[]): Promise<RecordedOutcomes> {
+    if (!records.length) return new Map();
     return this.dataSource.transaction(async (manager) => {
       // Every statement below finds its rows by key. The two updates also name their emails with
       // `= ANY`, so whatever join the planner picks reads only those emails and their recipients.
@@ -57,15 +64,14 @@ export class AttemptsRepository {
         `SELECT id FROM emails.emails WHERE id = ANY($1::text[]) AND lease_owner = $2 ORDER BY id FOR UPDATE`,
         [records.map((record) => record.email.id), owner],
       );
-      const held = new Set(locked.map((row) => row.id));
-      const written = records.filter((record) => held.has(record.email.id));
-      if (!written.length) return held;
+      const recorded: RecordedOutcomes = new Map(locked.map((row) => [row.id, new Set<string>()]));
+      const written = records.filter((record) => recorded.has(record.email.id));
+      if (!written.length) return recorded;
 
       const updates = written.flatMap((record) => record.updates.map((update) => ({ email_id: record.email.id, ...recipientColumns(update) })));
       // Only recipients still waiting take the attempt's outcome: one a bounce report settled while the attempt was in
       // flight (BouncesRepository, under the same email lock) keeps that bounce, and its events here are dropped, so
       // the recipient does not read delivered after the bounce, nor get a second email.bounced.
-      const updatedRecipients = new Set<string>();
       if (updates.length) {
         // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
         const [rows]: [Array<{ email_id: string; address: string }>, number] = await sql.query(
@@ -76,7 +82,7 @@ export class AttemptsRepository {
         RETURNING r.email_id, r.address`,
           [recordsetJson(updates), written.map((record) => record.email.id)],
         );
-        for (const row of rows) updatedRecipients.add(recipientKey(row.email_id, row.address));
+        for (const row of rows) recorded.get(row.email_id)?.add(row.address);
       }
       // In (mode, address) order, as the emails above are locked in id order: in the order the batch's emails
       // fell, a transaction adding two of the addresses the other way round (another replica's record) deadlocked
@@ -112,9 +118,9 @@ export class AttemptsRepository {
       await appendEvents(
         manager,
         'emails',
-        written.flatMap((record) => record.events.filter((event) => updatedRecipients.has(recipientKey(record.email.id, (event.data as { recipient: string }).recipient)))),
+        written.flatMap((record) => record.events.filter((event) => recorded.get(record.email.id)?.has((event.data as { recipient: string }).recipient))),
       );
-      return held;
+      return recorded;
     });
   }
 }
@@ -128,10 +134,6 @@ function recipientColumns(update: RecipientUpdate) {
     smtp_reply: update.smtpReply,
     next_attempt_at: update.nextAttemptAt,
   };
-}
-
-function recipientKey(emailId: string, address: string): string {
-  return `${emailId}\u0000${address}`;
 }
 
 /** Code-unit order, the same on every replica whatever its locale (localeCompare is not). */

@@ -6,6 +6,8 @@ import { metricsRegistry, registeredMetric } from '@mailroom/runtime';
  * new status (delivered, sent, deferred, bounced, failed, suppressed) and the
  * email's mode (live: real SMTP; test: simulated). An attempt whose lease was
  * lost is not counted: the worker that took the email over counts its own.
+ * Nor is an outcome the record dropped because a bounce report settled the
+ * recipient while the attempt was in flight: the recipient reads bounced.
  */
 export const deliveryOutcomes = registeredMetric(
   'mailroom_email_delivery_outcomes_total',

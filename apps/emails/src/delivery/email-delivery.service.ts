@@ -86,7 +86,8 @@ export class EmailDelivery {
       this.logger.warn({ emailId: email.id }, 'lease lost during delivery; the worker that took the email over records the outcome');
       return;
     }
-    for (const update of updates) deliveryOutcomes.inc({ outcome: update.status, mode: email.mode });
+    // Only the outcomes written: a recipient a bounce report settled while this attempt was in flight keeps the report's.
+    for (const update of updates) if (recorded.has(update.address)) deliveryOutcomes.inc({ outcome: update.status, mode: email.mode });
   }
 
   private async attempt(email: ClaimedEmail, due: DueRecipient[]): Promise<Map<string, AttemptResult>> {
