@@ -1,5 +1,5 @@
 import type { RequestContext } from '@mailroom/contracts';
-import { MigratedSchema, startMigratedSchema, untilBlockedBy } from '@mailroom/testing';
+import { eventually, MigratedSchema, startMigratedSchema, untilBlockedBy } from '@mailroom/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { EMAILS_SCHEMA } from '../src/database/data-source';
@@ -11,6 +11,7 @@ import { buildNewEmail } from '../src/emails/new-email.builder';
 import { EmailsRepository } from '../src/emails/emails.repository';
 import type { EmailCountsRepository } from '../src/emails/email-counts.repository';
 import { BouncesRepository } from '../src/bounces/bounces.repository';
+import { ComplaintsRepository } from '../src/complaints/complaints.repository';
 import { AppliedEventsRepository } from '../src/reports/applied-events.repository';
 
 const OWNER = 'worker-1';
@@ -21,15 +22,17 @@ const CTX: RequestContext = { requestId: 'req_1', keyId: 'key_1', mode: 'live', 
  * bounced the same addresses meanwhile must not deadlock with it: a record that fails is not written, the worker
  * leaves the email to its lease, and the message the server already took goes out a second time.
  */
-describe('recorded attempts, the suppression list and bounce reports that cross them, against Postgres', () => {
+describe('recorded attempts, the suppression list and reports that cross them, against Postgres', () => {
   let schema: MigratedSchema;
   let dataSource: DataSource;
   let attempts: AttemptsRepository;
+  let complaints: ComplaintsRepository;
 
   beforeAll(async () => {
     schema = await startMigratedSchema(EMAILS_SCHEMA);
     dataSource = schema.dataSource;
     attempts = new AttemptsRepository(dataSource);
+    complaints = new ComplaintsRepository(dataSource, new AppliedEventsRepository(dataSource));
   });
   afterAll(() => schema?.destroy());
 
@@ -111,5 +114,71 @@ describe('recorded attempts, the suppression list and bounce reports that cross 
     // The delivery metric counts from this answer: the dropped delivery must not show as one.
     expect(await attempts.recordAttempts(OWNER, [deliveredAttempt(email, 'settled@example.test')])).toEqual(new Map([[email.id, new Set()]]));
     expect(await dataSource.query('SELECT status FROM emails.recipients WHERE email_id = $1', [email.id])).toEqual([{ status: 'bounced' }]);
+  });
+
+  /** The email's and its recipient's complaint marks, the address's entry and the email's events: all a complaint changes. */
+  const afterComplaint = async (email: ClaimedEmail, address: string) => {
+    const [marks] = await dataSource.query(
+      `SELECT e.status, e.complained_at IS NOT NULL AS email_marked, r.complained_at IS NOT NULL AS recipient_marked
+         FROM emails.emails e JOIN emails.recipients r ON r.email_id = e.id WHERE e.id = $1`,
+      [email.id],
+    );
+    const [entry] = await dataSource.query(`SELECT reason FROM emails.suppressions WHERE mode = 'live' AND address = $1`, [address]);
+    const events = await dataSource.query(`SELECT type FROM emails.outbox WHERE data->>'emailId' = $1 AND type <> 'email.queued' ORDER BY seq`, [email.id]);
+    return { entry, events: events.map((event: { type: string }) => event.type), ...marks };
+  };
+  const complainedAndDelivered = { status: 'delivered', email_marked: true, recipient_marked: true, entry: { reason: 'complaint' }, events: ['email.delivered'] };
+
+  // A reader complains of mail that reached them, so a complaint that finds its recipient still waiting is about
+  // the attempt in flight, whose 250 is not written yet. It suppressed the address and marked nothing, and the
+  // attempt then wrote `delivered`: the email never read as complained of.
+  it('marks the email complained of whichever is written first, the complaint or the attempt the server accepted', async () => {
+    const attemptFirst = await claimedEmailTo('attempt.first@example.test');
+    expect([...(await attempts.recordAttempts(OWNER, [deliveredAttempt(attemptFirst, 'attempt.first@example.test')])).keys()]).toEqual([attemptFirst.id]);
+    await complaints.apply(`evt_c_${attemptFirst.id}`, 'live', attemptFirst.id, 'attempt.first@example.test', 'ARF');
+
+    const complaintFirst = await claimedEmailTo('complaint.first@example.test');
+    await complaints.apply(`evt_c_${complaintFirst.id}`, 'live', complaintFirst.id, 'complaint.first@example.test', 'ARF');
+    expect(await dataSource.query('SELECT complained_at FROM emails.emails WHERE id = $1', [complaintFirst.id])).toEqual([{ complained_at: null }]);
+    await attempts.recordAttempts(OWNER, [deliveredAttempt(complaintFirst, 'complaint.first@example.test')]);
+
+    expect(await afterComplaint(attemptFirst, 'attempt.first@example.test')).toEqual(complainedAndDelivered);
+    expect(await afterComplaint(complaintFirst, 'complaint.first@example.test')).toEqual(complainedAndDelivered);
+  });
+
+  it('marks nothing for a complaint that found its recipient waiting when the attempt did not reach the reader after all', async () => {
+    const email = await claimedEmailTo('never.reached@example.test');
+    await complaints.apply(`evt_c_${email.id}`, 'live', email.id, 'never.reached@example.test', 'ARF');
+    await attempts.recordAttempts(OWNER, [bouncedAttempt(email, 'never.reached@example.test')]);
+    const [marks] = await dataSource.query('SELECT status, complained_at FROM emails.emails WHERE id = $1', [email.id]);
+    expect(marks).toEqual({ status: 'bounced', complained_at: null });
+  });
+
+  it('marks the email when the complaint comes while the attempt is being written', async () => {
+    const email = await claimedEmailTo('mid.write@example.test');
+    const url = (dataSource.options as { url: string }).url;
+    // The attempt is written on this test's one pooled connection; the complaint needs a connection of its own.
+    const reports = new DataSource({ ...dataSource.options } as typeof dataSource.options);
+    await reports.initialize();
+    const holder = new Client({ connectionString: url });
+    await holder.connect();
+    try {
+      // Holds the recipient's row, so the record stops after locking its email and before writing the recipient.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM emails.recipients WHERE email_id = $1 FOR UPDATE', [email.id]);
+      const recording = attempts.recordAttempts(OWNER, [deliveredAttempt(email, 'mid.write@example.test')]);
+      await untilBlockedBy(holder);
+      const complaint = new ComplaintsRepository(reports, new AppliedEventsRepository(reports)).apply(`evt_c_${email.id}`, 'live', email.id, 'mid.write@example.test', 'ARF');
+      // Either the complaint is done (it did not wait for the attempt) or it waits as the record does.
+      const waiters = async () =>
+        (await holder.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n >= 2 || undefined;
+      await Promise.race([complaint, eventually(waiters, 15000)]);
+      await holder.query('COMMIT');
+      await Promise.all([recording, complaint]);
+    } finally {
+      await holder.end();
+      await reports.destroy();
+    }
+    expect(await afterComplaint(email, 'mid.write@example.test')).toEqual(complainedAndDelivered);
   });
 });

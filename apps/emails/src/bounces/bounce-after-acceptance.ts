@@ -1,7 +1,4 @@
-import { ACCEPTED_BY_SERVER, EmailStatus, RecipientStatus, summarizeEmailStatus } from '../delivery/status-summary';
-
-/** A recipient still waiting for delivery: a worker may be sending to it right now, or will retry it. */
-const WAITING: readonly RecipientStatus[] = ['queued', 'deferred'];
+import { ACCEPTED_BY_SERVER, awaitsDelivery, EmailStatus, RecipientStatus, summarizeEmailStatus } from '../delivery/status-summary';
 
 /**
  * What a bounce of `address` reported after acceptance does to an email:
@@ -25,8 +22,7 @@ export function bounceAfterAcceptance(
 ): { emailStatus: EmailStatus } | null {
   const bounced = recipients.find((recipient) => recipient.address === address);
   if (!bounced) return null;
-  const waitingToBeSent = WAITING.includes(bounced.status) && emailStatus === 'queued';
-  if (!ACCEPTED_BY_SERVER.includes(bounced.status) && !waitingToBeSent) return null;
+  if (!ACCEPTED_BY_SERVER.includes(bounced.status) && !awaitsDelivery(emailStatus, bounced.status)) return null;
   const statuses = recipients.map((recipient) => (recipient === bounced ? 'bounced' : recipient.status));
   return { emailStatus: summarizeEmailStatus(statuses) };
 }

@@ -3,7 +3,7 @@ import { planOnIndexes, preparedStatements, recordsetJson } from '@mailroom/data
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource } from 'typeorm';
 import type { ClaimedEmail, RecipientUpdate } from './delivery.repository';
-import { RecipientStatus } from './status-summary';
+import { ACCEPTED_BY_SERVER, RecipientStatus } from './status-summary';
 
 /** What one attempt at one email did: its recipients' new states, new suppressions and the events to publish. */
 export interface AttemptRecord {
@@ -23,7 +23,9 @@ export interface AttemptRecord {
 export type RecordedOutcomes = Map<string, Set<string>>;
 
 /**
- * Each recorded email's summary status, next attempt and released lease.
+ * Each recorded email's summary status, next attempt and released lease,
+ * and its complaint mark when a recipient complained of while this attempt
+ * was in flight was delivered by it (see complaint-mark.ts).
  * Bounded by the ids (`= ANY($2)`) as well as joined on the recordset, as
  * the recipients update is: the recordset is estimated at 100 rows whatever
  * it holds, and on a young emails table the planner hashed it against a
@@ -32,8 +34,9 @@ export type RecordedOutcomes = Map<string, Set<string>>;
  */
 export const EMAIL_SUMMARY_UPDATE = `UPDATE emails.emails e
             SET status = s.status, next_attempt_at = s.next_attempt_at, attempts = e.attempts + s.attempted, lease_owner = NULL, lease_expires_at = NULL,
-                delivered_at = CASE WHEN s.delivered THEN COALESCE(e.delivered_at, now()) ELSE e.delivered_at END, updated_at = now()
-           FROM jsonb_to_recordset($1::jsonb) AS s(id text, status text, next_attempt_at timestamptz, delivered boolean, attempted int)
+                delivered_at = CASE WHEN s.delivered THEN COALESCE(e.delivered_at, now()) ELSE e.delivered_at END,
+                complained_at = COALESCE(e.complained_at, s.complained_at), updated_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS s(id text, status text, next_attempt_at timestamptz, delivered boolean, attempted int, complained_at timestamptz)
           WHERE e.id = s.id AND e.id = ANY($2::text[])`;
 
 /**
@@ -72,17 +75,23 @@ export class AttemptsRepository {
       // Only recipients still waiting take the attempt's outcome: one a bounce report settled while the attempt was in
       // flight (BouncesRepository, under the same email lock) keeps that bounce, and its events here are dropped, so
       // the recipient does not read delivered after the bounce, nor get a second email.bounced.
+      // A complaint that came while the attempt was in flight marked only its recipient (ComplaintsRepository):
+      // the email is marked once the attempt is written as having reached the reader.
+      const complainedAt = new Map<string, Date>();
       if (updates.length) {
         // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
-        const [rows]: [Array<{ email_id: string; address: string }>, number] = await sql.query(
+        const [rows]: [Array<{ email_id: string; address: string; status: RecipientStatus; complained_at: Date | null }>, number] = await sql.query(
           `UPDATE emails.recipients r
               SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
              FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
             WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[]) AND r.status IN ('queued', 'deferred')
-        RETURNING r.email_id, r.address`,
+        RETURNING r.email_id, r.address, r.status, r.complained_at`,
           [recordsetJson(updates), written.map((record) => record.email.id)],
         );
-        for (const row of rows) recorded.get(row.email_id)?.add(row.address);
+        for (const row of rows) {
+          recorded.get(row.email_id)?.add(row.address);
+          if (row.complained_at && ACCEPTED_BY_SERVER.includes(row.status)) complainedAt.set(row.email_id, row.complained_at);
+        }
       }
       // In (mode, address) order, as the emails above are locked in id order: in the order the batch's emails
       // fell, a transaction adding two of the addresses the other way round (another replica's record) deadlocked
@@ -112,7 +121,14 @@ export class AttemptsRepository {
       }
       const summaries = written.map((record) => {
         const summary = record.summarize(byEmail.get(record.email.id) ?? []);
-        return { id: record.email.id, status: summary.status, next_attempt_at: summary.nextAttemptAt, delivered: summary.delivered, attempted: record.updates.length ? 1 : 0 };
+        return {
+          id: record.email.id,
+          status: summary.status,
+          next_attempt_at: summary.nextAttemptAt,
+          delivered: summary.delivered,
+          attempted: record.updates.length ? 1 : 0,
+          complained_at: complainedAt.get(record.email.id) ?? null,
+        };
       });
       await sql.query(EMAIL_SUMMARY_UPDATE, [recordsetJson(summaries), summaries.map((summary) => summary.id)]);
       await appendEvents(

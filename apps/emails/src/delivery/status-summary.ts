@@ -7,12 +7,22 @@ export type EmailStatus = EmailStatusValue;
 
 /**
  * The states of a recipient whose server took the message: the only ones a
- * complaint reported afterwards can be about. One suppressed, cancelled,
- * still waiting, or refused during the exchange never got it, as far as
- * Mailroom has written; a reported bounce also takes one still waiting, whose
- * accepted attempt it can overtake (bounce-after-acceptance.ts).
+ * complaint reported afterwards marks its email for at once. One suppressed,
+ * cancelled, or refused during the exchange never got it, as far as Mailroom
+ * has written; one still waiting may be getting it now, its accepted attempt
+ * not yet written, which a reported bounce or complaint can overtake
+ * (bounce-after-acceptance.ts, complaint-mark.ts).
  */
 export const ACCEPTED_BY_SERVER: readonly RecipientStatus[] = ['delivered', 'sent'];
+
+/**
+ * A recipient still waiting for delivery on an email being delivered: a
+ * worker may be sending to it right now, its server's 250 not yet written,
+ * or will retry it. A scheduled email not yet due has sent nothing.
+ */
+export function awaitsDelivery(emailStatus: EmailStatus, recipientStatus: RecipientStatus): boolean {
+  return (recipientStatus === 'queued' || recipientStatus === 'deferred') && emailStatus === 'queued';
+}
 
 /**
  * The email's status summarizes its recipients, best outcome first:
