@@ -19,7 +19,7 @@ describe('a failed message build', () => {
   it('is recorded as a temporary failure (deferred, with its next attempt)', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const records: AttemptRecord[] = [];
-    const recorder = { record: jest.fn(async (_owner: string, record: AttemptRecord) => (records.push(record), true)) } as unknown as AttemptRecorder;
+    const recorder = { record: jest.fn(async (_owner: string, record: AttemptRecord) => (records.push(record), new Set(record.updates.map((update) => update.address)))) } as unknown as AttemptRecorder;
     const identities = {
       get: async () => ({
         domainId: 'd', name: 'acme.test', status: 'verified', trackingBaseUrl: 'https://t.acme.test', openTracking: false, clickTracking: false,
