@@ -49,6 +49,8 @@ describe('the whole stack under crashes and a deferring MX', () => {
         // Enough retries to outlast the 421 spell; short waits and leases, so a crashed worker's claims come back within the test.
         DELIVERY_RETRY_SCHEDULE: '200ms,500ms,1s,1s,2s,2s,2s',
         DELIVERY_LEASE_MS: '3000',
+        // The events a killed consumer (the dispatcher's, the emails service's analytics) had taken come back this soon.
+        EVENT_ACK_WAIT_MS: '5000',
         // A send in flight when the emails process dies waits this long for its 503.
         RPC_TIMEOUT_MS: '10000',
       }, LOOPBACK_WEBHOOKS_ENV),
@@ -167,8 +169,8 @@ describe('the whole stack under crashes and a deferring MX', () => {
       const emailIds = new Set(posted().map((event) => event.emailId));
       return accepted.filter((outcome) => !emailIds.has(outcome.id)).map((outcome) => outcome.id);
     };
-    // An event a killed dispatcher had taken from the stream but not stored comes back after the consumer's 30 s ack wait.
-    await eventually(() => notPosted().length === 0, 60000, 200).catch((error: Error) => {
+    // An event a killed dispatcher had taken from the stream but not stored comes back after EVENT_ACK_WAIT_MS.
+    await eventually(() => notPosted().length === 0, 30000, 200).catch((error: Error) => {
       throw new Error(`${error.message}: no email.delivered webhook for ${notPosted().length} emails, e.g. ${notPosted().slice(0, 5).join(', ')}`);
     });
     const db = new Client({ connectionString: stack.databaseUrl });

@@ -22,6 +22,8 @@ export class WebhookSettings {
   readonly eventStreamReplicas: number;
   /** EVENT_BUFFER_BYTES: the event consumer's byte budget. */
   readonly eventBufferBytes: number;
+  /** EVENT_ACK_WAIT_MS: how late a crashed replica's events go to another. */
+  readonly eventAckWaitMs: number;
   /** WEBHOOK_DELIVERY_BUFFER_BYTES: the delivery pool's byte budget. */
   readonly deliveryBufferBytes: number;
   readonly secretBox: SecretBox;
@@ -42,6 +44,7 @@ export class WebhookSettings {
     this.nats = config;
     this.eventStreamReplicas = config.EVENT_STREAM_REPLICAS;
     this.eventBufferBytes = config.EVENT_BUFFER_BYTES;
+    this.eventAckWaitMs = config.EVENT_ACK_WAIT_MS;
     this.deliveryBufferBytes = config.WEBHOOK_DELIVERY_BUFFER_BYTES;
     this.dns = { dnsServers: config.DNS_SERVERS, dnsTimeoutMs: config.DNS_TIMEOUT_MS };
     const logger = new Logger(WebhookSettings.name);

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { connect, NatsConnection } from 'nats';
+import { connect, NatsConnection, nanos } from 'nats';
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { eventually, scrapeMetrics, Stack, startStack } from '@mailroom/testing';
-import { ACK_WAIT_MS, DISPATCHER_CONSUMER, MAX_UNACKED_EVENTS } from '../src/dispatch/dispatcher-consumer';
+import { DISPATCHER_CONSUMER, MAX_UNACKED_EVENTS } from '../src/dispatch/dispatcher-consumer';
 import { EventPublisher } from './support/event-publisher';
 import { WebhookFixtures } from './support/webhook-fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
@@ -10,6 +10,8 @@ import { WebhookReceiver } from './support/webhook-receiver';
 const BACKLOG = MAX_UNACKED_EVENTS + 500;
 /** EVENT_BUFFER_BYTES: far above the small events' backlog (1,000 of about 300 bytes), below a run of large ones. */
 const BUFFER_BYTES = 4 * 1024 * 1024;
+/** EVENT_ACK_WAIT_MS: shorter than the default 30 s, so the scenario that outlasts it is short too. */
+const ACK_WAIT_MS = 6000;
 
 /**
  * A backlog on the stream (a first start, catching up after an outage) while
@@ -30,7 +32,7 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
   beforeAll(async () => {
     stack = await startStack({
       apps: ['keys', 'webhook-dispatcher', 'gateway'],
-      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50', EVENT_BUFFER_BYTES: String(BUFFER_BYTES) },
+      env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50', EVENT_BUFFER_BYTES: String(BUFFER_BYTES), EVENT_ACK_WAIT_MS: String(ACK_WAIT_MS) },
     });
     nats = await connect({ servers: stack.nats.url });
     events = await EventPublisher.connect(stack.nats.url);
@@ -48,9 +50,9 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
     await stack?.stop();
   });
 
-  async function consumerState(): Promise<{ unacked: number; undelivered: number; redelivered: number; maxAckPending: number }> {
+  async function consumerState(): Promise<{ unacked: number; undelivered: number; redelivered: number; maxAckPending: number; ackWait: number }> {
     const info = await (await nats.jetstreamManager()).consumers.info(EVENT_STREAM, DISPATCHER_CONSUMER);
-    return { unacked: info.num_ack_pending, undelivered: info.num_pending, redelivered: info.num_redelivered, maxAckPending: info.config.max_ack_pending ?? -1 };
+    return { unacked: info.num_ack_pending, undelivered: info.num_pending, redelivered: info.num_redelivered, maxAckPending: info.config.max_ack_pending ?? -1, ackWait: info.config.ack_wait ?? -1 };
   }
 
   /** The unacked events once the dispatcher has taken all it will: three reads in a row agree, and `ready` holds. */
@@ -66,11 +68,11 @@ describe('the webhook dispatcher catching up on a backlog of events', () => {
   }
 
   it('holds at most MAX_UNACKED_EVENTS unacked while fan-out cannot write, also on a consumer made with the old window, and then sends each event once', async () => {
-    // An installation whose consumer an earlier version created, with a window of 10,000 events.
+    // An installation whose consumer an earlier version created, with a window of 10,000 events and the 30 s ack wait.
     await stack.stopApp('webhook-dispatcher');
-    await (await nats.jetstreamManager()).consumers.update(EVENT_STREAM, DISPATCHER_CONSUMER, { max_ack_pending: 10_000 });
+    await (await nats.jetstreamManager()).consumers.update(EVENT_STREAM, DISPATCHER_CONSUMER, { max_ack_pending: 10_000, ack_wait: nanos(30_000) });
     await stack.startApp('webhook-dispatcher');
-    expect((await consumerState()).maxAckPending).toBe(MAX_UNACKED_EVENTS);
+    expect(await consumerState()).toMatchObject({ maxAckPending: MAX_UNACKED_EVENTS, ackWait: nanos(ACK_WAIT_MS) });
 
     await fixtures.create(receiver.url(), ['email.delivered']);
     // Fan-out inserts wait for this lock: the database is as slow as it gets.

@@ -47,6 +47,7 @@ export interface EventConsumerOptions {
    * was back.
    */
   startAtCreation?: boolean;
+  /** EVENT_ACK_WAIT_MS (default 30 s): how late the events a crashed replica held go to another. */
   ackWaitMs?: number;
   /**
    * How many events may be in the handler at once (default 1: one after
@@ -68,8 +69,8 @@ export interface RunningConsumer {
 }
 
 /** What every consumer in a service takes from its configuration: how to reach NATS, the stream's replicas, the buffer. */
-export function consumerSettingsFrom(config: MailroomConfig): Pick<EventConsumerOptions, 'nats' | 'streamReplicas' | 'bufferBytes'> {
-  return { nats: config, streamReplicas: config.EVENT_STREAM_REPLICAS, bufferBytes: config.EVENT_BUFFER_BYTES };
+export function consumerSettingsFrom(config: MailroomConfig): Pick<EventConsumerOptions, 'nats' | 'streamReplicas' | 'bufferBytes' | 'ackWaitMs'> {
+  return { nats: config, streamReplicas: config.EVENT_STREAM_REPLICAS, bufferBytes: config.EVENT_BUFFER_BYTES, ackWaitMs: config.EVENT_ACK_WAIT_MS };
 }
 
 /**
@@ -88,7 +89,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
     const manager = await connection.jetstreamManager();
     await ensureEventStream(manager, options.streamReplicas);
     const stream = await manager.streams.info(EVENT_STREAM);
-    await manager.consumers.info(EVENT_STREAM, options.durable).catch(() =>
+    const durable = await manager.consumers.info(EVENT_STREAM, options.durable).catch(() =>
       manager.consumers.add(EVENT_STREAM, {
         durable_name: options.durable,
         ack_policy: AckPolicy.Explicit,
@@ -98,6 +99,8 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
         max_deliver: -1,
       }),
     );
+    // A durable made under another EVENT_ACK_WAIT_MS takes this one; what it had acked is kept.
+    if (durable.config.ack_wait !== nanos(ackWaitMs)) await manager.consumers.update(EVENT_STREAM, options.durable, { ack_wait: nanos(ackWaitMs) });
     streamWithDurable.seen(stream.created);
     return pullWithinBudget(await connection.jetstream().consumers.get(EVENT_STREAM, options.durable), budget, connection.info?.max_payload ?? 0);
   };

@@ -1,7 +1,7 @@
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, ensureEventStream, ORIGIN_HEADER, RunningConsumer } from '@mailroom/outbox';
 import { eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
-import { connect, headers, NatsConnection } from 'nats';
+import { connect, headers, nanos, NatsConnection } from 'nats';
 
 const envelope = (n: number, overrides: Record<string, unknown> = {}) => ({
   id: `evt_consumer_test_${n}`,
@@ -220,6 +220,22 @@ describe(consumeEvents.name, () => {
     }, 30_000);
     expect(Object.fromEntries(calls)).toEqual({ evt_consumer_test_800: 1, evt_consumer_test_801: 1 });
     expect((await consumerState('slow-handler-test')).redelivered).toBe(0);
+  });
+
+  it('gives a durable made under another ack wait (EVENT_ACK_WAIT_MS changed) this one, keeping what it had acked', async () => {
+    await publish('email.clicked', JSON.stringify(envelope(820, { type: 'email.clicked' })));
+    const handled: string[] = [];
+    const options = { nats: { NATS_URL: nats.url }, durable: 'ack-wait-change-test', filterSubject: 'email.clicked', handle: async (event: EventEnvelope) => void handled.push(event.id) };
+    consumer = await consumeEvents({ ...options, ackWaitMs: 30_000 });
+    await eventually(async () => handled.length === 1 && (await consumerState('ack-wait-change-test')).ackPending === 0);
+    await consumer.stop();
+    consumer = await consumeEvents({ ...options, ackWaitMs: 4000 });
+    const ackWait = async () => (await (await connection.jetstreamManager()).consumers.info(EVENT_STREAM, 'ack-wait-change-test')).config.ack_wait;
+    await eventually(async () => (await ackWait()) === nanos(4000), 5000).catch(() => undefined);
+    expect(await ackWait()).toBe(nanos(4000));
+    await publish('email.clicked', JSON.stringify(envelope(821, { type: 'email.clicked' })));
+    await eventually(() => handled.length === 2);
+    expect(handled).toEqual(['evt_consumer_test_820', 'evt_consumer_test_821']);
   });
 
   it('acknowledges, without handling, the events the outbox of the service named in skipPublishedBy published', async () => {

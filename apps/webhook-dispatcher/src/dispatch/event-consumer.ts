@@ -5,7 +5,7 @@ import { JsMsg, NatsConnection } from 'nats';
 import { connectNats } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { DeliveryWorker } from './delivery-worker';
-import { ACK_WAIT_MS, DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, FAN_OUT_BATCH_BYTES } from './dispatcher-consumer';
+import { DISPATCHER_CONSUMER, ensureDispatcherConsumer, FAN_OUT_BATCH, FAN_OUT_BATCH_BYTES } from './dispatcher-consumer';
 import { eventBufferPeakGauge } from './event-buffer-metrics';
 import { takeBatch } from './fan-out-batch';
 import { DispatchRepository } from './dispatch.repository';
@@ -22,7 +22,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private connection?: NatsConnection;
   private readonly buffer: JsMsg[] = [];
   /** Kept from redelivery while they wait in the buffer or their fan-out runs, however long the database takes. */
-  private readonly held = new HeldMessages(ACK_WAIT_MS);
+  private readonly held: HeldMessages;
   /** Bytes of the messages in the buffer or in a fan-out (EVENT_BUFFER_BYTES): the stream is read only as far as it has room. */
   private readonly budget: ByteBudget<JsMsg>;
   private flushing?: Promise<void>;
@@ -34,6 +34,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
     private readonly settings: WebhookSettings,
   ) {
     this.budget = messageBudget(settings.eventBufferBytes);
+    this.held = new HeldMessages(settings.eventAckWaitMs);
     eventBufferPeakGauge.set(0);
   }
 
@@ -75,7 +76,7 @@ export class EventConsumer implements OnApplicationBootstrap, OnApplicationShutd
   private async subscribe(connection: NatsConnection): Promise<MessageSource> {
     const manager = await connection.jetstreamManager();
     await ensureEventStream(manager, this.settings.eventStreamReplicas);
-    await ensureDispatcherConsumer(manager);
+    await ensureDispatcherConsumer(manager, this.settings.eventAckWaitMs);
     const consumer = await connection.jetstream().consumers.get(EVENT_STREAM, DISPATCHER_CONSUMER);
     return pullWithinBudget(consumer, this.budget, connection.info?.max_payload ?? 0);
   }
