@@ -1,5 +1,5 @@
 import addressparser from 'nodemailer/lib/addressparser';
-import { normalizeEmailAddress, parseEmailAddress } from './email-address';
+import { envelopeEmailAddress, normalizeEmailAddress, parseEmailAddress } from './email-address';
 
 describe(parseEmailAddress.name, () => {
   it.each([
@@ -106,5 +106,17 @@ describe(normalizeEmailAddress.name, () => {
   it('gives every spelling of one address the same form', () => {
     const forms = ['Ann@Bücher.Example', 'ann@bücher.example', 'ANN@XN--BCHER-KVA.EXAMPLE', 'ann@xn--bcher-kva.example'];
     expect(new Set(forms.map(normalizeEmailAddress))).toEqual(new Set(['ann@xn--bcher-kva.example']));
+  });
+});
+
+describe(envelopeEmailAddress.name, () => {
+  it('keeps the local part as written and gives the domain in lower-case punycode', () => {
+    expect(envelopeEmailAddress('Ann.Lee@Bücher.Example')).toBe('Ann.Lee@xn--bcher-kva.example');
+    expect(envelopeEmailAddress('ANN@XN--BCHER-KVA.EXAMPLE')).toBe('ANN@xn--bcher-kva.example');
+    expect(envelopeEmailAddress('Ann@Example.COM')).toBe('Ann@example.com');
+  });
+
+  it('is what a parsed address is sent to, while its normalized form stays the lower-case one', () => {
+    expect(parseEmailAddress('Ann <Ann.Lee@Example.COM>')).toMatchObject({ envelope: 'Ann.Lee@example.com', normalized: 'ann.lee@example.com' });
   });
 });

@@ -8,7 +8,12 @@ export interface ParsedAddress {
   name: string;
   /** The bare address as written. */
   address: string;
-  /** The bare address in its one stored form (normalizeEmailAddress): recipients, suppressions, filters. */
+  /**
+   * The bare address as SMTP carries it and Mailroom shows it (envelopeEmailAddress): the local part
+   * exactly as written, the domain in lower-case punycode.
+   */
+  envelope: string;
+  /** The bare address in its one compared form (normalizeEmailAddress): recipient keys, suppressions, filters. */
   normalized: string;
   /** Its domain part, lower-case ASCII (punycode for an internationalized name). */
   domain: string;
@@ -36,15 +41,28 @@ function asciiDomain(domain: string): string {
 }
 
 /**
- * An address in the one form it is stored and compared in: lower-case, with
- * an internationalized domain in punycode, so `Ann@Bücher.de` and
- * `ann@xn--bcher-kva.de` are one recipient and one suppression.
+ * An address as it is sent to: the domain, which DNS and SMTP compare without
+ * regard to case, in lower-case punycode; the local part exactly as written,
+ * since RFC 5321 §2.4 leaves its case to the receiving host, which may tell
+ * `Ann` from `ann`, and a relay must keep it.
+ */
+export function envelopeEmailAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return address;
+  const domain = address.slice(at + 1);
+  return `${address.slice(0, at)}@${(asciiDomain(domain) || domain).toLowerCase()}`;
+}
+
+/**
+ * An address in the one form it is compared in: lower-case, with an
+ * internationalized domain in punycode, so `Ann@Bücher.de` and
+ * `ann@xn--bcher-kva.de` are one recipient and one suppression. Mailbox
+ * providers treat a local part's case as one mailbox, and a suppression must
+ * hold whatever spelling a later send uses; the address is still sent to as
+ * written (envelopeEmailAddress).
  */
 export function normalizeEmailAddress(address: string): string {
-  const at = address.lastIndexOf('@');
-  if (at < 0) return address.toLowerCase();
-  const domain = address.slice(at + 1);
-  return `${address.slice(0, at)}@${asciiDomain(domain) || domain}`.toLowerCase();
+  return envelopeEmailAddress(address).toLowerCase();
 }
 
 /**
@@ -151,6 +169,7 @@ export function unsupportedAddressForm(value: string): string | null {
 }
 
 function toParsed(raw: string, name: string, address: string): ParsedAddress {
-  const normalized = normalizeEmailAddress(address);
-  return { raw, name, address, normalized, domain: normalized.slice(normalized.lastIndexOf('@') + 1) };
+  const envelope = envelopeEmailAddress(address);
+  const normalized = envelope.toLowerCase();
+  return { raw, name, address, envelope, normalized, domain: normalized.slice(normalized.lastIndexOf('@') + 1) };
 }
