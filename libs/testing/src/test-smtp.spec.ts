@@ -18,7 +18,7 @@ describe(startTestSmtp.name, () => {
     await send(['B@example.test', 'c@example.test']);
     expect(smtp.messages).toHaveLength(1);
     const [message] = smtp.messages;
-    expect(message).toMatchObject({ mailFrom: 'bounces@sender.test', rcptTo: ['b@example.test', 'c@example.test'], helo: 'client.test', secure: true });
+    expect(message).toMatchObject({ mailFrom: 'bounces@sender.test', rcptTo: ['B@example.test', 'c@example.test'], helo: 'client.test', secure: true });
     expect(message.raw.toString()).toContain('Subject: hi\r\n\r\nhello');
     expect(smtp.messagesFor('C@example.test')).toHaveLength(1);
     expect(smtp.connectionCount).toBe(1);

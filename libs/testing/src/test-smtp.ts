@@ -3,7 +3,7 @@ import { SMTPServer, SMTPServerSession } from 'smtp-server';
 export interface ReceivedMessage {
   /** MAIL FROM, as the client sent it. */
   mailFrom: string;
-  /** RCPT TO addresses the server accepted, lower-case. */
+  /** RCPT TO addresses the server accepted, as the client sent them: a local part's case is the sender's to keep (RFC 5321 §2.4). */
   rcptTo: string[];
   /** The message exactly as received (headers and body, CRLF line ends). */
   raw: Buffer;
@@ -69,7 +69,7 @@ export interface TestSmtp {
   limitRecipients(perTransaction: number): void;
   /** Holds back the reply to the next DATA until the test releases it. */
   holdNextData(): HeldData;
-  /** Messages whose envelope (RCPT TO) includes the address; a bcc recipient appears only there. */
+  /** Messages whose envelope (RCPT TO) includes the address in any case; a bcc recipient appears only there. */
   messagesFor(address: string): ReceivedMessage[];
   /** Forgets messages, scripted replies and the connection count. */
   clear(): void;
@@ -116,7 +116,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
 
   const messageOf = (session: SMTPServerSession, raw: Buffer): ReceivedMessage => ({
     mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-    rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+    rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
     raw,
     helo: session.hostNameAppearsAs,
     remoteAddress: session.remoteAddress,
@@ -239,7 +239,7 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
     },
     messagesFor(address) {
       const wanted = address.toLowerCase();
-      return messages.filter((message) => message.rcptTo.includes(wanted));
+      return messages.filter((message) => message.rcptTo.some((address) => address.toLowerCase() === wanted));
     },
     clear() {
       messages.length = 0;
