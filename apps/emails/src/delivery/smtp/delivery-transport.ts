@@ -4,6 +4,7 @@ import { RecipientOutcomes } from './smtp-send';
 export interface DeliveryTransport {
   /** What a 2xx means for a recipient: the MX accepted it ('delivered'), or the relay took it on ('sent'). */
   readonly acceptedStatus: 'delivered' | 'sent';
+  /** `recipients` go into RCPT TO as given (a local part's case is kept); the outcomes are keyed by each one lower-cased. */
   deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes>;
   /** Cuts off every exchange in flight (at shutdown, once the drain has waited long enough): each ends as a timeout. */
   abort(): void;

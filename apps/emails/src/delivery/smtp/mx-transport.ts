@@ -50,7 +50,7 @@ export class MxTransport implements DeliveryTransport {
       [...byDomain].map(async ([domain, addresses]) => {
         const route = await this.resolver.route(domain);
         if (route.kind === 'unroutable') {
-          for (const address of addresses) outcomes.set(address, route.outcome);
+          for (const address of addresses) outcomes.set(address.toLowerCase(), route.outcome);
           return;
         }
         const key = sendingOrderKey(route.hosts);
@@ -96,7 +96,7 @@ export class MxTransport implements DeliveryTransport {
         if (!untaken.length || this.pool.limits.shutdown.aborted) return outcomes;
       }
     }
-    return outcomes.size ? outcomes : new Map(to.map((address) => [address, { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
+    return outcomes.size ? outcomes : new Map(to.map((address) => [address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
   }
 
   /** The pooled sessions to one address of an MX host: with opportunistic STARTTLS, or in plaintext after its TLS failed. */
