@@ -96,12 +96,15 @@ describe('delivery in mx mode', () => {
   it('delivers to an internationalized domain in punycode, looked up and addressed as DNS and SMTP carry it', async () => {
     const id = await send({ to: 'Ann <Ann@Bücher.test>', cc: 'ann@xn--bcher-kva.test' });
     const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
-    // Two spellings of one address are one recipient, stored in the form suppressions and filters use.
-    expect(email.recipients).toEqual([expect.objectContaining({ address: 'ann@xn--bcher-kva.test', status: 'delivered' })]);
-    expect(email.to).toEqual(['Ann <Ann@Bücher.test>']);
-    // smtp-server shows a punycode domain of RCPT TO in Unicode; the MX found was the punycode name's.
+    // Two spellings of one address are one recipient, sent to and shown as first written: the local part's case is
+    // the receiving host's to judge (RFC 5321 §2.4), and only the domain is lower-case punycode. smtp-server shows a
+    // punycode domain of RCPT TO in Unicode; the MX found was the punycode name's.
     const [received] = harness.smtp.messagesFor('ann@bücher.test');
-    expect(received.rcptTo).toEqual(['ann@bücher.test']);
+    expect(received.rcptTo).toEqual(['Ann@bücher.test']);
+    expect(email.recipients).toEqual([expect.objectContaining({ address: 'Ann@xn--bcher-kva.test', status: 'delivered' })]);
+    expect(email.to).toEqual(['Ann <Ann@Bücher.test>']);
+    const delivered = (await eventsOf(harness.db, id)).find((event) => event.type === 'email.delivered');
+    expect(delivered?.data).toMatchObject({ recipient: 'Ann@xn--bcher-kva.test' });
     expect(received.raw.toString('latin1')).toMatch(/^To: Ann <Ann@xn--bcher-kva\.test>\r$/m);
     const listed = await harness.stack.api.get(`/v1/emails?to=${encodeURIComponent('ANN@bücher.test')}`);
     expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([id]);

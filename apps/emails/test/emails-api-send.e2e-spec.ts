@@ -51,8 +51,9 @@ describe('POST /v1/emails', () => {
     });
     expect(response.body.id).toMatch(/^email_[0-9A-Z]{26}$/);
     expect(new Date(response.body.createdAt).toISOString()).toBe(response.body.createdAt);
+    // Shown as sent to: the local part as written, the domain lower-case.
     expect(response.body.recipients.map((r: { address: string; kind: string }) => [r.address, r.kind])).toEqual([
-      ['ann@example.com', 'to'],
+      ['Ann@example.com', 'to'],
       ['bob@example.com', 'cc'],
       ['carl@example.com', 'bcc'],
     ]);

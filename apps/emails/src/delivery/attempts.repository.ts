@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { normalizeEmailAddress } from '@mailroom/contracts';
 import { planOnIndexes, preparedStatements, recordsetJson } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource } from 'typeorm';
@@ -131,10 +132,13 @@ export class AttemptsRepository {
         };
       });
       await sql.query(EMAIL_SUMMARY_UPDATE, [recordsetJson(summaries), summaries.map((summary) => summary.id)]);
+      // An event names its recipient as the sender wrote it; the row is keyed by the address's lower-case form.
+      const updatedRecipient = (emailId: string, event: NewEvent) =>
+        recorded.get(emailId)?.has(normalizeEmailAddress((event.data as { recipient: string }).recipient)) ?? false;
       await appendEvents(
         manager,
         'emails',
-        written.flatMap((record) => record.events.filter((event) => recorded.get(record.email.id)?.has((event.data as { recipient: string }).recipient))),
+        written.flatMap((record) => record.events.filter((event) => updatedRecipient(record.email.id, event))),
       );
       return recorded;
     });

@@ -8,7 +8,7 @@ import type { SenderIdentityCache } from './sender-identity.cache';
 import type { DeliveryTransport } from './smtp/delivery-transport';
 
 // A test-mode email: its outcome is simulated, so only the recorder is involved.
-const email = { id: 'email_1', mode: 'test', fromAddress: 'hi@acme.test', to: ['bob@example.test'], subject: 's', tags: [] } as unknown as ClaimedEmail;
+const email = { id: 'email_1', mode: 'test', fromAddress: 'hi@acme.test', to: ['bob@example.test'], cc: [], bcc: [], subject: 's', tags: [] } as unknown as ClaimedEmail;
 const due: DueRecipient[] = [{ address: 'bob@example.test', kind: 'to', status: 'queued', attempts: 0, suppressed: false }];
 const deliveryRecordingWith = (record: jest.Mock) =>
   new EmailDelivery(

@@ -18,6 +18,7 @@ import { simulateAttempt } from './test-mode/simulated-outcome';
 import type { TrackingTokens } from '@mailroom/auth';
 import { applyTracking } from '../tracking/apply-tracking';
 import { SUPPRESSION_LIST_REASON } from '../emails/email-events';
+import { recipientSpelling } from '../emails/recipient-spelling';
 
 export const TRACKING_TOKENS = Symbol('TrackingTokens');
 
@@ -57,7 +58,8 @@ export class EmailDelivery {
 
   /** `due`: the email's recipients to attempt now, as DeliveryRepository.dueRecipients read them for its claim. */
   async deliver(email: ClaimedEmail, due: DueRecipient[], owner: string): Promise<void> {
-    const results = await this.attempt(email, due);
+    const spelled = recipientSpelling(email);
+    const results = await this.attempt(email, due, spelled);
     const now = new Date();
     const acceptedStatus = email.mode === 'test' ? 'delivered' : this.transport.acceptedStatus;
     const updates: RecipientUpdate[] = [];
@@ -69,7 +71,7 @@ export class EmailDelivery {
       const next = transitionRecipient(recipient.attempts, result, { schedule: this.config.DELIVERY_RETRY_SCHEDULE, acceptedStatus, now });
       updates.push({ address: recipient.address, ...next });
       if (next.suppress) suppressions.push({ address: recipient.address, ...next.suppress });
-      for (const event of next.events) events.push(deliveryEvent(event.type, email, { recipient: recipient.address, ...event.extra }));
+      for (const event of next.events) events.push(deliveryEvent(event.type, email, { recipient: spelled(recipient.address), ...event.extra }));
     }
     const record: AttemptRecord = { email, updates, suppressions, events, summarize: (recipients) => summarizeRecipients(recipients, now) };
     // The SMTP server has answered: while Postgres is away, keep the outcome and try again for as long as it takes.
@@ -90,7 +92,8 @@ export class EmailDelivery {
     for (const update of updates) if (recorded.has(update.address)) deliveryOutcomes.inc({ outcome: update.status, mode: email.mode });
   }
 
-  private async attempt(email: ClaimedEmail, due: DueRecipient[]): Promise<Map<string, AttemptResult>> {
+  /** Keyed by the recipients' stored addresses; `spelled` gives each as the sender wrote it, which is what is sent to. */
+  private async attempt(email: ClaimedEmail, due: DueRecipient[], spelled: (address: string) => string): Promise<Map<string, AttemptResult>> {
     const results = new Map<string, AttemptResult>();
     if (!due.length) return results;
     // An address may have been suppressed after the email was accepted (a bounce from another email).
@@ -104,11 +107,11 @@ export class EmailDelivery {
       for (const recipient of toSend) results.set(recipient.address, simulateAttempt(recipient.address, recipient.attempts));
       return results;
     }
-    for (const [address, result] of await this.sendLive(email, toSend.map((recipient) => recipient.address))) results.set(address, result);
+    for (const [address, result] of await this.sendLive(email, toSend.map((recipient) => recipient.address), spelled)) results.set(address, result);
     return results;
   }
 
-  private async sendLive(email: ClaimedEmail, addresses: string[]): Promise<Map<string, AttemptResult>> {
+  private async sendLive(email: ClaimedEmail, addresses: string[], spelled: (address: string) => string): Promise<Map<string, AttemptResult>> {
     const everyone = (outcome: SmtpOutcome, failNow = false) => new Map(addresses.map((address) => [address, { outcome, failNow }]));
     let identity;
     let privateKey;
@@ -143,7 +146,8 @@ export class EmailDelivery {
       // schedule, rather than an email left claimed until its lease runs out and built again and again.
       return everyone({ kind: 'temporary', code: null, reply: `4.3.0 the message could not be built: ${(error as Error).message}` });
     }
-    const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses, raw);
+    // Sent to as written; the transport keys its outcomes by the lower-case address, as the recipients are stored.
+    const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses.map(spelled), raw);
     this.logger.debug({ emailId: email.id, recipients: addresses.length, outcomes: [...outcomes.values()].map((outcome) => outcome.kind) }, 'delivery attempt');
     return new Map([...outcomes].map(([address, outcome]) => [address, { outcome }]));
   }

@@ -1,6 +1,7 @@
 import type { EmailListItem, EmailResponse } from '@mailroom/contracts';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
+import { recipientSpelling } from './recipient-spelling';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -23,6 +24,7 @@ export function toListItem(email: EmailEntity): EmailListItem {
  * answers every send (scripts/code-check/properties-after-spread.spec.ts).
  */
 export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): EmailResponse {
+  const spelled = recipientSpelling(email);
   return Object.assign(toListItem(email), {
     cc: email.cc,
     bcc: email.bcc,
@@ -47,7 +49,7 @@ export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): E
     scheduledAt: iso(email.scheduledAt),
     tracking: { opens: email.trackOpens, clicks: email.trackClicks },
     recipients: recipients.map((recipient) => ({
-      address: recipient.address,
+      address: spelled(recipient.address),
       kind: recipient.kind,
       status: recipient.status,
       attempts: recipient.attempts,

@@ -23,8 +23,11 @@ export function buildNewEmail(parsed: ParsedEmail, ctx: RequestContext, now: Dat
   // The ULID's time is created_at, so from_date/to_date can bound the id index.
   const id = `email_${ulid(now.getTime())}`;
   const recipients = new Map<string, RecipientEntity>();
-  const add = (kind: RecipientKind) => (address: { normalized: string }) => {
+  // Each recipient as first written, for the events (see recipientSpelling); the row keeps the lower-case form.
+  const spelled = new Map<string, string>();
+  const add = (kind: RecipientKind) => (address: { normalized: string; envelope: string }) => {
     if (recipients.has(address.normalized)) return;
+    spelled.set(address.normalized, address.envelope);
     recipients.set(
       address.normalized,
       Object.assign(new RecipientEntity(), {
@@ -85,7 +88,7 @@ export function buildNewEmail(parsed: ParsedEmail, ctx: RequestContext, now: Dat
     updatedAt: now,
   } satisfies EmailEntity);
 
-  const suppressedAddresses = rows.filter((row) => row.status === 'suppressed').map((row) => row.address);
+  const suppressedAddresses = rows.filter((row) => row.status === 'suppressed').map((row) => spelled.get(row.address)!);
   if (status === 'suppressed') return { email, recipients: rows, events: [emailEvent('email.suppressed', email, { recipients: suppressedAddresses })] };
   // suppressedRecipients stays for receivers written before the per-recipient events; analytics counts those events only.
   const accepted =
