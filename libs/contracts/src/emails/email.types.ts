@@ -7,6 +7,7 @@ import type { EmailSendDto } from './dto/email-send.dto';
 export type EmailSendInput = Omit<EmailSendDto, never>;
 
 export interface EmailRecipientResponse {
+  /** The bare address as sent to: the local part as written, the domain in lower-case punycode. */
   address: string;
   kind: 'to' | 'cc' | 'bcc';
   status: RecipientStatusValue;

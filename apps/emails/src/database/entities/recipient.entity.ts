@@ -9,7 +9,7 @@ export class RecipientEntity {
   @PrimaryColumn('text', { name: 'email_id' })
   emailId: string;
 
-  /** Lower-case bare address; an address listed twice (to and cc) is one recipient. */
+  /** Lower-case bare address, the form suppressions and the duplicate check compare: an address listed twice (to and cc) is one recipient. Sent to as written (recipientSpelling). */
   @PrimaryColumn('text')
   address: string;
 
