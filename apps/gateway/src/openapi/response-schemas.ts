@@ -142,7 +142,7 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
     recipients: {
       type: 'array',
       items: objectOf('', {
-        address: str(),
+        address: str({ description: 'The bare address as sent to: the local part as written (its case kept), the domain in lower-case punycode.' }),
         kind: oneOf('to', 'cc', 'bcc'),
         status: oneOf(...RECIPIENT_STATUSES),
         attempts: int,
