@@ -32,14 +32,17 @@ describe('delivery: SMTP replies per recipient', () => {
     harness.smtp.rejectRecipient('gone1@example.test', 550, '5.1.1 No such user');
     harness.smtp.rejectRecipient('later1@example.test', 452, '4.5.3 Too many recipients');
     harness.smtp.failNext(451, '4.3.0 Try again later');
-    const id = await send(['fine1@example.test', 'gone1@example.test', 'later1@example.test']);
+    // Written with capitals, which RCPT TO keeps: each reply still finds its recipient.
+    const id = await send(['fine1@example.test', 'Gone1@example.test', 'Later1@example.test']);
     const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered', 'bounced', 'failed']);
     // The 550 was this address's answer: a bounce on the first attempt, not a retry under the DATA reply.
-    expect(recipient(email, 'gone1@example.test')).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 No such user' });
+    expect(recipient(email, 'Gone1@example.test')).toMatchObject({ status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 No such user' });
+    // Suppressed in the lower-case form every spelling of the address is matched in.
+    expect(await suppressionOf('gone1@example.test')).toEqual([expect.objectContaining({ reason: 'bounce' })]);
     // The accepted recipient waited for the 451 and went out on the retry.
     expect(recipient(email, 'fine1@example.test')).toMatchObject({ status: 'delivered', attempts: 2 });
     // Refused with 452 on every attempt (the schedule has three waits): retried, never bounced.
-    expect(recipient(email, 'later1@example.test')).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 452 });
+    expect(recipient(email, 'Later1@example.test')).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 452 });
     expect(harness.smtp.messagesFor('fine1@example.test')).toHaveLength(1);
   });
 
