@@ -1,6 +1,7 @@
 import { Client } from 'pg';
-import { eventually } from '@mailroom/testing';
-import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness, verifiedDomain } from '../../emails/test/support/delivery-harness';
+import { eventually, untilBlockedBy } from '@mailroom/testing';
+import { SENDING_DOMAIN_LOCK_CLASS } from '../../emails/src/domain-usage/sending-domain-lock';
+import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, verifiedDomain } from '../../emails/test/support/delivery-harness';
 import { uniqueDomain } from './domains-fixtures';
 
 const inOneDay = () => new Date(Date.now() + 24 * 3600 * 1000).toISOString();
@@ -109,45 +110,68 @@ describe('domains: deletion refused while the domain is in use', () => {
     await expectDeleted(domain);
   });
 
-  it('fails, and never sends, an email accepted while its domain was being deleted (the in-use count and the send crossed)', async () => {
-    const domain = await verifiedDomain(harness, uniqueDomain('crossed'));
-    // Recent mail from the domain: the delivery worker holds its identity (DKIM key) in its cache.
-    const earlier = await send(domain.name);
-    await emailReaching(harness.stack, harness.stack.rootKey, earlier.id, ['delivered']);
-    harness.smtp.clear();
-
-    // The two services cannot share a transaction: a send checks the domain (verified), and commits its email
-    // after the deletion counted mail in flight (none). Held here between the two, by a lock on the emails table
-    // that lets the count read but makes the send's insert wait.
+  /** A session of the test's own, to hold locks the services' statements then wait on. */
+  const withHolder = async (hold: (holder: Client) => Promise<void>) => {
     const holder = new Client({ connectionString: harness.stack.databaseUrl });
     await holder.connect();
-    const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-    let crossed;
     try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE emails.emails IN SHARE MODE');
-      const sending = api().post('/v1/emails', { from: `hi@${domain.name}`, to: 'bob@example.test', subject: 'Crossed', text: 'Hi' });
-      await eventually(async () => {
-        const { rows } = await harness.db.query(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO%emails%' AND $1 = ANY(pg_blocking_pids(pid))`,
-          [holderPid],
-        );
-        return rows.length ? true : undefined;
-      });
-      await expectDeleted(domain);
-      await holder.query('COMMIT');
-      crossed = await sending;
+      await hold(holder);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();
     }
-    expect(crossed.status).toBe(202);
+  };
+  const advisoryWaiters = async (db: Client) =>
+    (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows[0].n as number;
+  const settled = (promise: Promise<unknown>) => {
+    let done = false;
+    void promise.finally(() => (done = true));
+    return () => done;
+  };
+  const crossingSend = (domain: string) => api().post('/v1/emails', { from: `hi@${domain}`, to: 'bob@example.test', subject: 'Crossed', text: 'Hi' });
 
-    // Not signed with the key the deletion withdrew from DNS, nor sent as a domain the account gave up: failed,
-    // saying why, with its event.
-    const failed = await emailReaching(harness.stack, harness.stack.rootKey, crossed.body.id, ['failed', 'delivered']);
-    expect(failed).toMatchObject({ status: 'failed', recipients: [{ status: 'failed', smtpReply: expect.stringContaining(`${domain.name} is no longer a sending domain`) }] });
-    expect(harness.smtp.messages).toHaveLength(0);
-    await eventually(async () => ((await eventsOf(harness.db, crossed.body.id)).some((event) => event.type === 'email.failed') ? true : undefined));
+  it('never both deletes a domain and accepts a send that crossed its in-use check: the check waits for the send, and refuses (in_use)', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('crossed'));
+    await withHolder(async (holder) => {
+      // The send has found the domain verified and is writing its email: held there by a lock on the emails
+      // table that lets a count read but makes the insert wait.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE emails.emails IN SHARE MODE');
+      const sending = crossingSend(domain.name);
+      await untilBlockedBy(holder);
+      const deleting = api().delete(`/v1/domains/${domain.id}`);
+      // Either the deletion is done (it did not wait for the send) or its in-use check waits for the send.
+      const deleted = settled(deleting);
+      await eventually(async () => (deleted() || (await advisoryWaiters(harness.db)) > 0 ? true : undefined));
+      await holder.query('COMMIT');
+      const [sent, refused] = await Promise.all([sending, deleting]);
+      expect({ send: sent.status, delete: refused.status }).toEqual({ send: 202, delete: 409 });
+      expect(refused.body.error).toMatchObject({ code: 'in_use', message: expect.stringContaining(domain.name) });
+      await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+    });
+  });
+
+  it('refuses (422, naming from) a send that found its domain verified just before a deletion that then went through', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('retired'));
+    await withHolder(async (holder) => {
+      // The domain's lock, as the emails service takes it: the deletion's in-use check queues on it first,
+      // then the send, which has already found the domain verified (the deletion has not removed it yet).
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SENDING_DOMAIN_LOCK_CLASS, domain.name]);
+      const deleting = api().delete(`/v1/domains/${domain.id}`);
+      await untilBlockedBy(holder);
+      const sending = crossingSend(domain.name);
+      await eventually(async () => ((await advisoryWaiters(harness.db)) === 2 ? true : undefined));
+      await holder.query('COMMIT');
+      const [deleted, refused] = await Promise.all([deleting, sending]);
+      expect({ delete: deleted.status, send: refused.status }).toEqual({ delete: 200, send: 422 });
+      expect(refused.body.error).toMatchObject({ code: 'validation_error', message: expect.stringMatching(/^from: .*no longer a sending domain/) });
+    });
+    const stored = await harness.db.query(`SELECT count(*)::int AS n FROM emails.emails WHERE from_domain = $1 AND mode = 'live'`, [domain.name]);
+    expect(stored.rows[0].n).toBe(0);
+    // Added again, the name is a new domain (a new id), which the deletion does not hold.
+    const again = await verifiedDomain(harness, domain.name);
+    expect(again.id).not.toBe(domain.id);
+    expect((await crossingSend(domain.name)).status).toBe(202);
   });
 });

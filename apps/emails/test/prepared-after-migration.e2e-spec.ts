@@ -7,6 +7,7 @@ import { EMAILS_SCHEMA } from '../src/database/data-source';
 import { AttemptsRepository } from '../src/delivery/attempts.repository';
 import { DeliveryRepository, DueRecipient } from '../src/delivery/delivery.repository';
 import { summarizeRecipients } from '../src/delivery/status-summary';
+import { SendingDomainFence } from '../src/domain-usage/sending-domain-fence';
 import { parseEmailInput } from '../src/emails/email-input.parser';
 import { EmailCountsRepository } from '../src/emails/email-counts.repository';
 import { EmailWriter } from '../src/emails/email-writer';
@@ -35,7 +36,7 @@ describe('the hot statements of a send and its delivery, after a migration adds 
     await runServiceMigrations(databaseUrl, EMAILS_SCHEMA);
     dataSource = await new DataSource(serviceDataSourceOptions(databaseUrl, EMAILS_SCHEMA, { size: 1 })).initialize();
     // The counts repository serves reads only; a send never touches it.
-    writer = new EmailWriter(new EmailsRepository(dataSource, {} as EmailCountsRepository));
+    writer = new EmailWriter(new EmailsRepository(dataSource, {} as EmailCountsRepository), new SendingDomainFence());
     delivery = new DeliveryRepository(dataSource);
     attempts = new AttemptsRepository(dataSource);
     counters = new CountersRepository(dataSource);

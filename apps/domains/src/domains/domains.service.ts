@@ -125,14 +125,16 @@ export class DomainsService {
    * way; if it does not answer, nothing is deleted (503). The DKIM key goes
    * with the row, so its zone record disappears too.
    * The in-use check and a send from the domain can cross (two services, no
-   * shared transaction): the send checked the domain before it was deleted and
-   * commits its email after the count. `sending-domain.deleted` makes every emails
-   * replica drop the identity it caches, so such an email fails ("no longer a
-   * sending domain") instead of going out signed with the withdrawn key.
+   * shared transaction): the send checked the domain before it was deleted. The
+   * emails service orders them under the domain's lock: the send is counted, or
+   * refused once the check answered 0 (it records the domain id as deleted, so
+   * the row must go now; a failure below leaves sends refused until a DELETE
+   * repeated finishes). `sending-domain.deleted` makes every emails replica drop
+   * the identity it caches.
    */
   async delete(ctx: RequestContext, id: string): Promise<DeletedResponse<'domain'>> {
     const entity = assertVisible(ctx, await this.repository.findById(id), id);
-    const active = await this.emailsUsage.activeEmails(entity.name);
+    const active = await this.emailsUsage.activeEmails(entity.name, entity.id);
     if (active > 0) {
       throw new DomainError(ErrorCode.InUse, `Domain ${entity.name} still has ${active} email(s) queued, scheduled or being delivered; delete it once they are done.`);
     }

@@ -20,9 +20,10 @@ export class EmailsUsageClient {
     this.rpc = new RpcClient<EmailsUsageRpc>(client, settings.usageTimeoutMs, 'emails');
   }
 
-  async activeEmails(domainName: string): Promise<number> {
+  /** When it answers 0, the emails service refuses sends from the domain from then on (it expects the deletion to go on). */
+  async activeEmails(domainName: string, domainId: string): Promise<number> {
     try {
-      return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName })).activeEmails;
+      return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName, domainId })).activeEmails;
     } catch (error) {
       // No responders (emails is down) or an internal failure there: we cannot know, so we do not delete.
       if (error instanceof DomainError && error.code === ErrorCode.ServiceUnavailable) throw error;

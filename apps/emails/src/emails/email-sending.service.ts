@@ -16,6 +16,7 @@ import { EmailWriter } from './email-writer';
 import { IdempotencyStore } from './idempotency.store';
 import { NewEmail } from './new-email.builder';
 import { SenderPolicy } from './sender-policy';
+import { refusingDeletedDomains } from './sending-domain-deleted';
 import { SingleSendCommitter } from './single-send.committer';
 
 /** Sends are accepted for asynchronous delivery: 202 Accepted, also when replayed. */
@@ -52,10 +53,12 @@ export class EmailSendingService {
     if (replayed) return replayed;
     const now = new Date();
     const parsed = parseEmailInput(input, '', now);
-    await this.policy.assertMaySendFrom(ctx, [{ domain: parsed.from.domain, field: 'from' }]);
+    const domainIds = await this.policy.assertMaySendFrom(ctx, [{ domain: parsed.from.domain, field: 'from' }]);
     const respond = (created: NewEmail) => toResponse(created.email, created.recipients);
-    if (!idempotency) return respond(await this.singleSends.commit({ ctx, parsed, now }));
-    return this.store(ctx, [parsed], now, idempotency, ([created]) => respond(created));
+    const writing = idempotency
+      ? this.store(ctx, [parsed], now, domainIds, idempotency, ([created]) => respond(created))
+      : this.singleSends.commit({ ctx, parsed, now, fromDomainId: domainIds.get(parsed.from.domain) }).then(respond);
+    return refusingDeletedDomains(writing, () => 'from');
   }
 
   /** All or nothing: the first invalid email fails the whole batch, naming `emails[i].field`. */
@@ -64,12 +67,13 @@ export class EmailSendingService {
     if (replayed) return batchEnvelope(replayed.data);
     const now = new Date();
     const parsed = inputs.map((input, index) => parseEmailInput(input, `emails[${index}]`, now));
-    await this.policy.assertMaySendFrom(
+    const domainIds = await this.policy.assertMaySendFrom(
       ctx,
       parsed.map((email, index) => ({ domain: email.from.domain, field: `emails[${index}].from` })),
     );
-    const stored = await this.store(ctx, parsed, now, idempotency, (created) =>
-      batchEnvelope(created.map((item) => toListItem(item.email))),
+    const stored = await refusingDeletedDomains(
+      this.store(ctx, parsed, now, domainIds, idempotency, (created) => batchEnvelope(created.map((item) => toListItem(item.email)))),
+      (index) => `emails[${index}].from`,
     );
     // Lost an Idempotency-Key race? The winner's stored answer may predate the envelope's counts.
     return batchEnvelope(stored.data);
@@ -79,10 +83,11 @@ export class EmailSendingService {
     ctx: RequestContext,
     parsed: ParsedEmail[],
     now: Date,
+    domainIds: ReadonlyMap<string, string>,
     idempotency: IdempotencyInput | undefined,
     respond: (created: NewEmail[]) => R,
   ): Promise<R> {
-    const emails = parsed.map((email) => ({ ctx, parsed: email, now }));
+    const emails = parsed.map((email) => ({ ctx, parsed: email, now, fromDomainId: domainIds.get(email.from.domain) }));
     if (!idempotency) return respond(await this.writer.writeAtomically(emails));
     const answer = await this.dataSource.transaction(async (manager) => {
       // Blocks while a concurrent request holds the same key; false once it committed.

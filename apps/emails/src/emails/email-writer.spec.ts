@@ -2,7 +2,9 @@ import type { RequestContext } from '@mailroom/contracts';
 import { EntityManager } from 'typeorm';
 import { parseEmailInput } from './email-input.parser';
 import { EmailToStore, EmailWriter } from './email-writer';
+import type { SendingDomainFence } from '../domain-usage/sending-domain-fence';
 import { EmailsRepository } from './emails.repository';
+import { SendingDomainDeleted } from './sending-domain-deleted';
 
 const NOW = new Date('2026-11-23T10:00:00.000Z');
 const ctx = (mode: 'live' | 'test'): RequestContext => ({ requestId: 'req_1', keyId: `key_${mode}`, mode, permissions: ['*'], domainRestrictions: [] });
@@ -15,8 +17,9 @@ const email = (mode: 'live' | 'test', to: string[]): EmailToStore => ({
 function makeWriter(suppressed: Record<string, string[]> = {}) {
   const callerManager = {} as EntityManager;
   const ownManager = {} as EntityManager;
+  const transactionManager = {} as EntityManager;
   const repository = {
-    dataSource: { manager: ownManager },
+    dataSource: { manager: ownManager, transaction: jest.fn(async (work: (manager: EntityManager) => Promise<unknown>) => work(transactionManager)) },
     // Like the statement: writes nothing when an address is suppressed, and answers the suppressed ones by mode.
     insertUnlessSuppressed: jest.fn(async (_manager: EntityManager, _emails: unknown, addressesByMode: Map<string, string[]>) => {
       const found = new Map<string, Set<string>>();
@@ -28,7 +31,10 @@ function makeWriter(suppressed: Record<string, string[]> = {}) {
     }),
     insert: jest.fn(async () => undefined),
   };
-  return { writer: new EmailWriter(repository as unknown as EmailsRepository), repository, callerManager, ownManager };
+  // Like the database after the deletion of dom_gone passed its in-use check.
+  const fence = { deletedAmong: jest.fn(async (_manager: EntityManager, domains: ReadonlyMap<string, string>) => new Set([...domains.values()].filter((id) => id === 'dom_gone'))) };
+  const writer = new EmailWriter(repository as unknown as EmailsRepository, fence as unknown as SendingDomainFence);
+  return { writer, repository, fence, callerManager, ownManager, transactionManager };
 }
 
 describe(EmailWriter.name, () => {
@@ -71,5 +77,22 @@ describe(EmailWriter.name, () => {
       ['email.queued', undefined],
       ['email.suppressed', 'b@example.com'],
     ]);
+  });
+
+  it('writes live emails in a transaction of their own, after checking their domains under their locks', async () => {
+    const { writer, repository, fence, transactionManager } = makeWriter();
+    await writer.writeAtomically([email('test', ['a@example.com']), { ...email('live', ['b@example.com']), fromDomainId: 'dom_kept' }]);
+    expect(fence.deletedAmong).toHaveBeenCalledWith(transactionManager, new Map([['acme.test', 'dom_kept']]));
+    expect(repository.insertUnlessSuppressed.mock.calls[0][0]).toBe(transactionManager);
+  });
+
+  it('writes nothing when the deletion of a live email\'s domain passed its in-use check, naming the first such email', async () => {
+    const { writer, repository, callerManager } = makeWriter();
+    const writing = writer.write(callerManager, [
+      { ...email('live', ['a@example.com']), fromDomainId: 'dom_kept' },
+      { ...email('live', ['b@example.com']), fromDomainId: 'dom_gone' },
+    ]);
+    await expect(writing).rejects.toEqual(expect.objectContaining({ constructor: SendingDomainDeleted, index: 1, domain: 'acme.test' }));
+    expect(repository.insertUnlessSuppressed).not.toHaveBeenCalled();
   });
 });

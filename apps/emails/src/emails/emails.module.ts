@@ -8,6 +8,8 @@ import { EmailScheduleService } from './email-schedule.service';
 import { EmailSendingService } from './email-sending.service';
 import { EmailWriter } from './email-writer';
 import { DomainUsageController } from '../domain-usage/domain-usage.controller';
+import { DomainUsageService } from '../domain-usage/domain-usage.service';
+import { SendingDomainFence } from '../domain-usage/sending-domain-fence';
 import { EmailCountsCompactor } from './email-counts.compactor';
 import { EmailCountsRepository } from './email-counts.repository';
 import { EmailsController } from './emails.controller';
@@ -33,6 +35,8 @@ export class EmailsModule {
         IdempotencyStore,
         SenderIdentityClient,
         SenderPolicy,
+        SendingDomainFence,
+        DomainUsageService,
         EmailWriter,
         SingleSendCommitter,
         EmailSendingService,

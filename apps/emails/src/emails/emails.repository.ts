@@ -110,8 +110,8 @@ export class EmailsRepository {
    * test email scheduled up to 30 days ahead kept a live domain from being deleted, and a live key could
    * neither see nor cancel it.
    */
-  async countActiveFromDomain(domain: string): Promise<number> {
-    const [row] = await this.dataSource.query(
+  async countActiveFromDomain(domain: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const [row] = await manager.query(
       `SELECT count(*)::int AS count FROM emails.emails WHERE from_domain = $1 AND status IN ('queued', 'scheduled') AND mode = 'live'`,
       [domain],
     );

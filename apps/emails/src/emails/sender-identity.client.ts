@@ -4,7 +4,8 @@ import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } f
 import type { MailroomConfig } from '@mailroom/config';
 import { DomainDeletionWatch, LastReadWhileAway, MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 
-type DomainStatus = NonNullable<SenderIdentityReply['identity']>['status'];
+/** What a send needs of its domain: whether it may send, and which domain it is (a name added again is another). */
+export type SendingDomain = Pick<NonNullable<SenderIdentityReply['identity']>, 'status' | 'domainId'>;
 
 export const EMAILS_NATS_CLIENT = Symbol('EmailsNatsClient');
 
@@ -30,7 +31,7 @@ export function domainsTimeoutMs(rpcTimeoutMs: number): number {
 @Injectable()
 export class SenderIdentityClient implements OnModuleInit, OnModuleDestroy {
   private readonly rpc: RpcClient<DomainsSenderRpc>;
-  private readonly lastRead = new LastReadWhileAway<DomainStatus | null>();
+  private readonly lastRead = new LastReadWhileAway<SendingDomain | null>();
   private readonly deletions: DomainDeletionWatch;
 
   constructor(@Inject(EMAILS_NATS_CLIENT) client: ClientProxy, @Inject(MAILROOM_CONFIG) config: MailroomConfig) {
@@ -61,10 +62,10 @@ export class SenderIdentityClient implements OnModuleInit, OnModuleDestroy {
    * the service that changes it is away. A domain not asked about since this
    * process started is a 503, as before.
    */
-  async statusOf(domain: string): Promise<DomainStatus | null> {
+  async find(domain: string): Promise<SendingDomain | null> {
     try {
-      const reply = await this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain });
-      return this.lastRead.remember(domain, reply.identity?.status ?? null);
+      const { identity } = await this.rpc.request(SENDER_IDENTITY_SUBJECT, { name: domain });
+      return this.lastRead.remember(domain, identity ? { status: identity.status, domainId: identity.domainId } : null);
     } catch (error) {
       return this.lastRead.standIn(domain, error);
     }

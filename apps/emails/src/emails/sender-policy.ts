@@ -14,12 +14,14 @@ export interface FromDomain {
  * the listed domains (403 naming the field, so a refused batch says which of
  * its emails is outside them). In live mode the domain must be verified with
  * the domains service (422 naming the field); test mode needs no domain.
+ * The answer names the domain of each live from domain by its id, which the
+ * write checks against deletions that crossed the send (SendingDomainFence).
  */
 @Injectable()
 export class SenderPolicy {
   constructor(private readonly identities: SenderIdentityClient) {}
 
-  async assertMaySendFrom(ctx: RequestContext, fromDomains: FromDomain[]): Promise<void> {
+  async assertMaySendFrom(ctx: RequestContext, fromDomains: FromDomain[]): Promise<Map<string, string>> {
     for (const { domain, field } of fromDomains) {
       if (ctx.domainRestrictions.length && !ctx.domainRestrictions.includes(domain)) {
         throw DomainError.forbidden(
@@ -27,14 +29,14 @@ export class SenderPolicy {
         );
       }
     }
-    if (ctx.mode !== 'live') return;
+    const domainIds = new Map<string, string>();
+    if (ctx.mode !== 'live') return domainIds;
     const domains = [...new Set(fromDomains.map((item) => item.domain))];
-    const statuses = new Map(
-      await Promise.all(domains.map(async (domain) => [domain, await this.identities.statusOf(domain)] as const)),
-    );
+    const found = new Map(await Promise.all(domains.map(async (domain) => [domain, await this.identities.find(domain)] as const)));
     for (const { domain, field } of fromDomains) {
-      const status = statuses.get(domain);
-      if (status !== 'verified') {
+      const sending = found.get(domain);
+      const status = sending?.status;
+      if (!sending || status !== 'verified') {
         throw DomainError.validation(
           field,
           status
@@ -42,6 +44,8 @@ export class SenderPolicy {
             : `the domain '${domain}' is not a sending domain of this account; add and verify it with POST /v1/domains before sending live`,
         );
       }
+      domainIds.set(domain, sending.domainId);
     }
+    return domainIds;
   }
 }

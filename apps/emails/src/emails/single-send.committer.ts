@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { GroupCommitter } from '@mailroom/database';
+import { GroupCommitter, rolledBackForSure } from '@mailroom/database';
 import { EmailToStore, EmailWriter } from './email-writer';
 import { NewEmail } from './new-email.builder';
+import { SendingDomainDeleted } from './sending-domain-deleted';
 
 /**
  * Commits single sends without an Idempotency-Key together: under load, a
@@ -19,6 +20,8 @@ export class SingleSendCommitter {
     this.committer = new GroupCommitter((emails) => writer.writeAtomically(emails), {
       maxBatch: 64,
       maxInFlight: 4,
+      // One send whose domain was deleted refuses the write of all: the others are written again, each alone.
+      retryAlone: (error) => error instanceof SendingDomainDeleted || rolledBackForSure(error),
     });
   }
 

@@ -1,6 +1,11 @@
 /** Asked by the domains service before deleting a domain: is mail from it still on its way? */
 export interface DomainUsagePayload {
   domainName: string;
+  /**
+   * The domain's id: when nothing is on its way, the emails service records it as deleted, so a send that
+   * found it verified just before is refused. Absent from domains replicas older than it (counted only).
+   */
+  domainId?: string;
 }
 
 export interface DomainUsageReply {
