@@ -174,4 +174,21 @@ describe('domains: deletion refused while the domain is in use', () => {
     expect(again.id).not.toBe(domain.id);
     expect((await crossingSend(domain.name)).status).toBe(202);
   });
+
+  it('records nothing when its in-use check cannot answer in time: the DELETE is 503 and the domain goes on sending', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('slowcheck'));
+    await withHolder(async (holder) => {
+      // A send writing from the domain, longer than the deletion waits (DOMAIN_USAGE_TIMEOUT_MS, 2 s).
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock_shared($1, hashtext($2))', [SENDING_DOMAIN_LOCK_CLASS, domain.name]);
+      const refused = await api().delete(`/v1/domains/${domain.id}`);
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('service_unavailable');
+      await holder.query('COMMIT');
+    });
+    // Had the check gone on once the lock was free, it would have recorded a deletion that never happened.
+    await eventually(async () => ((await advisoryWaiters(harness.db)) === 0 ? true : undefined));
+    expect((await crossingSend(domain.name)).status).toBe(202);
+    expect((await api().get(`/v1/domains/${domain.id}`)).body).toMatchObject({ status: 'verified' });
+  });
 });

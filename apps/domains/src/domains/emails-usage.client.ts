@@ -15,15 +15,17 @@ interface EmailsUsageRpc {
 @Injectable()
 export class EmailsUsageClient {
   private readonly rpc: RpcClient<EmailsUsageRpc>;
+  private readonly answerWithinMs: number;
 
   constructor(@Inject(DOMAINS_NATS_CLIENT) client: ClientProxy, settings: DomainSettings) {
     this.rpc = new RpcClient<EmailsUsageRpc>(client, settings.usageTimeoutMs, 'emails');
+    this.answerWithinMs = settings.usageTimeoutMs;
   }
 
   /** When it answers 0, the emails service refuses sends from the domain from then on (it expects the deletion to go on). */
   async activeEmails(domainName: string, domainId: string): Promise<number> {
     try {
-      return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName, domainId })).activeEmails;
+      return (await this.rpc.request(DOMAIN_USAGE_SUBJECT, { domainName, domainId, answerWithinMs: this.answerWithinMs })).activeEmails;
     } catch (error) {
       // No responders (emails is down) or an internal failure there: we cannot know, so we do not delete.
       if (error instanceof DomainError && error.code === ErrorCode.ServiceUnavailable) throw error;

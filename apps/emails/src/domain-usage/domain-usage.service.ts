@@ -2,8 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DomainUsagePayload, DomainUsageReply } from '@mailroom/contracts';
+import { DomainError, ErrorCode } from '@mailroom/errors';
 import { EmailsRepository } from '../emails/emails.repository';
 import { SendingDomainFence } from './sending-domain-fence';
+
+/** DOMAIN_USAGE_TIMEOUT_MS's default. */
+const DEFAULT_ANSWER_WITHIN_MS = 2000;
+/** lock_not_available: the lock_timeout passed. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /**
  * The in-use check of a domain deletion. Nothing on its way means the
@@ -21,14 +27,28 @@ export class DomainUsageService {
     private readonly fence: SendingDomainFence,
   ) {}
 
-  usage({ domainName, domainId }: DomainUsagePayload): Promise<DomainUsageReply> {
+  usage({ domainName, domainId, answerWithinMs }: DomainUsagePayload): Promise<DomainUsageReply> {
     const name = domainName.toLowerCase();
+    const budgetMs = checkBudgetMs(answerWithinMs);
+    const deadline = Date.now() + budgetMs;
+    const tooLate = () => new DomainError(ErrorCode.ServiceUnavailable, `The in-use check of ${name} took over ${budgetMs} ms; nothing was recorded.`);
     return this.dataSource.transaction(async (manager) => {
-      await this.fence.closeForDeletion(manager, name);
+      await this.fence.closeForDeletion(manager, name, budgetMs).catch((error) => {
+        if (error?.code !== LOCK_NOT_AVAILABLE) throw error;
+        throw tooLate();
+      });
       const activeEmails = await this.emails.countActiveFromDomain(name, manager);
+      // Past it, the domains service may have given up (503, nothing deleted): recording now would refuse a domain kept.
+      if (Date.now() > deadline) throw tooLate();
       // A domains replica older than domainId deletes as before: counted, not recorded.
       if (activeEmails === 0 && typeof domainId === 'string' && domainId) await this.fence.recordDeletion(manager, domainId, name);
       return { activeEmails };
     });
   }
+}
+
+/** Half the domains service's wait, leaving it the other half to hear the answer; a replica older than answerWithinMs waits 2 s. */
+function checkBudgetMs(answerWithinMs: unknown): number {
+  const within = typeof answerWithinMs === 'number' && Number.isFinite(answerWithinMs) && answerWithinMs > 0 ? answerWithinMs : DEFAULT_ANSWER_WITHIN_MS;
+  return Math.max(1, Math.floor(within / 2));
 }

@@ -13,8 +13,12 @@ import { SENDING_DOMAIN_LOCK_CLASS } from './sending-domain-lock';
  */
 @Injectable()
 export class SendingDomainFence {
-  /** Within the in-use check's transaction, before it counts: waits for every send from the domain writing its email. */
-  async closeForDeletion(manager: EntityManager, name: string): Promise<void> {
+  /**
+   * Within the in-use check's transaction, before it counts: waits for every send from the domain writing its
+   * email, for waitMs at most (lock_not_available past it).
+   */
+  async closeForDeletion(manager: EntityManager, name: string, waitMs: number): Promise<void> {
+    await manager.query(`SELECT set_config('lock_timeout', $1, true)`, [`${waitMs}ms`]);
     await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SENDING_DOMAIN_LOCK_CLASS, name]);
   }
 

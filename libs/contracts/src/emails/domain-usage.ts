@@ -6,6 +6,11 @@ export interface DomainUsagePayload {
    * found it verified just before is refused. Absent from domains replicas older than it (counted only).
    */
   domainId?: string;
+  /**
+   * How long the domains service waits for the answer. The check gives up within half of it, recording nothing:
+   * a deletion recorded after the domains service gave up (503, nothing deleted) would refuse the domain's sends.
+   */
+  answerWithinMs?: number;
 }
 
 export interface DomainUsageReply {
