@@ -1,0 +1,48 @@
+import type { RequestContext } from '@mailroom/contracts';
+import { DomainError } from '@mailroom/errors';
+import type { DataSource } from 'typeorm';
+import { EmailSendingService } from './email-sending.service';
+import type { EmailToStore, EmailWriter } from './email-writer';
+import type { IdempotencyStore } from './idempotency.store';
+import type { SenderPolicy } from './sender-policy';
+import { SendingDomainDeleted } from './sending-domain-deleted';
+import type { SingleSendCommitter } from './single-send.committer';
+
+const ctx: RequestContext = { requestId: 'req_1', keyId: 'key_live', mode: 'live', permissions: ['*'], domainRestrictions: [] };
+const input = (from: string) => ({ from, to: 'a@example.com', subject: 'Hello', text: 'Hi' });
+
+/** A service whose domains were all verified, one of them (gone.test) deleted before its email came to be written. */
+function makeService() {
+  const refuseGone = async (emails: EmailToStore[]) => {
+    const index = emails.findIndex((item) => item.fromDomainId === 'dom_gone');
+    throw new SendingDomainDeleted(index, emails[index].parsed.from.domain);
+  };
+  const writer = { writeAtomically: jest.fn(refuseGone) };
+  const singleSends = { commit: jest.fn((email: EmailToStore) => refuseGone([email])) };
+  const policy = { assertMaySendFrom: jest.fn(async () => new Map([['kept.test', 'dom_kept'], ['gone.test', 'dom_gone']])) };
+  const service = new EmailSendingService(
+    {} as DataSource,
+    writer as unknown as EmailWriter,
+    singleSends as unknown as SingleSendCommitter,
+    {} as IdempotencyStore,
+    policy as unknown as SenderPolicy,
+  );
+  return { service, singleSends };
+}
+
+describe(EmailSendingService.name, () => {
+  it('answers a send whose domain was deleted as it was written with 422 naming from, and hands the write its domain id', async () => {
+    const { service, singleSends } = makeService();
+    const refused = service.send({ ctx, input: input('hi@gone.test') });
+    await expect(refused).rejects.toMatchObject({ constructor: DomainError, code: 'validation_error' });
+    await expect(refused).rejects.toThrow(/^from: the domain 'gone.test' is no longer a sending domain/);
+    expect(singleSends.commit.mock.calls[0][0].fromDomainId).toBe('dom_gone');
+  });
+
+  it('names the email of a batch whose domain was deleted as it was written', async () => {
+    const { service } = makeService();
+    const refused = service.batch({ ctx, inputs: [input('hi@kept.test'), input('hi@gone.test')] });
+    await expect(refused).rejects.toThrow(/^emails\[1\]\.from: the domain 'gone.test' is no longer a sending domain/);
+    await expect(refused).rejects.toMatchObject({ constructor: DomainError, code: 'validation_error' });
+  });
+});
