@@ -133,10 +133,10 @@ describe('domains: deletion refused while the domain is in use', () => {
   it('never both deletes a domain and accepts a send that crossed its in-use check: the check waits for the send, and refuses (in_use)', async () => {
     const domain = await verifiedDomain(harness, uniqueDomain('crossed'));
     await withHolder(async (holder) => {
-      // The send has found the domain verified and is writing its email: held there by a lock on the emails
-      // table that lets a count read but makes the insert wait.
+      // The send has found the domain verified and its insert statement has taken the domain's lock: held there
+      // by a lock on the deletions table, which the statement reads next to learn whether the domain was deleted.
       await holder.query('BEGIN');
-      await holder.query('LOCK TABLE emails.emails IN SHARE MODE');
+      await holder.query('LOCK TABLE emails.sending_domain_deletions IN ACCESS EXCLUSIVE MODE');
       const sending = crossingSend(domain.name);
       await untilBlockedBy(holder);
       const deleting = api().delete(`/v1/domains/${domain.id}`);

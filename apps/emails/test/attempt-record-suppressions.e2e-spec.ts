@@ -39,7 +39,7 @@ describe('recorded attempts, the suppression list and reports that cross them, a
   /** A live email to `to`, claimed by OWNER. */
   const claimedEmailTo = async (to: string): Promise<ClaimedEmail> => {
     const created = buildNewEmail(parseEmailInput({ from: 'hi@acme.test', to, subject: 'Hello', text: 'Hi' }, '', new Date()), CTX, new Date(), new Set());
-    await new EmailsRepository(dataSource, {} as EmailCountsRepository).insert(dataSource.manager, [created]);
+    await new EmailsRepository(dataSource, {} as EmailCountsRepository).insertUnless(dataSource.manager, [created], { suppressedAddresses: new Map() });
     await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [created.email.id, OWNER]);
     return { id: created.email.id, mode: 'live' } as ClaimedEmail;
   };

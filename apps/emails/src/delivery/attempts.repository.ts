@@ -133,8 +133,10 @@ export class AttemptsRepository {
       });
       await sql.query(EMAIL_SUMMARY_UPDATE, [recordsetJson(summaries), summaries.map((summary) => summary.id)]);
       // An event names its recipient as the sender wrote it; the row is keyed by the address's lower-case form.
-      const updatedRecipient = (emailId: string, event: NewEvent) =>
-        recorded.get(emailId)?.has(normalizeEmailAddress((event.data as { recipient: string }).recipient)) ?? false;
+      const updatedRecipient = (emailId: string, event: NewEvent) => {
+        const { recipient } = event.data as { recipient?: unknown };
+        return typeof recipient === 'string' && (recorded.get(emailId)?.has(normalizeEmailAddress(recipient)) ?? false);
+      };
       await appendEvents(
         manager,
         'emails',

@@ -5,7 +5,7 @@ import { SENDING_DOMAIN_LOCK_CLASS } from './sending-domain-lock';
 /**
  * Where a deletion's in-use check and the live sends it crosses meet. Both
  * hold the domain's lock in their transaction: the check exclusively, sends
- * shared. A send that writes first holds the check until it commits, so the
+ * shared (in the statement that inserts them). A send that writes first holds the check until it commits, so the
  * check counts its email (in_use); a check that goes first records the
  * deletion, and the sends that found the domain verified before it find the
  * record once they get the lock, and are refused. The two services share no
@@ -31,19 +31,14 @@ export class SendingDomainFence {
   }
 
   /**
-   * Within a send's transaction, before it writes: the ids among `domainIds` whose deletion passed its in-use
-   * check. The lock comes first, in a statement of its own: READ COMMITTED reads with the snapshot of the
-   * statement's start, and one taken before waiting would miss the record the check committed meanwhile.
-   * Locks are taken in one order (shared ones never wait on each other, but on a waiting check they do).
+   * The query a live send's insert statement carries (EmailsRepository.insertUnless): it takes the shared locks of
+   * `domains` (name → id) for the statement's transaction and answers the ids whose deletion passed its in-use
+   * check, so nothing is inserted. One round trip, as the insert was before: no transaction of the send's own.
+   * Its parameters are appended to `parameters`.
    */
-  async deletedAmong(manager: EntityManager, domains: ReadonlyMap<string, string>): Promise<Set<string>> {
-    await manager.query(
-      `SELECT pg_advisory_xact_lock_shared($1, key) FROM (SELECT DISTINCT hashtext(name) AS key FROM unnest($2::text[]) AS name ORDER BY 1) AS keys`,
-      [SENDING_DOMAIN_LOCK_CLASS, [...domains.keys()]],
-    );
-    const rows: Array<{ domain_id: string }> = await manager.query('SELECT domain_id FROM emails.sending_domain_deletions WHERE domain_id = ANY($1::text[])', [
-      [...domains.values()],
-    ]);
-    return new Set(rows.map((row) => row.domain_id));
+  deletedAmongQuery(domains: ReadonlyMap<string, string>, parameters: unknown[]): string {
+    parameters.push(SENDING_DOMAIN_LOCK_CLASS, [...domains.keys()], [...domains.values()]);
+    const at = parameters.length;
+    return `SELECT id FROM emails.deleted_sending_domains($${at - 2}, $${at - 1}::text[], $${at}::text[]) AS id`;
   }
 }

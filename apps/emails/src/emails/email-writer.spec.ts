@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { parseEmailInput } from './email-input.parser';
 import { EmailToStore, EmailWriter } from './email-writer';
 import type { SendingDomainFence } from '../domain-usage/sending-domain-fence';
-import { EmailsRepository } from './emails.repository';
+import { EmailsRepository, InsertBlockers, InsertRefusal } from './emails.repository';
 import { SendingDomainDeleted } from './sending-domain-deleted';
 
 const NOW = new Date('2026-11-23T10:00:00.000Z');
@@ -17,47 +17,53 @@ const email = (mode: 'live' | 'test', to: string[]): EmailToStore => ({
 function makeWriter(suppressed: Record<string, string[]> = {}) {
   const callerManager = {} as EntityManager;
   const ownManager = {} as EntityManager;
-  const transactionManager = {} as EntityManager;
-  const repository = {
-    dataSource: { manager: ownManager, transaction: jest.fn(async (work: (manager: EntityManager) => Promise<unknown>) => work(transactionManager)) },
-    // Like the statement: writes nothing when an address is suppressed, and answers the suppressed ones by mode.
-    insertUnlessSuppressed: jest.fn(async (_manager: EntityManager, _emails: unknown, addressesByMode: Map<string, string[]>) => {
-      const found = new Map<string, Set<string>>();
-      for (const [mode, addresses] of addressesByMode) {
-        const hits = addresses.filter((address) => suppressed[mode]?.includes(address));
-        if (hits.length) found.set(mode, new Set(hits));
-      }
-      return found;
+  // Like the database after the deletion of dom_gone passed its in-use check: the fence's query answers it.
+  const fence = {
+    deletedAmongQuery: jest.fn((domains: ReadonlyMap<string, string>, parameters: unknown[]) => {
+      parameters.push([...domains.values()]);
+      return 'deleted domains query';
     }),
-    insert: jest.fn(async () => undefined),
   };
-  // Like the database after the deletion of dom_gone passed its in-use check.
-  const fence = { deletedAmong: jest.fn(async (_manager: EntityManager, domains: ReadonlyMap<string, string>) => new Set([...domains.values()].filter((id) => id === 'dom_gone'))) };
+  const repository = {
+    dataSource: { manager: ownManager },
+    // Like the statement: writes nothing when an address is suppressed or a domain deleted, and says which.
+    insertUnless: jest.fn(async (_manager: EntityManager, _emails: unknown, blockers: InsertBlockers): Promise<InsertRefusal> => {
+      const refusal: InsertRefusal = { suppressed: new Map(), deletedDomainIds: new Set() };
+      for (const [mode, addresses] of blockers.suppressedAddresses) {
+        const hits = addresses.filter((address) => suppressed[mode]?.includes(address));
+        if (hits.length) refusal.suppressed.set(mode, new Set(hits));
+      }
+      const parameters: unknown[] = [];
+      if (blockers.deletedDomains?.(parameters) === 'deleted domains query') {
+        for (const id of parameters[0] as string[]) if (id === 'dom_gone') refusal.deletedDomainIds.add(id);
+      }
+      return refusal;
+    }),
+  };
   const writer = new EmailWriter(repository as unknown as EmailsRepository, fence as unknown as SendingDomainFence);
-  return { writer, repository, fence, callerManager, ownManager, transactionManager };
+  return { writer, repository, fence, callerManager, ownManager };
 }
 
 describe(EmailWriter.name, () => {
   it('checks suppressions inside the insert, for every distinct recipient of the emails of each mode', async () => {
     const { writer, repository, ownManager } = makeWriter();
     const written = await writer.writeAtomically([email('test', ['a@example.com', 'b@example.com']), email('test', ['B@example.com']), email('live', ['c@example.com'])]);
-    expect(repository.insertUnlessSuppressed).toHaveBeenCalledWith(
-      ownManager,
-      written,
-      new Map([
+    expect(repository.insertUnless).toHaveBeenCalledTimes(1);
+    expect(repository.insertUnless).toHaveBeenCalledWith(ownManager, written, {
+      suppressedAddresses: new Map([
         ['test', ['a@example.com', 'b@example.com']],
         ['live', ['c@example.com']],
       ]),
-    );
+      deletedDomains: undefined,
+    });
     // Nobody suppressed: that one statement wrote them.
-    expect(repository.insert).not.toHaveBeenCalled();
     expect(written.map((created) => created.email.status)).toEqual(['queued', 'queued', 'queued']);
   });
 
   it("builds again and writes when the insert found a suppressed address, applying each mode's list to its own emails only", async () => {
     const { writer, repository, ownManager } = makeWriter({ test: ['a@example.com'] });
     const [testEmail, liveEmail] = await writer.writeAtomically([email('test', ['a@example.com']), email('live', ['a@example.com'])]);
-    expect(repository.insert).toHaveBeenCalledWith(ownManager, [testEmail, liveEmail]);
+    expect(repository.insertUnless).toHaveBeenLastCalledWith(ownManager, [testEmail, liveEmail], { suppressedAddresses: new Map(), deletedDomains: undefined });
     expect(testEmail.email.status).toBe('suppressed');
     expect(testEmail.events.map((event) => event.type)).toEqual(['email.suppressed']);
     expect(liveEmail.email.status).toBe('queued');
@@ -67,8 +73,8 @@ describe(EmailWriter.name, () => {
   it("writes within the caller's transaction with its manager", async () => {
     const { writer, repository, callerManager } = makeWriter({ test: ['b@example.com'] });
     const [within] = await writer.write(callerManager, [email('test', ['a@example.com', 'b@example.com'])]);
-    expect(repository.insertUnlessSuppressed.mock.calls[0][0]).toBe(callerManager);
-    expect(repository.insert).toHaveBeenCalledWith(callerManager, [within]);
+    expect(repository.insertUnless.mock.calls.map(([manager]) => manager)).toEqual([callerManager, callerManager]);
+    expect(repository.insertUnless.mock.calls[1][1]).toEqual([within]);
     expect(within.recipients.map((recipient) => [recipient.address, recipient.status])).toEqual([
       ['a@example.com', 'queued'],
       ['b@example.com', 'suppressed'],
@@ -79,11 +85,12 @@ describe(EmailWriter.name, () => {
     ]);
   });
 
-  it('writes live emails in a transaction of their own, after checking their domains under their locks', async () => {
-    const { writer, repository, fence, transactionManager } = makeWriter();
+  it("has each statement of a live email's write take its domain's lock and look for its deletion, with no transaction of its own", async () => {
+    const { writer, repository, fence, ownManager } = makeWriter({ live: ['b@example.com'] });
     await writer.writeAtomically([email('test', ['a@example.com']), { ...email('live', ['b@example.com']), fromDomainId: 'dom_kept' }]);
-    expect(fence.deletedAmong).toHaveBeenCalledWith(transactionManager, new Map([['acme.test', 'dom_kept']]));
-    expect(repository.insertUnlessSuppressed.mock.calls[0][0]).toBe(transactionManager);
+    // Two statements (the first found b@ suppressed): each outside a transaction, each fenced on its own.
+    expect(repository.insertUnless.mock.calls.map(([manager]) => manager)).toEqual([ownManager, ownManager]);
+    expect(fence.deletedAmongQuery.mock.calls.map(([domains]) => domains)).toEqual([new Map([['acme.test', 'dom_kept']]), new Map([['acme.test', 'dom_kept']])]);
   });
 
   it('writes nothing when the deletion of a live email\'s domain passed its in-use check, naming the first such email', async () => {
@@ -93,6 +100,7 @@ describe(EmailWriter.name, () => {
       { ...email('live', ['b@example.com']), fromDomainId: 'dom_gone' },
     ]);
     await expect(writing).rejects.toEqual(expect.objectContaining({ constructor: SendingDomainDeleted, index: 1, domain: 'acme.test' }));
-    expect(repository.insertUnlessSuppressed).not.toHaveBeenCalled();
+    // The one statement that found the deletion wrote nothing, and nothing was written after it.
+    expect(repository.insertUnless).toHaveBeenCalledTimes(1);
   });
 });

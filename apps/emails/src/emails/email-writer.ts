@@ -19,9 +19,9 @@ export interface EmailToStore {
 /**
  * Writes accepted emails: the emails, their recipients and their outbox
  * events together in one statement, which also checks the recipients
- * against the suppression lists. Live emails are written under their
- * domains' locks, and refused (SendingDomainDeleted) when a domain's deletion
- * passed its in-use check since the send found it verified.
+ * against the suppression lists and, for live emails, under their domains'
+ * locks, whether a domain's deletion passed its in-use check since the send
+ * found it verified (then SendingDomainDeleted, and nothing written).
  */
 @Injectable()
 export class EmailWriter {
@@ -37,12 +37,10 @@ export class EmailWriter {
 
   /**
    * Committed when this resolves, all or nothing, without a transaction of the caller's: one statement is atomic
-   * by itself. Live emails take a transaction, which holds their domains' locks until they are committed.
+   * by itself, and holds the live domains' locks until it commits.
    */
   writeAtomically(emails: EmailToStore[]): Promise<NewEmail[]> {
-    const { dataSource } = this.repository;
-    if (!emails.some((item) => item.fromDomainId)) return this.writeWith(dataSource.manager, emails);
-    return dataSource.transaction((manager) => this.writeWith(manager, emails));
+    return this.writeWith(this.repository.dataSource.manager, emails);
   }
 
   /**
@@ -54,24 +52,32 @@ export class EmailWriter {
    * transaction would.
    */
   private async writeWith(manager: EntityManager, emails: EmailToStore[]): Promise<NewEmail[]> {
-    await this.refuseDeletedDomains(manager, emails);
+    const domains = liveDomains(emails);
+    // Each statement takes the domains' locks and looks for their deletions itself: the second one may run after the
+    // first's own transaction ended (outside a caller's), and a deletion's in-use check in between.
+    const deletedDomains = domains.size ? (parameters: unknown[]) => this.fence.deletedAmongQuery(domains, parameters) : undefined;
     const hopeful = buildAll(emails, new Map());
-    const suppressed = await this.repository.insertUnlessSuppressed(manager, hopeful, addressesByMode(emails));
-    if (!suppressed.size) return hopeful;
-    const created = buildAll(emails, suppressed);
-    await this.repository.insert(manager, created);
+    const first = await this.repository.insertUnless(manager, hopeful, { suppressedAddresses: addressesByMode(emails), deletedDomains });
+    refuseDeletedDomains(emails, first.deletedDomainIds);
+    if (!first.suppressed.size) return hopeful;
+    const created = buildAll(emails, first.suppressed);
+    refuseDeletedDomains(emails, (await this.repository.insertUnless(manager, created, { suppressedAddresses: new Map(), deletedDomains })).deletedDomainIds);
     return created;
   }
+}
 
-  /** Within the write's transaction: takes the live domains' locks, which the in-use checks of their deletions wait for. */
-  private async refuseDeletedDomains(manager: EntityManager, emails: EmailToStore[]): Promise<void> {
-    const domains = new Map<string, string>();
-    for (const { parsed, fromDomainId } of emails) if (fromDomainId) domains.set(parsed.from.domain, fromDomainId);
-    if (!domains.size) return;
-    const deleted = await this.fence.deletedAmong(manager, domains);
-    const index = emails.findIndex((item) => item.fromDomainId !== undefined && deleted.has(item.fromDomainId));
-    if (index >= 0) throw new SendingDomainDeleted(index, emails[index].parsed.from.domain);
-  }
+/** The live emails' from domains, name → the id the send found verified (test mode has none). */
+function liveDomains(emails: EmailToStore[]): Map<string, string> {
+  const domains = new Map<string, string>();
+  for (const { parsed, fromDomainId } of emails) if (fromDomainId) domains.set(parsed.from.domain, fromDomainId);
+  return domains;
+}
+
+/** Names the first email whose domain's deletion passed its in-use check since its send found it verified. */
+function refuseDeletedDomains(emails: EmailToStore[], deletedDomainIds: ReadonlySet<string>): void {
+  if (!deletedDomainIds.size) return;
+  const index = emails.findIndex((item) => item.fromDomainId !== undefined && deletedDomainIds.has(item.fromDomainId));
+  if (index >= 0) throw new SendingDomainDeleted(index, emails[index].parsed.from.domain);
 }
 
 const NONE_SUPPRESSED: ReadonlySet<string> = new Set();

@@ -2,12 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { EmailListFilters, ListParams, RequestContext } from '@mailroom/contracts';
-import { entityRows, firstIdAt, insertAll, insertAllUnless, KeysetPage, keysetPageInOneSnapshot, preparedStatements, TableRows } from '@mailroom/database';
+import { entityRows, firstIdAt, insertAllUnless, KeysetPage, keysetPageInOneSnapshot, preparedStatements, TableRows } from '@mailroom/database';
 import { outboxRows } from '@mailroom/outbox';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
 import { EmailCountsRepository } from './email-counts.repository';
 import { NewEmail } from './new-email.builder';
+
+/** What stops EmailsRepository.insertUnless from writing. */
+export interface InsertBlockers {
+  /** By mode, the addresses to look for on that mode's suppression list. */
+  suppressedAddresses: ReadonlyMap<string, string[]>;
+  /** A query answering domain ids (column `id`) whose deletion must stop the insert; it appends its parameters. */
+  deletedDomains?: (parameters: unknown[]) => string;
+}
+
+/** Why EmailsRepository.insertUnless wrote nothing; both empty when it wrote. */
+export interface InsertRefusal {
+  suppressed: Map<string, Set<string>>;
+  deletedDomainIds: Set<string>;
+}
 
 const LIST_COLUMNS = ['e.id', 'e.fromAddress', 'e.to', 'e.subject', 'e.status', 'e.createdAt'];
 
@@ -18,31 +32,33 @@ export class EmailsRepository {
     private readonly counts: EmailCountsRepository,
   ) {}
 
-  /** The emails, their recipients and their outbox events, in one statement, within the caller's transaction. */
-  async insert(manager: EntityManager, emails: NewEmail[]): Promise<void> {
-    await insertAll(preparedStatements(manager), this.rowsOf(manager, emails));
-  }
-
   /**
-   * insert, unless one of the addresses is on its mode's suppression list:
-   * then nothing is written, and the answer holds the suppressed ones by mode
-   * (empty when the emails were written). One statement, so atomic even
-   * outside a transaction.
+   * The emails, their recipients and their outbox events, in one statement,
+   * unless one of the addresses is on its mode's suppression list or a
+   * fenced domain's deletion passed its in-use check: then nothing is
+   * written, and the answer says which (both empty when the emails were
+   * written). One statement, so atomic even outside a transaction.
    */
-  async insertUnlessSuppressed(manager: EntityManager, emails: NewEmail[], addressesByMode: ReadonlyMap<string, string[]>): Promise<Map<string, Set<string>>> {
+  async insertUnless(manager: EntityManager, emails: NewEmail[], blockers: InsertBlockers): Promise<InsertRefusal> {
     const parameters: unknown[] = [];
-    const perMode = [...addressesByMode].map(([mode, addresses]) => {
+    const perMode = [...blockers.suppressedAddresses].map(([mode, addresses]) => {
       parameters.push(mode, addresses);
       return `(mode = $${parameters.length - 1} AND address = ANY($${parameters.length}::text[]))`;
     });
-    const blocking = { sql: `SELECT mode, address FROM emails.suppressions WHERE ${perMode.join(' OR ') || 'false'}`, parameters };
-    const found = await insertAllUnless<{ mode: string; address: string }>(preparedStatements(manager), blocking, this.rowsOf(manager, emails));
-    const suppressed = new Map<string, Set<string>>();
+    let sql = `SELECT mode, address FROM emails.suppressions WHERE ${perMode.join(' OR ') || 'false'}`;
+    // A deleted domain's row has no mode: the suppressions' rows always do.
+    if (blockers.deletedDomains) sql += ` UNION ALL SELECT NULL AS mode, id AS address FROM (${blockers.deletedDomains(parameters)}) AS deleted`;
+    const found = await insertAllUnless<{ mode: string | null; address: string }>(preparedStatements(manager), { sql, parameters }, this.rowsOf(manager, emails));
+    const refusal: InsertRefusal = { suppressed: new Map(), deletedDomainIds: new Set() };
     for (const { mode, address } of found) {
-      if (!suppressed.has(mode)) suppressed.set(mode, new Set());
-      suppressed.get(mode)!.add(address);
+      if (mode === null) {
+        refusal.deletedDomainIds.add(address);
+        continue;
+      }
+      if (!refusal.suppressed.has(mode)) refusal.suppressed.set(mode, new Set());
+      refusal.suppressed.get(mode)!.add(address);
     }
-    return suppressed;
+    return refusal;
   }
 
   /** An email the caller may see: same mode, and from one of its domains when the key is restricted. */
