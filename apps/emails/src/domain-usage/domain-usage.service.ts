@@ -27,7 +27,9 @@ export class DomainUsageService {
     private readonly fence: SendingDomainFence,
   ) {}
 
-  usage({ domainName, domainId, answerWithinMs }: DomainUsagePayload): Promise<DomainUsageReply> {
+  async usage({ domainName, domainId, answerWithinMs }: DomainUsagePayload): Promise<DomainUsageReply> {
+    // An internal request, but a malformed one is still answered with what is wrong, not a TypeError.
+    if (typeof domainName !== 'string' || !domainName) throw DomainError.validation('domainName', 'must be a domain name');
     const name = domainName.toLowerCase();
     const budgetMs = checkBudgetMs(answerWithinMs);
     const deadline = Date.now() + budgetMs;
