@@ -223,9 +223,9 @@ describe(consumeEvents.name, () => {
   });
 
   it('gives a durable made under another ack wait (EVENT_ACK_WAIT_MS changed) this one, keeping what it had acked', async () => {
-    await publish('email.clicked', JSON.stringify(envelope(820, { type: 'email.clicked' })));
+    await publish('email.scheduled', JSON.stringify(envelope(820, { type: 'email.scheduled' })));
     const handled: string[] = [];
-    const options = { nats: { NATS_URL: nats.url }, durable: 'ack-wait-change-test', filterSubject: 'email.clicked', handle: async (event: EventEnvelope) => void handled.push(event.id) };
+    const options = { nats: { NATS_URL: nats.url }, durable: 'ack-wait-change-test', filterSubject: 'email.scheduled', handle: async (event: EventEnvelope) => void handled.push(event.id) };
     consumer = await consumeEvents({ ...options, ackWaitMs: 30_000 });
     await eventually(async () => handled.length === 1 && (await consumerState('ack-wait-change-test')).ackPending === 0);
     await consumer.stop();
@@ -233,7 +233,7 @@ describe(consumeEvents.name, () => {
     const ackWait = async () => (await (await connection.jetstreamManager()).consumers.info(EVENT_STREAM, 'ack-wait-change-test')).config.ack_wait;
     await eventually(async () => (await ackWait()) === nanos(4000), 5000).catch(() => undefined);
     expect(await ackWait()).toBe(nanos(4000));
-    await publish('email.clicked', JSON.stringify(envelope(821, { type: 'email.clicked' })));
+    await publish('email.scheduled', JSON.stringify(envelope(821, { type: 'email.scheduled' })));
     await eventually(() => handled.length === 2);
     expect(handled).toEqual(['evt_consumer_test_820', 'evt_consumer_test_821']);
   });
