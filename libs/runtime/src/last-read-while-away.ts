@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '@mailroom/errors';
 
 /** How old a remembered answer may be and still stand in for a service that is away (RFC 8767 suggests 1 to 3 days for DNS). */
-const DEFAULT_MAX_AGE_MS = 24 * 60 * 60_000;
+export const LAST_READ_MAX_AGE_MS = 24 * 60 * 60_000;
 /** Keys remembered at once, about 200 bytes each: 20 MB at most. */
 const DEFAULT_MAX_ENTRIES = 100_000;
 
@@ -23,7 +23,7 @@ export class LastReadWhileAway<T> {
   private readonly reads = new Map<string, { value: T; readAt: number }>();
 
   constructor(
-    private readonly maxAgeMs = DEFAULT_MAX_AGE_MS,
+    private readonly maxAgeMs = LAST_READ_MAX_AGE_MS,
     private readonly maxEntries = DEFAULT_MAX_ENTRIES,
   ) {}
 

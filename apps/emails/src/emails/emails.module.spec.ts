@@ -3,8 +3,9 @@ import { EmailCountsCompactor } from './email-counts.compactor';
 import { EmailRetention } from './email-retention';
 import { EmailsModule } from './emails.module';
 import { IdempotencyPurger } from './idempotency.purger';
+import { SendingDomainDeletionsPurger } from '../domain-usage/sending-domain-deletions.purger';
 
-const BACKGROUND = [EmailCountsCompactor, EmailRetention, IdempotencyPurger];
+const BACKGROUND = [EmailCountsCompactor, EmailRetention, IdempotencyPurger, SendingDomainDeletionsPurger];
 
 describe('EmailsModule and EMAILS_ROLE', () => {
   const providersFor = (role: MailroomConfig['EMAILS_ROLE']) => EmailsModule.forRoot({ EMAILS_ROLE: role, NATS_URL: 'nats://127.0.0.1:4222' } as MailroomConfig).providers ?? [];

@@ -10,6 +10,7 @@ import { EmailWriter } from './email-writer';
 import { DomainUsageController } from '../domain-usage/domain-usage.controller';
 import { DomainUsageService } from '../domain-usage/domain-usage.service';
 import { SendingDomainFence } from '../domain-usage/sending-domain-fence';
+import { SendingDomainDeletionsPurger } from '../domain-usage/sending-domain-deletions.purger';
 import { EmailCountsCompactor } from './email-counts.compactor';
 import { EmailCountsRepository } from './email-counts.repository';
 import { EmailsController } from './emails.controller';
@@ -42,7 +43,7 @@ export class EmailsModule {
         EmailSendingService,
         EmailScheduleService,
         EmailQueryService,
-        ...backgroundOnly(config, [EmailCountsCompactor, EmailRetention, IdempotencyPurger]),
+        ...backgroundOnly(config, [EmailCountsCompactor, EmailRetention, IdempotencyPurger, SendingDomainDeletionsPurger]),
       ],
       exports: [EmailsRepository, SenderIdentityClient],
     };
