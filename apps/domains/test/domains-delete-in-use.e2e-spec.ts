@@ -175,6 +175,30 @@ describe('domains: deletion refused while the domain is in use', () => {
     expect((await crossingSend(domain.name)).status).toBe(202);
   });
 
+  it('refuses an Idempotency-Key batch crossing the deletion too, whose write is in a transaction of its own: 422 naming emails[i].from, nothing kept', async () => {
+    const domain = await verifiedDomain(harness, uniqueDomain('idembatch'));
+    const key = `cross-${domain.id}`;
+    await withHolder(async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SENDING_DOMAIN_LOCK_CLASS, domain.name]);
+      const deleting = api().delete(`/v1/domains/${domain.id}`);
+      await untilBlockedBy(holder);
+      // The batch's transaction has claimed its key before it waits for the domain's lock.
+      const email = { from: `hi@${domain.name}`, to: 'bob@example.test', subject: 'Crossed', text: 'Hi' };
+      const sending = api().post('/v1/emails/batch', [email, email], { headers: { 'idempotency-key': key } });
+      await eventually(async () => ((await advisoryWaiters(harness.db)) === 2 ? true : undefined));
+      await holder.query('COMMIT');
+      const [deleted, refused] = await Promise.all([deleting, sending]);
+      expect({ delete: deleted.status, send: refused.status }).toEqual({ delete: 200, send: 422 });
+      expect(refused.body.error).toMatchObject({ code: 'validation_error', message: expect.stringMatching(/^emails\[0\]\.from: .*no longer a sending domain/) });
+    });
+    const kept = await harness.db.query(
+      `SELECT (SELECT count(*)::int FROM emails.emails WHERE from_domain = $1) AS emails, (SELECT count(*)::int FROM emails.idempotency_keys WHERE key = $2) AS keys`,
+      [domain.name, key],
+    );
+    expect(kept.rows[0]).toEqual({ emails: 0, keys: 0 });
+  });
+
   it('records nothing when its in-use check cannot answer in time: the DELETE is 503 and the domain goes on sending', async () => {
     const domain = await verifiedDomain(harness, uniqueDomain('slowcheck'));
     await withHolder(async (holder) => {
