@@ -176,7 +176,8 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
       object: 'email',
       status: 'scheduled',
       tags: ['a', 'b'],
-      recipients: [{ address: 'even@example.com', kind: 'to', status: 'queued', attempts: 0, smtpCode: null, smtpReply: null, nextAttemptAt: null }],
+      // As written, the domain lower-cased: the local part's case is the receiving host's to judge (RFC 5321 §2.4).
+      recipients: [{ address: 'Even@example.com', kind: 'to', status: 'queued', attempts: 0, smtpCode: null, smtpReply: null, nextAttemptAt: null }],
       opens: 0,
       clicks: 0,
       firstOpenedAt: null,
