@@ -55,8 +55,9 @@ describe('SIGTERM to the emails process while an MX host stalls', () => {
     emails!.child.kill('SIGTERM');
     const exit = await emails!.exited;
     expect({ exit, stderr: emails!.stderr() }).toEqual({ exit: { code: 0, signal: null }, stderr: expect.any(String) });
-    // Exit 0 already means before the deadline (past it the app exits 1); this bounds the signal's and the exit's delivery too.
-    expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    // Exit 0 already means before the deadline (past it the app exits 1); this bounds the signal's and the exit's
+    // delivery too, with room for a loaded machine's event loop starting the app's deadline late.
+    expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 2000);
 
     const { rows: email } = await harness.db.query('SELECT status, attempts, lease_owner FROM emails.emails WHERE id = $1', [sent.body.id]);
     expect(email[0]).toEqual({ status: 'queued', attempts: 1, lease_owner: null });
