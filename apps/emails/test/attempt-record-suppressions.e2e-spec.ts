@@ -154,6 +154,24 @@ describe('recorded attempts, the suppression list and reports that cross them, a
     expect(marks).toEqual({ status: 'bounced', complained_at: null });
   });
 
+  it('marks nothing for a complaint about a recipient waiting with no attempt in flight, so a later delivery does not mark the email', async () => {
+    const email = await claimedEmailTo('between.retries@example.test');
+    // Between two attempts: no worker holds the email.
+    await dataSource.query('UPDATE emails.emails SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1', [email.id]);
+    await complaints.apply(`evt_c_${email.id}`, 'live', email.id, 'between.retries@example.test', 'ARF');
+    // The suppression lifted by hand, and the next attempt delivers.
+    await dataSource.query(`DELETE FROM emails.suppressions WHERE mode = 'live' AND address = $1`, ['between.retries@example.test']);
+    await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [email.id, OWNER]);
+    await attempts.recordAttempts(OWNER, [deliveredAttempt(email, 'between.retries@example.test')]);
+    expect(await afterComplaint(email, 'between.retries@example.test')).toEqual({
+      status: 'delivered',
+      email_marked: false,
+      recipient_marked: false,
+      entry: undefined,
+      events: ['email.delivered'],
+    });
+  });
+
   it('marks the email when the complaint comes while the attempt is being written', async () => {
     const email = await claimedEmailTo('mid.write@example.test');
     const url = (dataSource.options as { url: string }).url;

@@ -25,8 +25,9 @@ export class ComplaintsRepository {
       // recipient waiting while the attempt's 250 was being written marked nothing, and the email read delivered
       // and never complained of. Locked before the address is suppressed, too, as the worker locks its emails
       // before adding its suppressions, so the two cannot each wait for the other.
-      const emails: Array<{ status: EmailStatus }> = emailId
-        ? await manager.query('SELECT status FROM emails.emails WHERE id = $1 AND mode = $2 FOR UPDATE', [emailId, mode])
+      // Claimed by a delivery worker (lease_owner): an attempt is in flight, or its worker died in one.
+      const emails: Array<{ status: EmailStatus; claimed: boolean }> = emailId
+        ? await manager.query('SELECT status, lease_owner IS NOT NULL AS claimed FROM emails.emails WHERE id = $1 AND mode = $2 FOR UPDATE', [emailId, mode])
         : [];
       await manager.query(
         `INSERT INTO emails.suppressions (mode, address, reason, details, created_at) VALUES ($1, $2, 'complaint', $3, now())
@@ -41,7 +42,7 @@ export class ComplaintsRepository {
       // Only when a server took the message for that address, or may be taking it now: a complaint naming someone
       // the email never went to (a publisher's mix-up, or a forged report), a recipient suppressed or not yet sent
       // to included, marked an email as complained of by a reader who never got it.
-      const mark = complaintMark(emails[0].status, recipient?.status);
+      const mark = complaintMark(emails[0].status, recipient?.status, emails[0].claimed);
       if (!mark) return;
       await manager.query('UPDATE emails.recipients SET complained_at = COALESCE(complained_at, now()) WHERE email_id = $1 AND address = $2', [emailId, address]);
       if (mark === 'email') await manager.query('UPDATE emails.emails SET complained_at = COALESCE(complained_at, now()) WHERE id = $1', [emailId]);
