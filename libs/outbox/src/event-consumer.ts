@@ -11,6 +11,7 @@ import { StreamReader } from './stream-reader';
 import { messageBudget } from './byte-budget';
 import { pullWithinBudget } from './budgeted-pulls';
 import { StreamsWithDurable } from './streams-with-durable';
+import { keepDurableSettings } from './durable-settings';
 
 export interface EventConsumerOptions {
   nats: NatsSettings;
@@ -99,8 +100,8 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
         max_deliver: -1,
       }),
     );
-    // A durable made under another EVENT_ACK_WAIT_MS takes this one; what it had acked is kept.
-    if (durable.config.ack_wait !== nanos(ackWaitMs)) await manager.consumers.update(EVENT_STREAM, options.durable, { ack_wait: nanos(ackWaitMs) });
+    // A durable made under another EVENT_ACK_WAIT_MS takes this one.
+    await keepDurableSettings(manager, durable, { ack_wait: nanos(ackWaitMs) });
     streamWithDurable.seen(stream.created);
     return pullWithinBudget(await connection.jetstream().consumers.get(EVENT_STREAM, options.durable), budget, connection.info?.max_payload ?? 0);
   };

@@ -11,3 +11,4 @@ export * from './held-messages';
 export * from './stream-reader';
 export * from './byte-budget';
 export * from './budgeted-pulls';
+export * from './durable-settings';

@@ -1,5 +1,6 @@
 import { EVENT_STREAM } from '@mailroom/contracts';
 import { AckPolicy, ConsumerConfig, DeliverPolicy, JetStreamManager, nanos } from 'nats';
+import { keepDurableSettings } from '@mailroom/outbox';
 
 /** Shared by every replica: JetStream hands each event to one of them. Renaming it replays the stream. */
 export const DISPATCHER_CONSUMER = 'webhook-dispatcher';
@@ -43,7 +44,5 @@ export async function ensureDispatcherConsumer(manager: JetStreamManager, ackWai
       throw error;
     });
   });
-  if (existing.config.max_ack_pending !== MAX_UNACKED_EVENTS || existing.config.ack_wait !== nanos(ackWaitMs)) {
-    await manager.consumers.update(EVENT_STREAM, DISPATCHER_CONSUMER, { max_ack_pending: MAX_UNACKED_EVENTS, ack_wait: nanos(ackWaitMs) });
-  }
+  await keepDurableSettings(manager, existing, { max_ack_pending: MAX_UNACKED_EVENTS, ack_wait: nanos(ackWaitMs) });
 }
