@@ -39,13 +39,14 @@ describe('requests that never finish arriving', () => {
   const partialPost = (key: string | null) =>
     'POST /v1/domains HTTP/1.1\r\nHost: x\r\n' + (key ? `Authorization: Bearer ${key}\r\n` : '') + 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":';
 
-  it('answers a body that stops arriving 400 in the API shape and closes the connection', async () => {
+  // 408 Request Timeout (RFC 9110 §15.5.9): the request was fine as far as it came; sent again whole, it may succeed.
+  it('answers a body that stops arriving 408 request_timeout in the API shape and closes the connection', async () => {
     const connection = await open();
     connection.socket.write(partialPost(stack.rootKey));
     await eventually(() => connection.closed(), 15_000);
     const [head, body] = connection.received().split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(body)).toEqual({ error: { code: 'invalid_json', message: 'The request did not arrive completely in time.' } });
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(body)).toEqual({ error: { code: 'request_timeout', message: 'The request did not arrive completely in time; send it again.' } });
   });
 
   it('closes the connection of a caller without a key that stops sending its body, after its 401 and nothing else', async () => {

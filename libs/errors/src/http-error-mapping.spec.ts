@@ -20,6 +20,7 @@ describe(toHttpDomainError.name, () => {
       expectation_failed: 417,
       uri_too_long: 414,
       headers_too_large: 431,
+      request_timeout: 408,
       rate_limited: 429,
       internal_error: 500,
       service_unavailable: 503,

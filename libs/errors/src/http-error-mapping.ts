@@ -22,6 +22,7 @@ const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
   403: ErrorCode.Forbidden,
   404: ErrorCode.NotFound,
   405: ErrorCode.MethodNotAllowed,
+  408: ErrorCode.RequestTimeout,
   409: ErrorCode.Conflict,
   413: ErrorCode.PayloadTooLarge,
   414: ErrorCode.UriTooLong,

@@ -27,7 +27,8 @@ function describe(error: ParserError): DomainError {
       if (requestLineOverflowed(error)) return new DomainError(ErrorCode.UriTooLong, `The URL is longer than this server reads (${maxHeaderSize} bytes with the headers).`);
       return new DomainError(ErrorCode.HeadersTooLarge, `The request headers are larger than this server reads (${maxHeaderSize} bytes with the request line).`);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new DomainError(ErrorCode.InvalidJson, 'The request did not arrive completely in time.');
+      // 408 (RFC 9110 §15.5.9), not 400: nothing was wrong with what arrived, and the whole request sent again may succeed.
+      return new DomainError(ErrorCode.RequestTimeout, 'The request did not arrive completely in time; send it again.');
     default:
       return new DomainError(ErrorCode.InvalidJson, `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`);
   }
