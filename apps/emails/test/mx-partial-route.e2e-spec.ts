@@ -29,6 +29,15 @@ describe('MX routes found while part of the DNS failed', () => {
     dns.set('healthy.test', 'MX', [{ exchange: 'mx.healthy.test', priority: 10 }]);
     dns.set('mx.healthy.test', 'A', '93.184.216.36');
     dns.ttl('mx.healthy.test', 300);
+    dns.set('ghost-hosts.test', 'MX', [
+      { exchange: 'mx1.ghost-hosts.test', priority: 10 },
+      { exchange: 'mx2.ghost-hosts.test', priority: 20 },
+    ]);
+    dns.set('ghost-and-broken.test', 'MX', [
+      { exchange: 'mx1.ghost-and-broken.test', priority: 10 },
+      { exchange: 'mx2.ghost-and-broken.test', priority: 20 },
+    ]);
+    dns.servfail('mx2.ghost-and-broken.test');
   });
   afterAll(async () => {
     await dns?.stop();
@@ -61,5 +70,19 @@ describe('MX routes found while part of the DNS failed', () => {
       await cache.route(domain);
       expect({ domain, lookups: asked(domain) - before }).toEqual({ domain, lookups: domain === 'healthy.test' ? 1 : 2 });
     }
+  });
+
+  // As Exim's "all relevant MX records point to non-existent hosts": the DNS answered, and said there is nowhere to
+  // deliver. Retried, such mail waited out the whole retry schedule (three days) for the same answer.
+  it('bounces at once when no MX host of a domain has an address (each does not exist, NXDOMAIN, or has no A or AAAA record)', async () => {
+    expect(await resolver().route('ghost-hosts.test')).toEqual({
+      kind: 'unroutable',
+      outcome: { kind: 'permanent', code: 550, reply: '550 5.4.4 no MX host of ghost-hosts.test has an address record' },
+    });
+  });
+
+  it('waits for a retry when a host that does not exist is beside one whose lookup failed', async () => {
+    const route = await resolver().route('ghost-and-broken.test');
+    expect(route).toEqual({ kind: 'unroutable', outcome: { kind: 'temporary', code: null, reply: expect.stringMatching(/^4\.4\.3 DNS lookup for mx2\.ghost-and-broken\.test failed/) } });
   });
 });

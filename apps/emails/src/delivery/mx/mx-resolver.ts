@@ -47,8 +47,9 @@ function dnsFailure(domain: string, error: NodeJS.ErrnoException): MailRoute {
 /**
  * Finds the mail hosts of a recipient domain through DNS_SERVERS, as RFC 5321
  * §5.1 says: the MX records in preference order; with no MX at all the
- * domain's own A/AAAA records act as an implicit MX; a null MX (RFC 7505)
- * or a domain that does not exist bounces at once. DNS trouble (timeout,
+ * domain's own A/AAAA records act as an implicit MX; a null MX (RFC 7505),
+ * a domain that does not exist, or MX hosts none of which has an address
+ * bounces at once. DNS trouble (timeout,
  * SERVFAIL, the budget spent) is temporary, so the recipient is retried; for
  * one MX host of several it only skips that host.
  */
@@ -116,10 +117,12 @@ export class MxResolver implements MailRouter {
       const reply = `550 5.4.4 the mail hosts of ${domain} resolve only to non-public addresses (${refusedAddressReason(refused[0])}), which this server does not deliver to`;
       return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply } };
     }
+    // Every lookup answered, and none found an address: the DNS says there is nowhere to deliver, which asking
+    // again for the three days of the retry schedule would not change. Permanent, as Exim's "all relevant MX
+    // records point to non-existent hosts" and Postfix's 5.4.4 for a host not found are.
     const implicit = names.length === 1 && names[0].name === domain;
-    return implicit
-      ? { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply: `550 5.1.2 ${domain} has no MX and no address record` } }
-      : { kind: 'unroutable', outcome: { kind: 'temporary', code: null, reply: `4.4.3 the MX hosts of ${domain} have no address` } };
+    const reply = implicit ? `550 5.1.2 ${domain} has no MX and no address record` : `550 5.4.4 no MX host of ${domain} has an address record`;
+    return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply } };
   }
 
   /**
