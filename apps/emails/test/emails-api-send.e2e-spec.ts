@@ -533,6 +533,41 @@ describe('POST /v1/emails', () => {
       expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'fixed later'`)).toEqual([{ id: fixed.body.id }]);
     });
 
+    it('gives one of concurrent requests with one key and different bodies the key, and answers the others 409', async () => {
+      const headers = { 'idempotency-key': 'concurrent-bodies-1' };
+      const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => test.post('/v1/emails', emailBody({ subject: `rival ${i}` }), { headers })));
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses).toEqual([202, ...Array(9).fill(409)]);
+      const winner = responses.find((r) => r.status === 202)!;
+      for (const loser of responses.filter((r) => r.status === 409)) expect(loser.body.error.code).toBe('conflict');
+      expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject LIKE 'rival %'`)).toEqual([{ id: winner.body.id }]);
+    });
+
+    it('keeps nothing of a batch refused with 422 for one invalid email: the corrected batch then takes the key', async () => {
+      const headers = { 'idempotency-key': 'batch-fixed-after-422' };
+      const refused = await test.post('/v1/emails/batch', [emailBody({ subject: 'batch fixed later' }), emailBody({ subject: 'batch fixed later', to: ['x@'] })], { headers });
+      expect([refused.status, refused.body.error.message]).toEqual([422, "emails[1].to[0]: 'x@' is not a valid email address"]);
+      expect(await queryDatabase(stack.databaseUrl, `SELECT key FROM emails.idempotency_keys WHERE key = 'batch-fixed-after-422'`)).toEqual([]);
+      const corrected = [emailBody({ subject: 'batch fixed later' }), emailBody({ subject: 'batch fixed later', to: ['bob@example.com'] })];
+      const fixed = await test.post('/v1/emails/batch', corrected, { headers });
+      expect(fixed.status).toBe(202);
+      expect((await test.post('/v1/emails/batch', corrected, { headers })).body).toEqual(fixed.body);
+      const rows = await queryDatabase<{ id: string }>(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'batch fixed later' ORDER BY id`);
+      expect(rows.map((row) => row.id)).toEqual(fixed.body.data.map((item: { id: string }) => item.id).sort());
+    });
+
+    it('replays the first answer after its scheduled email was cancelled, and schedules nothing new', async () => {
+      const headers = { 'idempotency-key': 'cancelled-1' };
+      const body = emailBody({ subject: 'keyed then cancelled', scheduledAt: inOneDay() });
+      const first = await test.post('/v1/emails', body, { headers });
+      expect(first.body.status).toBe('scheduled');
+      expect((await test.post(`/v1/emails/${first.body.id}/cancel`)).status).toBe(200);
+      // As Stripe and Resend do: the answer the key was given, not the email's state now, and no second email.
+      const again = await test.post('/v1/emails', body, { headers });
+      expect([again.status, JSON.stringify(again.body)]).toEqual([202, JSON.stringify(first.body)]);
+      expect(await queryDatabase(stack.databaseUrl, `SELECT id, status FROM emails.emails WHERE subject = 'keyed then cancelled'`)).toEqual([{ id: first.body.id, status: 'cancelled' }]);
+    });
+
     it('takes a key of 1 to 256 printable ASCII characters, and refuses a longer or empty one before storing anything', async () => {
       const longest = '~'.repeat(255) + '!';
       const accepted = await test.post('/v1/emails', emailBody({ subject: 'longest key' }), { headers: { 'idempotency-key': longest } });
