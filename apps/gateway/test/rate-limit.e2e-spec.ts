@@ -71,8 +71,9 @@ describe('rate limits per API key', () => {
     expect(allowed.every((status) => status === 200)).toBe(true);
     expect(allowed.length).toBeGreaterThanOrEqual(BURST);
     expect(allowed.length).toBeLessThanOrEqual(BURST + extraAllowed);
-    expect(last.body.error.code).toBe('rate_limited');
+    expect(last.body).toEqual({ error: { code: 'rate_limited', message: `Too many requests for this API key; retry after ${last.headers.get('retry-after')} s.` } });
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(last.headers.get('ratelimit-remaining')).toBe('0');
   });
 
   it('counts a request before reading its body: a body error carries the headers, and 429 comes before it', async () => {
@@ -85,6 +86,21 @@ describe('rate limits per API key', () => {
     expect(counted.length).toBeGreaterThanOrEqual(BURST);
     expect(counted.length).toBeLessThanOrEqual(BURST + extraAllowed);
     expect(last.headers.get('retry-after')).not.toBeNull();
+  });
+
+  it('takes no token for a request refused 403 for its permission, which carries no RateLimit headers', async () => {
+    const { key } = await stack.issueKey({ name: 'reader', permissions: ['emails:read'] });
+    const api = stack.api.withKey(key);
+    for (let i = 0; i < BURST + 5; i += 1) {
+      const refused = await api.get('/v1/api-keys');
+      expect(refused.status).toBe(403);
+      expect([...refused.headers.keys()].filter((name) => /^(ratelimit-|retry-after$)/.test(name))).toEqual([]);
+    }
+    // The first request the key may make finds its bucket whole: it is answered (503, no emails service in this
+    // stack) with one token taken, where 403s that cost a token each would have left it empty (429).
+    const permitted = await api.get('/v1/emails/email_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(permitted.status).not.toBe(429);
+    expect(permitted.headers.get('ratelimit-remaining')).toBe(String(BURST - 1));
   });
 
   it('documents in /openapi.json each rate limit header an answer carries, errors included', async () => {
