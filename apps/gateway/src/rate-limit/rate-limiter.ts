@@ -18,8 +18,9 @@ const KEYS_PER_REPORT = 1000;
  * The per-key limit, shared across gateway replicas. Each replica decides
  * locally (no round trip per request) and broadcasts what it let through
  * every RATE_LIMIT_SYNC_MS; the others deduct it from their buckets. This is
- * an approximation: within one sync interval the cluster may let through up
- * to (replicas − 1) × rate × interval more than the limit.
+ * an approximation: until a report arrives each replica spends its own bucket,
+ * so a key bursting at N replicas at once gets up to N bursts through, which
+ * the reports then make it pay back (down to minus a burst per bucket).
  */
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
