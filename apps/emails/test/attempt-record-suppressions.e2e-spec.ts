@@ -13,6 +13,9 @@ import type { EmailCountsRepository } from '../src/emails/email-counts.repositor
 import { BouncesRepository } from '../src/bounces/bounces.repository';
 import { ComplaintsRepository } from '../src/complaints/complaints.repository';
 import { AppliedEventsRepository } from '../src/reports/applied-events.repository';
+import type { MailroomConfig } from '@mailroom/config';
+import { AnalyticsProjector } from '../src/analytics/analytics-projector';
+import { CountersRepository } from '../src/analytics/counters.repository';
 
 const OWNER = 'worker-1';
 const CTX: RequestContext = { requestId: 'req_1', keyId: 'key_1', mode: 'live', permissions: ['*'], domainRestrictions: [] };
@@ -170,6 +173,79 @@ describe('recorded attempts, the suppression list and reports that cross them, a
       entry: undefined,
       events: ['email.delivered'],
     });
+  });
+
+  /** The complaints counted in analytics for acme.test, every email of this file's. */
+  const complaintsCounted = async (): Promise<number> => {
+    const [row] = await dataSource.query(
+      `SELECT coalesce(sum(value), 0)::int AS n FROM emails.analytics_counters WHERE mode = 'live' AND domain = 'acme.test' AND tag = '' AND metric = 'complained'`,
+    );
+    return row.n;
+  };
+
+  /**
+   * A reported complaint as both of its consumers take it off the stream: the complaints consumer once, and the
+   * analytics consumer now and, while its handler fails, again at every later call (JetStream redelivers it).
+   */
+  const publishedComplaint = async (email: ClaimedEmail, address: string) => {
+    const id = `evt_c_${email.id}`;
+    await complaints.apply(id, 'live', email.id, address, 'ARF');
+    const projector = new AnalyticsProjector(new CountersRepository(dataSource), {} as MailroomConfig);
+    const event = { id, type: 'email.complained', createdAt: new Date().toISOString(), mode: 'live' as const, data: { emailId: email.id, recipient: address } };
+    let acked = false;
+    const redeliver = async () => {
+      if (!acked) acked = await projector.apply(event).then(() => true, () => false);
+    };
+    await redeliver();
+    return redeliver;
+  };
+
+  const deferredAttempt = (email: ClaimedEmail, address: string): AttemptRecord => ({
+    email,
+    updates: [{ address, status: 'deferred', attempts: 1, smtpCode: null, smtpReply: 'connection lost after the message: it may have been delivered', nextAttemptAt: new Date(Date.now() + 60_000) }],
+    suppressions: [],
+    events: [],
+    summarize: (recipients) => summarizeRecipients(recipients, new Date()),
+  });
+
+  // Analytics reads the recipient when the complaint reaches it: one still waiting on its attempt in flight read as
+  // never sent to, so the complaint was acknowledged uncounted, and the attempt's record then marked the email.
+  it('counts a complaint in analytics exactly when it marks the email, whichever is written first, the complaint or the attempt', async () => {
+    const attemptFirst = await claimedEmailTo('counted.after@example.test');
+    await attempts.recordAttempts(OWNER, [deliveredAttempt(attemptFirst, 'counted.after@example.test')]);
+    const before = await complaintsCounted();
+    await publishedComplaint(attemptFirst, 'counted.after@example.test');
+    expect(await complaintsCounted()).toBe(before + 1);
+
+    const complaintFirst = await claimedEmailTo('counted.before@example.test');
+    const redeliverFirst = await publishedComplaint(complaintFirst, 'counted.before@example.test');
+    await attempts.recordAttempts(OWNER, [deliveredAttempt(complaintFirst, 'counted.before@example.test')]);
+    await redeliverFirst();
+    expect(await complaintsCounted()).toBe(before + 2);
+    expect(await afterComplaint(complaintFirst, 'counted.before@example.test')).toEqual(complainedAndDelivered);
+
+    // The attempt in flight did not reach the reader: the email is not marked, and nothing is counted.
+    const refused = await claimedEmailTo('counted.never@example.test');
+    const redeliverRefused = await publishedComplaint(refused, 'counted.never@example.test');
+    await attempts.recordAttempts(OWNER, [bouncedAttempt(refused, 'counted.never@example.test')]);
+    await redeliverRefused();
+    await redeliverRefused();
+    expect(await complaintsCounted()).toBe(before + 2);
+
+    // The attempt in flight lost its connection after the message (it may have reached the reader): the recipient
+    // keeps its mark and the delivery that follows (the suppression lifted by hand) marks the email, which is when
+    // the complaint counts.
+    const retried = await claimedEmailTo('counted.retried@example.test');
+    const redeliverRetried = await publishedComplaint(retried, 'counted.retried@example.test');
+    await attempts.recordAttempts(OWNER, [deferredAttempt(retried, 'counted.retried@example.test')]);
+    await redeliverRetried();
+    expect(await complaintsCounted()).toBe(before + 2);
+    await dataSource.query(`DELETE FROM emails.suppressions WHERE mode = 'live' AND address = $1`, ['counted.retried@example.test']);
+    await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [retried.id, OWNER]);
+    await attempts.recordAttempts(OWNER, [deliveredAttempt(retried, 'counted.retried@example.test')]);
+    await redeliverRetried();
+    expect(await dataSource.query('SELECT complained_at IS NOT NULL AS marked FROM emails.emails WHERE id = $1', [retried.id])).toEqual([{ marked: true }]);
+    expect(await complaintsCounted()).toBe(before + 3);
   });
 
   it('marks the email when the complaint comes while the attempt is being written', async () => {

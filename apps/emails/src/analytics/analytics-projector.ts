@@ -5,6 +5,7 @@ import { GroupCommitter } from '@mailroom/database';
 import { APPLIED_EVENTS_RETENTION_MS, consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
 import { complainedAddress } from '../complaints/complained-address';
+import { complaintCount } from './complaint-count';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 import { metricsOf } from './event-metrics';
 
@@ -78,14 +79,22 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
    * nowhere. Mailroom's own events carry them; an internal publisher's may
    * name only the email (the README's complaint example does), whose summary
    * is then read, so its complaints count for the email's domain and tags
-   * like any other event. A complaint about an email counts only when it
-   * names one of that email's recipients, as the complaints consumer marks
-   * it: one naming someone the email never went to, or an email that does
-   * not exist, is a publisher's mix-up or a forgery.
+   * like any other event. A complaint about an email counts exactly when it
+   * marks the email (complaint-count.ts): one naming someone the email never
+   * went to, or an email that does not exist, is a publisher's mix-up or a
+   * forgery; one about a recipient whose attempt is not written yet throws,
+   * so the consumer hands it back until that attempt is.
    */
   private async summaryOf(event: EventEnvelope): Promise<{ domain: string; tags: string[] } | null> {
     const { from, tags, emailId } = event.data;
-    if (event.type === 'email.complained' && typeof emailId === 'string') return this.counters.summaryOf(event.mode, emailId, complainedAddress(event.data));
+    const complained = event.type === 'email.complained' ? complainedAddress(event.data) : null;
+    if (complained && typeof emailId === 'string') {
+      const email = await this.counters.complainedEmailOf(event.mode, emailId, complained);
+      if (!email) return null;
+      const verdict = complaintCount(email);
+      if (verdict === 'later') throw new Error('the complained-of recipient waits on an attempt not yet written; counted once it is');
+      return verdict === 'count' ? { domain: email.domain, tags: email.tags } : null;
+    }
     if (typeof from !== 'string' && typeof emailId === 'string') {
       const stored = await this.counters.summaryOf(event.mode, emailId);
       if (stored) return stored;

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ANALYTICS_METRICS, AnalyticsMetric, Mode } from '@mailroom/contracts';
 import { DataSource } from 'typeorm';
 import { deleteInBatches, firstIdAt, preparedStatements } from '@mailroom/database';
-import { ACCEPTED_BY_SERVER } from '../delivery/status-summary';
+import type { EmailStatus, RecipientStatus } from '../delivery/status-summary';
+import type { ComplainedRecipient } from './complaint-count';
 
 /** The domain of the rows that sum every domain (see migration 1763800000293). */
 const ALL_DOMAINS = '*';
@@ -82,19 +83,31 @@ export class CountersRepository {
     return (await purge('event_id < $1', firstIdAt('evt_', cutoff))) + (await purge('event_id > $1', firstIdAt('evt_', now)));
   }
 
-  /**
-   * The from domain and tags of an email, for an event that names the email but carries no summary; null when
-   * there is no such email of `mode` (it is gone, say), or, given a `recipient`, when no server took the email
-   * for that address (one suppressed or not yet sent to never got it to complain of).
-   */
-  async summaryOf(mode: Mode, emailId: string, recipient: string | null = null): Promise<{ domain: string; tags: string[] } | null> {
-    const rows: Array<{ from_domain: string; tags: string[] }> = await this.dataSource.query(
-      `SELECT from_domain, tags FROM emails.emails e
-        WHERE id = $1 AND mode = $2
-          AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM emails.recipients r WHERE r.email_id = e.id AND r.address = $3 AND r.status = ANY($4::text[])))`,
-      [emailId, mode, recipient, ACCEPTED_BY_SERVER],
-    );
+  /** The from domain and tags of an email, for an event that names the email but carries no summary; null when there is no such email of `mode` (it is gone, say). */
+  async summaryOf(mode: Mode, emailId: string): Promise<{ domain: string; tags: string[] } | null> {
+    const rows: Array<{ from_domain: string; tags: string[] }> = await this.dataSource.query('SELECT from_domain, tags FROM emails.emails WHERE id = $1 AND mode = $2', [emailId, mode]);
     return rows[0] ? { domain: rows[0].from_domain, tags: rows[0].tags } : null;
+  }
+
+  /** An email's summary and where `recipient` stands on it, for a complaint naming both; null when there is no such email of `mode`. */
+  async complainedEmailOf(mode: Mode, emailId: string, recipient: string): Promise<({ domain: string; tags: string[] } & ComplainedRecipient) | null> {
+    const rows: Array<{ from_domain: string; tags: string[]; status: EmailStatus; claimed: boolean; recipient_status: RecipientStatus | null; recipient_marked: boolean }> =
+      await this.dataSource.query(
+        `SELECT e.from_domain, e.tags, e.status, e.lease_owner IS NOT NULL AS claimed, r.status AS recipient_status, r.complained_at IS NOT NULL AS recipient_marked
+           FROM emails.emails e LEFT JOIN emails.recipients r ON r.email_id = e.id AND r.address = $3
+          WHERE e.id = $1 AND e.mode = $2`,
+        [emailId, mode, recipient],
+      );
+    const [row] = rows;
+    if (!row) return null;
+    return {
+      domain: row.from_domain,
+      tags: row.tags,
+      emailStatus: row.status,
+      recipientStatus: row.recipient_status ?? undefined,
+      attemptInFlight: row.claimed,
+      recipientMarked: row.recipient_marked,
+    };
   }
 
   async series(mode: Mode, from: Date, to: Date, interval: 'hour' | 'day', domains: string[] | null, tags: string[]): Promise<CounterRow[]> {
