@@ -123,6 +123,16 @@ describe('CountersRepository.applyMany', () => {
     expect(await value('a.test', 'welcome', 'delivered')).toBe(1);
   });
 
+  it("counts an internal publisher's event with a tag no send accepts once, in the all-emails row only: an empty tag is that row's own key", async () => {
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+    await projector.apply({ id: 'evt_empty_tag', type: 'email.delivered', createdAt: at.toISOString(), mode: 'live', data: { from: 'x@a.test', tags: ['', 'with space', 'welcome'] } });
+    expect(await value('a.test', '', 'delivered')).toBe(1);
+    expect(await value('*', '', 'delivered')).toBe(1);
+    expect(await value('a.test', 'welcome', 'delivered')).toBe(1);
+    // A tag no send accepts, and no GET /v1/analytics?tags= can ask for: a row nobody reads.
+    expect(await value('a.test', 'with space', 'delivered')).toBe(0);
+  });
+
   it("counts an internal publisher's event with more tags or recipients than an email can have as the largest email, not one counter row per item", async () => {
     const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
     const tags = Array.from({ length: 60 }, (_, index) => `tag${index}`);

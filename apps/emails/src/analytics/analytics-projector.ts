@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { EMAIL_LIMITS, fromDomainOf, type EventEnvelope } from '@mailroom/contracts';
+import { EMAIL_LIMITS, fromDomainOf, TAG_PATTERN, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
 import { APPLIED_EVENTS_RETENTION_MS, consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
@@ -14,10 +14,11 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  * A tag a send could carry. An internal publisher's event may carry any: one
  * longer than a counter row's key can hold made its every write fail, so the
  * event was redelivered once a minute for the stream's 7 days and never
- * counted. Such a tag is left out and the event counts without it.
+ * counted, and an empty one is the key of the all-emails row, which it
+ * counted a second time. Such a tag is left out and the event counts without it.
  */
 function countableTag(tag: unknown): tag is string {
-  return typeof tag === 'string' && tag.length <= EMAIL_LIMITS.tagMaxLength;
+  return typeof tag === 'string' && tag.length <= EMAIL_LIMITS.tagMaxLength && TAG_PATTERN.test(tag);
 }
 
 /**
