@@ -24,6 +24,21 @@ describe('GET /v1/analytics', () => {
     return response.body.id as string;
   }
 
+  /** Once every event written is published and the analytics consumer has acknowledged it. */
+  async function everyEventCounted() {
+    const connection = await connect({ servers: stack.nats.url });
+    try {
+      const manager = await connection.jetstreamManager();
+      await eventually(async () => {
+        const [outbox] = await queryDatabase<{ waiting: number }>(stack.databaseUrl, 'SELECT count(*)::int AS waiting FROM emails.outbox WHERE published_at IS NULL');
+        const consumer = await manager.consumers.info(EVENT_STREAM, ANALYTICS_CONSUMER);
+        return outbox.waiting === 0 && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
+      }, 20000);
+    } finally {
+      await connection.close();
+    }
+  }
+
   it('totals match the emails that were sent, per mode and per tag, with rates', async () => {
     const { key } = await stack.issueKey({ name: 'analytics', mode: 'test' });
     const ids = [
@@ -96,19 +111,28 @@ describe('GET /v1/analytics', () => {
     expect(suppressedRecipients).toBe(7);
 
     // Read once every event is published and counted, so a recipient counted twice shows rather than being passed on the way up.
-    const connection = await connect({ servers: stack.nats.url });
-    try {
-      const manager = await connection.jetstreamManager();
-      await eventually(async () => {
-        const [outbox] = await queryDatabase<{ waiting: number }>(stack.databaseUrl, 'SELECT count(*)::int AS waiting FROM emails.outbox WHERE published_at IS NULL');
-        const consumer = await manager.consumers.info(EVENT_STREAM, ANALYTICS_CONSUMER);
-        return outbox.waiting === 0 && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
-      }, 20000);
-    } finally {
-      await connection.close();
-    }
+    await everyEventCounted();
     const totals = (await api.get('/v1/analytics?interval=hour&tags=suppressions')).body.totals;
     expect(totals).toMatchObject({ delivered: 1, suppressed: suppressedRecipients });
+  });
+
+  it("counts outcomes per recipient under each of an email's tags, a complaint once, and an untagged email under no tag", async () => {
+    const { key } = await stack.issueKey({ name: 'per-recipient analytics', mode: 'test' });
+    const api = stack.api.withKey(key);
+    const ids = [
+      await send(key, ['delivered+per-recipient@example.com', 'complained+per-recipient@example.com', 'bounced+per-recipient@example.com'], ['per-recipient', 'per-recipient-2', 'per-recipient']),
+      // The suppression list is one per mode: addresses of their own, none another test bounced.
+      await send(key, ['delivered+untagged@example.com']),
+    ];
+    for (const id of ids) await eventually(async () => (await api.get(`/v1/emails/${id}`)).body.status === 'delivered', 20000);
+    await eventually(async () => typeof (await api.get(`/v1/emails/${ids[0]}`)).body.complainedAt === 'string', 20000);
+    await everyEventCounted();
+
+    const counted = async (tags: string) => (await api.get(`/v1/analytics?interval=hour&tags=${tags}`)).body.totals;
+    expect(await counted('per-recipient')).toMatchObject({ sent: 2, delivered: 2, bounced: 1, complained: 1, failed: 0, suppressed: 0 });
+    expect(await counted('per-recipient-2')).toMatchObject({ sent: 2, delivered: 2, bounced: 1, complained: 1 });
+    // Several tags add up, as the README says: this email carries both.
+    expect(await counted('per-recipient,per-recipient-2')).toMatchObject({ delivered: 4, bounced: 2, complained: 2 });
   });
 
   it('returns a time series with one point per interval in the range', async () => {
