@@ -5,6 +5,7 @@ import { configProblems, containerEnvironment, isKnownVariable, variableProblem 
 import {
   configFor,
   Container,
+  LabelSelector,
   named,
   NetworkPolicySpec,
   ofKind,
@@ -14,19 +15,34 @@ import {
   spec,
 } from './test/k8s-queries';
 import { readmeManifests } from './test/readme-manifests';
-import { K8sObject, renderKustomization } from './test/render-kustomize';
+import { K8sObject, renderKustomization, renderOverlayWithComponents } from './test/render-kustomize';
 import { schemaProblems } from './test/validate-k8s';
 
 const K8S = join(__dirname, '..', '..', 'k8s');
 const APPS = ['gateway', 'keys', 'domains', 'emails', 'webhook-dispatcher'];
 const AUTOSCALED = ['gateway', 'emails', 'webhook-dispatcher'];
 const OVERLAYS = { dev: 'mailroom-dev', production: 'mailroom' } as const;
+const EMAILS_SPLIT = 'components/emails-split';
+const WITH_SPLIT = ` with ${EMAILS_SPLIT}`;
+/** Every overlay as shipped, and as it renders with the emails split added to its components. */
+const RENDERED_OVERLAYS = Object.keys(OVERLAYS).flatMap((overlay) => [`overlays/${overlay}`, `overlays/${overlay}${WITH_SPLIT}`]);
 
 // Rendered once: kustomize takes about a second per overlay.
 const rendered = new Map<string, K8sObject[]>();
 function render(path: string): K8sObject[] {
-  if (!rendered.has(path)) rendered.set(path, renderKustomization(join(K8S, path)));
+  if (!rendered.has(path)) {
+    const split = path.endsWith(WITH_SPLIT);
+    const directory = join(K8S, split ? path.slice(0, -WITH_SPLIT.length) : path);
+    rendered.set(path, split ? renderOverlayWithComponents(directory, [join(K8S, EMAILS_SPLIT)]) : renderKustomization(directory));
+  }
   return rendered.get(path)!;
+}
+
+/** Mailroom's Deployments, each with the app its command runs: one per app, and the emails worker under the emails split. */
+function appDeployments(objects: K8sObject[]): { name: string; app: string }[] {
+  return ofKind(objects, 'Deployment')
+    .filter((deployment) => deployment.metadata.labels?.['app.kubernetes.io/name'] === 'mailroom')
+    .map((deployment) => ({ name: deployment.metadata.name, app: podTemplate(deployment).spec.containers[0].args?.[0] ?? '' }));
 }
 
 function appContainer(objects: K8sObject[], app: string): Container {
@@ -43,7 +59,7 @@ function allowedPorts(objects: K8sObject[], labels: Record<string, string>, dire
   return [...new Set(ports)].filter((port): port is number => port !== undefined).sort((a, b) => a - b);
 }
 
-describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) => {
+describe.each(['base', ...RENDERED_OVERLAYS])('k8s/%s', (path) => {
   it('renders with kustomize and every object matches its Kubernetes schema', () => {
     const objects = render(path);
     expect(objects.length).toBeGreaterThan(20);
@@ -52,12 +68,11 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
 
   it('runs one Deployment per app, picking the app by its command, with probes, resources and a locked-down securityContext', () => {
     const objects = render(path);
-    for (const app of APPS) {
-      const deployment = named(objects, 'Deployment', `mailroom-${app}`);
-      const pod = podTemplate(deployment);
+    expect(APPS.map((app) => appContainer(objects, app).args)).toEqual(APPS.map((app) => [app]));
+    for (const { name } of appDeployments(objects)) {
+      const pod = podTemplate(named(objects, 'Deployment', name));
       const container = pod.spec.containers[0];
       const config = configFor(objects, container);
-      expect({ app, args: container.args }).toEqual({ app, args: [app] });
       expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true });
       expect(pod.spec.securityContext?.runAsUser).toBeGreaterThan(0);
       expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
@@ -97,15 +112,16 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
   it('autoscales the gateway, emails and webhook-dispatcher, and budgets disruptions for every app', () => {
     const objects = render(path);
     const scaled = ofKind(objects, 'HorizontalPodAutoscaler').map((hpa) => spec<{ scaleTargetRef: { kind: string; name: string } }>(hpa).scaleTargetRef);
-    expect(scaled.map(({ name }) => name).sort()).toEqual(AUTOSCALED.map((app) => `mailroom-${app}`).sort());
-    for (const app of APPS) {
-      const deployment = named(objects, 'Deployment', `mailroom-${app}`);
+    const deployments = appDeployments(objects);
+    expect(scaled.map(({ name }) => name).sort()).toEqual(deployments.filter(({ app }) => AUTOSCALED.includes(app)).map(({ name }) => name).sort());
+    for (const { name, app } of deployments) {
+      const deployment = named(objects, 'Deployment', name);
       // A replica count in the Deployment would fight the autoscaler on every apply.
-      expect({ app, replicasSet: spec<{ replicas?: number }>(deployment).replicas !== undefined }).toEqual({ app, replicasSet: !AUTOSCALED.includes(app) });
+      expect({ name, replicasSet: spec<{ replicas?: number }>(deployment).replicas !== undefined }).toEqual({ name, replicasSet: !AUTOSCALED.includes(app) });
       const budgets = ofKind(objects, 'PodDisruptionBudget').filter((pdb) =>
         selects(spec<{ selector: { matchLabels: Record<string, string> } }>(pdb).selector, podTemplate(deployment).metadata.labels),
       );
-      expect({ app, budgets: budgets.length }).toEqual({ app, budgets: 1 });
+      expect({ name, budgets: budgets.length }).toEqual({ name, budgets: 1 });
     }
   });
 
@@ -139,30 +155,31 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
 
   it("gives every app an environment its own boot validation accepts, in production too", () => {
     const objects = render(path);
-    for (const app of APPS) {
-      const environment = Object.assign({ NODE_ENV: 'production' }, containerEnvironment(objects, appContainer(objects, app)));
-      expect({ app, problems: configProblems(environment, app as AppName) }).toEqual({ app, problems: [] });
+    for (const { name, app } of appDeployments(objects)) {
+      const container = podTemplate(named(objects, 'Deployment', name)).spec.containers[0];
+      const environment = Object.assign({ NODE_ENV: 'production' }, containerEnvironment(objects, container));
+      expect({ name, problems: configProblems(environment, app as AppName) }).toEqual({ name, problems: [] });
     }
   });
 
   it('lets every app finish its work in flight within its grace period, after its preStop hook', () => {
     const objects = render(path);
-    for (const app of APPS) {
-      const pod = podTemplate(named(objects, 'Deployment', `mailroom-${app}`));
+    for (const { name } of appDeployments(objects)) {
+      const pod = podTemplate(named(objects, 'Deployment', name));
       const container = pod.spec.containers[0];
       const shutdownMs = Number(containerEnvironment(objects, container).SHUTDOWN_TIMEOUT_MS ?? ENV_SCHEMA.SHUTDOWN_TIMEOUT_MS.default);
       const preStopMs = 1000 * Number(container.lifecycle?.preStop?.exec?.command?.[0] === 'sleep' ? container.lifecycle.preStop.exec.command[1] : 0);
       const graceMs = 1000 * (pod.spec.terminationGracePeriodSeconds ?? 30);
       // The app exits at SHUTDOWN_TIMEOUT_MS at the latest; a grace period shorter than that, with a few seconds to exit, kills it mid-delivery.
-      expect({ app, roomMs: graceMs - preStopMs - shutdownMs >= 3000 }).toEqual({ app, roomMs: true });
+      expect({ name, roomMs: graceMs - preStopMs - shutdownMs >= 3000 }).toEqual({ name, roomMs: true });
     }
   });
 
   it('lets every app that reads DNS_SERVERS ask resolvers anywhere, not only the cluster DNS', () => {
     const objects = render(path);
     const readers = ENV_SCHEMA.DNS_SERVERS.apps as readonly string[];
-    for (const app of readers) {
-      const labels = podTemplate(named(objects, 'Deployment', `mailroom-${app}`)).metadata.labels;
+    for (const { name } of appDeployments(objects).filter(({ app }) => readers.includes(app))) {
+      const labels = podTemplate(named(objects, 'Deployment', name)).metadata.labels;
       const anywhere = ofKind(objects, 'NetworkPolicy')
         .map((policy) => spec<NetworkPolicySpec>(policy))
         .filter((policy) => selects(policy.podSelector, labels))
@@ -170,7 +187,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
         .filter((rule) => (rule.to ?? []).some((peer) => peer.ipBlock?.cidr === '0.0.0.0/0' && !peer.ipBlock.except?.length))
         .flatMap((rule) => (rule.ports ?? []).filter((port) => port.port === 53).map((port) => port.protocol));
       // A DNS_SERVERS set in mailroom-config reaches every reader: one that may not ask them fails every lookup.
-      expect({ app, dns: [...new Set(anywhere)].sort() }).toEqual({ app, dns: ['TCP', 'UDP'] });
+      expect({ name, dns: [...new Set(anywhere)].sort() }).toEqual({ name, dns: ['TCP', 'UDP'] });
     }
   });
 
@@ -181,7 +198,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
     expect(denyAll?.ingress ?? []).toEqual([]);
     expect(denyAll?.egress ?? []).toEqual([]);
 
-    const viaMailpit = path === 'overlays/dev' ? [1025] : [];
+    const viaMailpit = path.startsWith('overlays/dev') ? [1025] : [];
     const expectedEgress: Record<string, number[]> = {
       gateway: [53, 4222],
       keys: [53, 4222, 5432],
@@ -191,10 +208,11 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
     };
     // 8081 is the operations port, open to Prometheus only.
     const expectedIngress: Record<string, number[]> = { gateway: [3000, 8081], keys: [8081], domains: [5353, 8081], emails: [8081], 'webhook-dispatcher': [8081] };
-    for (const app of APPS) {
-      const pod = podTemplate(named(objects, 'Deployment', `mailroom-${app}`));
-      expect({ app, egress: allowedPorts(objects, pod.metadata.labels, 'egress') }).toEqual({ app, egress: expectedEgress[app] });
-      expect({ app, ingress: allowedPorts(objects, pod.metadata.labels, 'ingress', pod.spec.containers[0]) }).toEqual({ app, ingress: expectedIngress[app] });
+    // Both halves of the emails split reach what emails does (see mailroom-emails-smtp-egress for why the api keeps SMTP).
+    for (const { name, app } of appDeployments(objects)) {
+      const pod = podTemplate(named(objects, 'Deployment', name));
+      expect({ name, egress: allowedPorts(objects, pod.metadata.labels, 'egress') }).toEqual({ name, egress: expectedEgress[app] });
+      expect({ name, ingress: allowedPorts(objects, pod.metadata.labels, 'ingress', pod.spec.containers[0]) }).toEqual({ name, ingress: expectedIngress[app] });
     }
     const migrate = podTemplate(named(objects, 'Job', 'mailroom-migrate'));
     expect(allowedPorts(objects, migrate.metadata.labels, 'egress')).toEqual([53, 5432]);
@@ -202,9 +220,9 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('k8s/%s', (path) 
   });
 });
 
-describe.each(Object.entries(OVERLAYS))('k8s/overlays/%s', (overlay, namespace) => {
+describe.each(RENDERED_OVERLAYS.map((path) => [path, OVERLAYS[path.split(/[/ ]/)[1] as keyof typeof OVERLAYS]]))('k8s/%s', (path, namespace) => {
   it('puts every namespaced object in its namespace and every pod on one image', () => {
-    const objects = render(`overlays/${overlay}`);
+    const objects = render(path);
     expect(named(objects, 'Namespace', namespace)).toBeDefined();
     expect(objects.filter((object) => object.kind !== 'Namespace' && object.metadata.namespace !== namespace).map((object) => object.metadata.name)).toEqual([]);
     const images = new Set(
@@ -216,7 +234,7 @@ describe.each(Object.entries(OVERLAYS))('k8s/overlays/%s', (overlay, namespace) 
   });
 
   it('provides every Secret key the pods require, or leaves the Secret to be created outside git', () => {
-    const objects = render(`overlays/${overlay}`);
+    const objects = render(path);
     const required = [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'Job')]
       .flatMap((object) => podTemplate(object).spec.containers.flatMap((container) => container.env ?? []))
       .flatMap((variable) => {
@@ -224,8 +242,80 @@ describe.each(Object.entries(OVERLAYS))('k8s/overlays/%s', (overlay, namespace) 
         return ref && !ref.optional ? [`${ref.name}/${ref.key}`] : [];
       });
     const provided = ofKind(objects, 'Secret').flatMap((secret) => Object.keys((secret.data ?? {}) as object).map((key) => `${secret.metadata.name}/${key}`));
-    if (overlay === 'production') expect(provided).toEqual([]);
+    if (path.startsWith('overlays/production')) expect(provided).toEqual([]);
     else expect([...new Set(required)].filter((key) => !provided.includes(key))).toEqual([]);
+  });
+});
+
+/** The Deployments whose selector picks these pod labels. */
+function deploymentsSelecting(objects: K8sObject[], selector: LabelSelector): string[] {
+  return ofKind(objects, 'Deployment').filter((deployment) => selects(selector, podTemplate(deployment).metadata.labels)).map((deployment) => deployment.metadata.name);
+}
+
+describe.each(['base', ...RENDERED_OVERLAYS])('k8s/%s: selectors', (path) => {
+  it("gives every Deployment a selector that picks no other Deployment's pods, and every HPA and PodDisruptionBudget exactly one Deployment's", () => {
+    const objects = render(path);
+    // Overlapping controller selectors are unsupported: the ReplicaSets fight over the pods, and an HPA averages in, a budget counts, a spread mixes the other's.
+    for (const deployment of ofKind(objects, 'Deployment')) {
+      const name = deployment.metadata.name;
+      expect({ name, selects: deploymentsSelecting(objects, spec<{ selector: LabelSelector }>(deployment).selector) }).toEqual({ name, selects: [name] });
+      const spread = podTemplate(deployment).spec.topologySpreadConstraints ?? [];
+      for (const constraint of spread) expect({ name, spreadsOver: deploymentsSelecting(objects, constraint.labelSelector) }).toEqual({ name, spreadsOver: [name] });
+    }
+    for (const hpa of ofKind(objects, 'HorizontalPodAutoscaler')) {
+      const target = named(objects, 'Deployment', spec<{ scaleTargetRef: { name: string } }>(hpa).scaleTargetRef.name);
+      expect({ hpa: hpa.metadata.name, averages: deploymentsSelecting(objects, spec<{ selector: LabelSelector }>(target).selector) }).toEqual({ hpa: hpa.metadata.name, averages: [hpa.metadata.name] });
+    }
+    for (const pdb of ofKind(objects, 'PodDisruptionBudget')) {
+      expect({ pdb: pdb.metadata.name, counts: deploymentsSelecting(objects, spec<{ selector: LabelSelector }>(pdb).selector) }).toEqual({ pdb: pdb.metadata.name, counts: [pdb.metadata.name] });
+    }
+  });
+});
+
+describe.each(Object.keys(OVERLAYS))(`k8s/overlays/%s${WITH_SPLIT}`, (overlay) => {
+  const path = `overlays/${overlay}${WITH_SPLIT}`;
+  const api = () => named(render(path), 'Deployment', 'mailroom-emails');
+  const worker = () => named(render(path), 'Deployment', 'mailroom-emails-worker');
+  const role = (deployment: K8sObject) => podTemplate(deployment).spec.containers[0].env?.find((variable) => variable.name === 'EMAILS_ROLE')?.value;
+
+  it('runs mailroom-emails as the api and mailroom-emails-worker as the worker, which the shipped overlay runs as one (all)', () => {
+    expect({ api: role(api()), worker: role(worker()) }).toEqual({ api: 'api', worker: 'worker' });
+    expect(role(named(render(`overlays/${overlay}`), 'Deployment', 'mailroom-emails'))).toBeUndefined();
+  });
+
+  it("keeps mailroom-emails' selector, so an install of the shipped overlay takes the split with a plain apply", () => {
+    const shipped = named(render(`overlays/${overlay}`), 'Deployment', 'mailroom-emails');
+    // A Deployment's selector is immutable: the API server refuses an apply that changes it.
+    expect(spec<{ selector: LabelSelector }>(api()).selector).toEqual(spec<{ selector: LabelSelector }>(shipped).selector);
+  });
+
+  it('runs the worker pod as the emails pod but for its role and labels, and keeps at least one running', () => {
+    const relabelled = (deployment: K8sObject) => {
+      const template = structuredClone(podTemplate(deployment));
+      template.metadata.labels['app.kubernetes.io/component'] = 'emails';
+      for (const constraint of template.spec.topologySpreadConstraints ?? []) constraint.labelSelector.matchLabels!['app.kubernetes.io/component'] = 'emails';
+      template.spec.containers[0].env = template.spec.containers[0].env?.filter((variable) => variable.name !== 'EMAILS_ROLE');
+      return template;
+    };
+    // Probes, grace period, securityContext, Secrets and an overlay's resources must not drift apart between the two.
+    expect(relabelled(worker())).toEqual(relabelled(api()));
+    const hpa = ofKind(render(path), 'HorizontalPodAutoscaler').find((object) => spec<{ scaleTargetRef: { name: string } }>(object).scaleTargetRef.name === 'mailroom-emails-worker');
+    // With no worker pod nothing is delivered: accepted mail waits in the queue.
+    expect(spec<{ minReplicas: number }>(hpa!).minReplicas).toBeGreaterThanOrEqual(1);
+  });
+
+  it('lets every network policy that selects the emails pods, or names them as a peer, cover the worker pods too', () => {
+    const objects = render(path);
+    const emailsPods = podTemplate(api()).metadata.labels;
+    const workerPods = podTemplate(worker()).metadata.labels;
+    const selectors = ofKind(objects, 'NetworkPolicy').flatMap((policy) => {
+      const { podSelector, ingress = [], egress = [] } = spec<NetworkPolicySpec>(policy);
+      const peers = [...ingress.flatMap((rule) => rule.from ?? []), ...egress.flatMap((rule) => rule.to ?? [])];
+      return [{ where: `${policy.metadata.name} podSelector`, selector: podSelector }, ...peers.flatMap((peer) => (peer.podSelector ? [{ where: `${policy.metadata.name} peer`, selector: peer.podSelector }] : []))];
+    });
+    const ofEmails = selectors.filter(({ selector }) => selects(selector, emailsPods));
+    expect(ofEmails.map(({ where }) => where)).toEqual(expect.arrayContaining(['mailroom-emails-smtp-egress podSelector', 'mailroom-postgres-egress podSelector', 'mailroom-nats-egress podSelector']));
+    expect(ofEmails.filter(({ selector }) => !selects(selector, workerPods)).map(({ where }) => where)).toEqual([]);
   });
 });
 
@@ -292,11 +382,11 @@ describe('k8s/README.md', () => {
       .map((policy) => spec<NetworkPolicySpec>(policy))
       .filter((policy) => (policy.egress ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.podSelector && selects(peer.podSelector, postgresPod.labels))))
       .flatMap((policy) => policy.podSelector.matchExpressions?.flatMap((expression) => expression.values ?? []) ?? []);
-    expect(reachPostgres.sort()).toEqual(['domains', 'emails', 'keys', 'migrate', 'webhook-dispatcher']);
+    expect(reachPostgres.sort()).toEqual(['domains', 'emails', 'emails-worker', 'keys', 'migrate', 'webhook-dispatcher']);
   });
 
-  it.each(Object.keys(OVERLAYS))("gives that cluster room for every connection the %s overlay's pods may open at their most replicas", (overlay) => {
-    const objects = render(`overlays/${overlay}`);
+  it.each(RENDERED_OVERLAYS)("gives that cluster room for every connection the pods of k8s/%s may open at their most replicas", (overlay) => {
+    const objects = render(overlay);
     const maxReplicas = (deployment: K8sObject) => {
       const hpa = ofKind(objects, 'HorizontalPodAutoscaler').find((object) => spec<{ scaleTargetRef: { name: string } }>(object).scaleTargetRef.name === deployment.metadata.name);
       const { replicas = 1, strategy } = spec<{ replicas?: number; strategy?: { rollingUpdate?: { maxSurge?: number } } }>(deployment);

@@ -25,6 +25,7 @@ export interface Container {
 }
 export interface PodSpec {
   containers: Container[];
+  topologySpreadConstraints?: { topologyKey: string; labelSelector: LabelSelector }[];
   terminationGracePeriodSeconds?: number;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
 }

@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { parseAllDocuments } from 'yaml';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 
 export interface K8sObject {
   apiVersion: string;
@@ -31,4 +34,26 @@ export function renderKustomization(directory: string): K8sObject[] {
       return document.toJS() as K8sObject | null;
     })
     .filter((object): object is K8sObject => object !== null);
+}
+
+/**
+ * Renders an overlay as it renders with these components added to its
+ * `components:`, the one line k8s/README.md tells operators to add: a copy of
+ * the overlay in a temporary directory, its paths outside the overlay pointed
+ * back at the originals (kustomize takes only relative paths).
+ */
+export function renderOverlayWithComponents(overlay: string, components: string[]): K8sObject[] {
+  const copy = mkdtempSync(join(tmpdir(), 'kustomize-overlay-'));
+  try {
+    cpSync(overlay, copy, { recursive: true });
+    const file = join(copy, 'kustomization.yaml');
+    const kustomization = parse(readFileSync(file, 'utf8')) as { resources?: string[]; components?: string[] };
+    const fromCopy = (entry: string) => (entry.startsWith('..') ? relative(copy, resolve(overlay, entry)) : entry);
+    kustomization.resources = kustomization.resources?.map(fromCopy);
+    kustomization.components = [...(kustomization.components ?? []).map(fromCopy), ...components.map((component) => relative(copy, component))];
+    writeFileSync(file, stringify(kustomization));
+    return renderKustomization(copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 }
