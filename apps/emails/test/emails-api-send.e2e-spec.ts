@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { ApiClient, eventually, startExtraGateway, startStack, Stack, untilBlockedBy } from '@mailroom/testing';
+import { ApiClient, eventually, scrapeMetrics, startExtraGateway, startStack, Stack, untilBlockedBy } from '@mailroom/testing';
 import { emailBody, inOneDay, queryDatabase } from './emails-api-fixtures';
 
 describe('POST /v1/emails', () => {
@@ -12,6 +12,7 @@ describe('POST /v1/emails', () => {
   });
   afterAll(() => stack?.stop());
 
+  const keyWaits = async () => (await scrapeMetrics(stack.opsUrl('emails'))).value('mailroom_idempotency_key_waits_total');
   const countEmails = async () => (await queryDatabase<{ n: number }>(stack.databaseUrl, 'SELECT count(*)::int AS n FROM emails.emails'))[0].n;
 
   it('accepts an email with 202 and answers the full email object, committed with its recipients and outbox event', async () => {
@@ -502,18 +503,62 @@ describe('POST /v1/emails', () => {
         const first = send();
         // The first has claimed the key and waits to write its email's event.
         await untilBlockedBy(holder);
+        const waitsBefore = await keyWaits();
         const second = send();
-        // The second waits on the first's claim of the key. Told by its statement, not by which session the held lock
-        // stopped first: it also stops the outbox relay's read (a CI run took the relay for the first request). Read on
-        // a connection of its own: inside the holder's transaction pg_stat_activity stays as it was at first sight.
-        const waitingForTheKey = `SELECT 1 FROM pg_stat_activity
-          WHERE query LIKE 'INSERT INTO emails.idempotency_keys%' AND wait_event_type = 'Lock' AND cardinality(pg_blocking_pids(pid)) > 0`;
-        await eventually(async () => (await queryDatabase(stack.databaseUrl, waitingForTheKey)).length > 0, 10000);
+        // The second finds the key being stored and waits. Told by the count of such waits, not by which session the
+        // held lock stopped first: it also stops the outbox relay's read (a CI run took the relay for the first request).
+        await eventually(async () => (await keyWaits()) === waitsBefore + 1, 10000);
         await holder.query('COMMIT');
         const [a, b] = await Promise.all([first, second]);
         expect([a.status, b.status]).toEqual([202, 202]);
         expect(JSON.stringify(b.body)).toBe(JSON.stringify(a.body));
         expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'in flight'`)).toEqual([{ id: a.body.id }]);
+      } finally {
+        await holder.end();
+      }
+    });
+
+    it('keeps requests waiting on a stalled send of their key off the pool: they answer 409 within 2 s, other sends go on', async () => {
+      const headers = { 'idempotency-key': 'stalled-key-1' };
+      await test.post('/v1/emails', emailBody({ subject: 'stalled key, before' }), { headers });
+      await queryDatabase(stack.databaseUrl, `UPDATE emails.idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE key = 'stalled-key-1'`);
+      const holder = new Client({ connectionString: stack.databaseUrl });
+      await holder.connect();
+      try {
+        // The expired key's row locked, as the purge of expired keys does: the send that takes the key over stalls on
+        // it, as the first send of a key stalls on anything its transaction waits for.
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM emails.idempotency_keys WHERE key = 'stalled-key-1' FOR UPDATE`);
+        // More requests with that key than the emails service has pooled connections (10).
+        const sent = Date.now();
+        const sameKey = Array.from({ length: 15 }, () => test.post('/v1/emails', emailBody({ subject: 'stalled key' }), { headers }));
+        const answeredAfterMs: number[] = [];
+        for (const request of sameKey) void request.then(() => answeredAfterMs.push(Date.now() - sent));
+        await untilBlockedBy(holder);
+        // Every other send is answered at once while they wait, whether it carries no key or another one.
+        do {
+          const otherKeys: Record<string, string>[] = [{}, { 'idempotency-key': `not-stalled-${answeredAfterMs.length}-${Date.now()}` }];
+          for (const otherHeaders of otherKeys) {
+            const started = Date.now();
+            const other = await test.post('/v1/emails', emailBody({ subject: 'beside a stalled key' }), { headers: otherHeaders });
+            expect([other.status, Date.now() - started < 1000]).toEqual([202, true]);
+          }
+        } while (answeredAfterMs.length < sameKey.length - 1);
+        // 2 s after they arrived, and the time a loaded machine takes to carry the answers.
+        expect(Math.max(...answeredAfterMs)).toBeLessThan(3000);
+        // All but the stalled one were told to retry; that one stores its email once the row is free.
+        await holder.query('COMMIT');
+        const responses = await Promise.all(sameKey);
+        expect(responses.map((r) => r.status).sort()).toEqual([202, ...Array(14).fill(409)]);
+        for (const refused of responses.filter((r) => r.status === 409)) {
+          expect(refused.body.error).toEqual({
+            code: 'conflict',
+            message: "A request with the Idempotency-Key 'stalled-key-1' is still being processed; retry it later with the same key.",
+          });
+        }
+        const stored = responses.find((r) => r.status === 202)!;
+        expect((await test.post('/v1/emails', emailBody({ subject: 'stalled key' }), { headers })).body.id).toBe(stored.body.id);
+        expect(await queryDatabase(stack.databaseUrl, `SELECT id FROM emails.emails WHERE subject = 'stalled key'`)).toEqual([{ id: stored.body.id }]);
       } finally {
         await holder.end();
       }

@@ -3,6 +3,7 @@ import { DomainError } from '@mailroom/errors';
 import type { DataSource } from 'typeorm';
 import { EmailSendingService } from './email-sending.service';
 import type { EmailToStore, EmailWriter } from './email-writer';
+import type { IdempotencyKeyWait } from './idempotency-key-wait';
 import type { IdempotencyStore } from './idempotency.store';
 import type { SenderPolicy } from './sender-policy';
 import { SendingDomainDeleted } from './sending-domain-deleted';
@@ -26,6 +27,7 @@ function makeService() {
     singleSends as unknown as SingleSendCommitter,
     {} as IdempotencyStore,
     policy as unknown as SenderPolicy,
+    {} as IdempotencyKeyWait,
   );
   return { service, singleSends };
 }

@@ -13,6 +13,7 @@ import {
 import { parseEmailInput, ParsedEmail } from './email-input.parser';
 import { toListItem, toResponse } from './email.mapper';
 import { EmailWriter } from './email-writer';
+import { IdempotencyKeyWait, KEY_IN_USE } from './idempotency-key-wait';
 import { IdempotencyStore } from './idempotency.store';
 import { NewEmail } from './new-email.builder';
 import { SenderPolicy } from './sender-policy';
@@ -46,6 +47,7 @@ export class EmailSendingService {
     private readonly singleSends: SingleSendCommitter,
     private readonly idempotency: IdempotencyStore,
     private readonly policy: SenderPolicy,
+    private readonly keyWait: IdempotencyKeyWait,
   ) {}
 
   async send({ ctx, input, idempotency }: EmailSendPayload): Promise<EmailResponse> {
@@ -89,15 +91,19 @@ export class EmailSendingService {
   ): Promise<R> {
     const emails = parsed.map((email) => ({ ctx, parsed: email, now, fromDomainId: domainIds.get(email.from.domain) }));
     if (!idempotency) return respond(await this.writer.writeAtomically(emails));
-    const answer = await this.dataSource.transaction(async (manager) => {
-      // Blocks while a concurrent request holds the same key; false once it committed.
-      if (!(await this.idempotency.claim(manager, ctx.keyId, idempotency))) return null;
-      const response = respond(await this.writer.write(manager, emails));
-      await this.idempotency.complete(manager, ctx.keyId, idempotency.key, response, SEND_STATUS_CODE);
-      return { response };
-    });
+    // Another request storing the key now: wait for its answer, holding no connection while it is being written.
+    const answer = await this.keyWait.untilFree(idempotency.key, now, () =>
+      this.dataSource.transaction(async (manager) => {
+        const claim = await this.idempotency.claim(manager, ctx.keyId, idempotency);
+        if (claim === 'in_use') return KEY_IN_USE;
+        if (claim === 'answered') return null;
+        const response = respond(await this.writer.write(manager, emails));
+        await this.idempotency.complete(manager, ctx.keyId, idempotency.key, response, SEND_STATUS_CODE);
+        return { response };
+      }),
+    );
     if (answer) return answer.response;
-    // Lost the race for the key: the winner has committed, so its answer (or a 409) is there now.
+    // Lost the race for the key: the winner has committed (its lock is free), so its answer (or a 409) is there now.
     const replayed = await this.idempotency.replay<R>(ctx.keyId, idempotency);
     if (!replayed) throw new Error('Idempotency key claimed but no stored answer found');
     return replayed;

@@ -16,6 +16,7 @@ import { EmailCountsRepository } from './email-counts.repository';
 import { EmailsController } from './emails.controller';
 import { EmailsRepository } from './emails.repository';
 import { IdempotencyPurger } from './idempotency.purger';
+import { IdempotencyKeyWait } from './idempotency-key-wait';
 import { IdempotencyStore } from './idempotency.store';
 import { EMAILS_NATS_CLIENT, SenderIdentityClient } from './sender-identity.client';
 import { SenderPolicy } from './sender-policy';
@@ -34,6 +35,7 @@ export class EmailsModule {
         EmailsRepository,
         EmailCountsRepository,
         IdempotencyStore,
+        IdempotencyKeyWait,
         SenderIdentityClient,
         SenderPolicy,
         SendingDomainFence,

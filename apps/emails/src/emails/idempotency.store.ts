@@ -8,10 +8,25 @@ import { DomainError } from '@mailroom/errors';
 const WINDOW = `interval '${EMAIL_LIMITS.idempotencyWindowHours} hours'`;
 
 /**
- * Idempotency-Key storage, scoped per API key. The row's primary key is the
- * lock: the creating transaction inserts it first, so a concurrent request
- * with the same key blocks on the insert until the first commits, then reads
- * its answer. Rows older than the window are ignored and overwritten.
+ * The advisory lock class of a key being stored: pg_try_advisory_xact_lock(class, hashtext(api key id || ' ' || key)),
+ * unambiguous since a key holds no space. The two-key form never meets the one-key locks of migrations and count
+ * folds, and this class is not the sending domains' (SENDING_DOMAIN_LOCK_CLASS).
+ */
+export const IDEMPOTENCY_KEY_LOCK_CLASS = 0x6d72_696b;
+
+/**
+ * What a claim found: the key is this transaction's to store (`claimed`), an answer is stored for it (`answered`),
+ * or another request's transaction is storing it now (`in_use`).
+ */
+export type KeyClaim = 'claimed' | 'answered' | 'in_use';
+
+/**
+ * Idempotency-Key storage, scoped per API key. The creating transaction takes
+ * the key's advisory lock and inserts its row first; a concurrent request
+ * with the same key finds the lock taken and is told so at once, rather than
+ * waiting on the row inside a transaction: such waits each held one of the
+ * pool's connections, so a stalled first request and a client's retries of it
+ * took the whole pool. Rows older than the window are ignored and overwritten.
  */
 @Injectable()
 export class IdempotencyStore {
@@ -33,17 +48,26 @@ export class IdempotencyStore {
     return row.response as R;
   }
 
-  /** Claims the key inside the creating transaction; false when another request holds it. */
-  async claim(manager: EntityManager, apiKeyId: string, idempotency: IdempotencyInput): Promise<boolean> {
-    const rows = await manager.query(
-      `INSERT INTO emails.idempotency_keys (api_key_id, key, request_hash, created_at) VALUES ($1, $2, $3, now())
-       ON CONFLICT (api_key_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, response = NULL, status_code = NULL, created_at = now()
-         WHERE emails.idempotency_keys.created_at <= now() - ${WINDOW}
-       RETURNING key`,
-      [apiKeyId, idempotency.key, idempotency.requestHash],
+  /**
+   * Claims the key inside the creating transaction, without waiting on another's: the lock is tried, never
+   * waited for. A hashtext collision of two keys in flight at once only has one wait for the other; a row held
+   * by a transaction that took no lock (a release before this one, during a rolling deploy) is still waited for.
+   */
+  async claim(manager: EntityManager, apiKeyId: string, idempotency: IdempotencyInput): Promise<KeyClaim> {
+    const [row] = await manager.query(
+      `WITH lock AS (SELECT pg_try_advisory_xact_lock($4, hashtext($1::text || ' ' || $2::text)) AS free),
+       claimed AS (
+         INSERT INTO emails.idempotency_keys (api_key_id, key, request_hash, created_at)
+         SELECT $1, $2, $3, now() FROM lock WHERE free
+         ON CONFLICT (api_key_id, key) DO UPDATE
+           SET request_hash = EXCLUDED.request_hash, response = NULL, status_code = NULL, created_at = now()
+           WHERE emails.idempotency_keys.created_at <= now() - ${WINDOW}
+         RETURNING key)
+       SELECT free, EXISTS (SELECT FROM claimed) AS claimed FROM lock`,
+      [apiKeyId, idempotency.key, idempotency.requestHash, IDEMPOTENCY_KEY_LOCK_CLASS],
     );
-    return rows.length === 1;
+    if (!row.free) return 'in_use';
+    return row.claimed ? 'claimed' : 'answered';
   }
 
   async complete(manager: EntityManager, apiKeyId: string, key: string, response: unknown, statusCode: number): Promise<void> {

@@ -40,6 +40,10 @@ const WHEN: Record<number, string> = {
   503: 'A service behind the gateway is not running, did not answer in time, or cannot reach its database or NATS, or the gateway is shutting down (any route, public ones too, on a connection still open); safe to retry.',
 };
 
+/** Why a send with an Idempotency-Key answers 409: the first is final, the second is to be retried. */
+const KEYED_SEND_CONFLICT =
+  'The Idempotency-Key was used with a different body, or a request with it was still being processed 2 s after this one arrived (retry it later with the same key; the message says which).';
+
 /**
  * Operations that can answer 409, with the code they answer it with (409 is
  * both `conflict` and `in_use`) and why. Keyed `METHOD /path` as in the
@@ -49,8 +53,8 @@ export const CONFLICTS: Record<string, { code: ErrorCode.Conflict | ErrorCode.In
   'PATCH /v1/api-keys/{id}': { code: ErrorCode.Conflict, why: 'The key has expired, and its expiresAt can no longer change; create a new key.' },
   'POST /v1/domains': { code: ErrorCode.Conflict, why: 'A domain with this name already exists.' },
   'DELETE /v1/domains/{id}': { code: ErrorCode.InUse, why: 'Emails from this domain are still queued, scheduled or being delivered.' },
-  'POST /v1/emails': { code: ErrorCode.Conflict, why: 'The Idempotency-Key was used with a different body.' },
-  'POST /v1/emails/batch': { code: ErrorCode.Conflict, why: 'The Idempotency-Key was used with a different body.' },
+  'POST /v1/emails': { code: ErrorCode.Conflict, why: KEYED_SEND_CONFLICT },
+  'POST /v1/emails/batch': { code: ErrorCode.Conflict, why: KEYED_SEND_CONFLICT },
   'POST /v1/emails/{id}/cancel': { code: ErrorCode.Conflict, why: 'Only a scheduled email can be cancelled; the message names the current state.' },
   'PATCH /v1/emails/{id}': { code: ErrorCode.Conflict, why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
   'GET /v1/webhooks/{id}/secret': {
