@@ -3,11 +3,11 @@ import { ApiClient } from '@mailroom/testing';
 /** What became of one send: the id it was accepted under, or only refusals. */
 export interface SendOutcome {
   recipient: string;
-  /** Sent with an Idempotency-Key, and so sent again with it after each 5xx until accepted. */
+  /** Sent with an Idempotency-Key, and so sent again with it after each 5xx (or 409 still in progress) until accepted. */
   keyed: boolean;
   /** The id of the 202 answer. */
   id?: string;
-  /** Every answer that was not a 202, as `<status> <error code>` (or what fetch threw). */
+  /** Every answer that was not a 202, as `<status> <error code>` (`409 key_in_use` for a key still being stored), or what fetch threw. */
   refusals: string[];
 }
 
@@ -25,13 +25,26 @@ export interface SteadySenderOptions {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A refusal the README allows while a service is away: 503 with the error body a client can act on. */
-export const isCleanUnavailable = (refusal: string) => refusal === '503 service_unavailable';
+/** How a 409 telling the client its Idempotency-Key is still being processed is recorded. */
+const KEY_IN_USE = '409 key_in_use';
+
+/**
+ * A refusal the README allows while a service is away: 503 with the error body a client can act on, or, for a keyed
+ * send sent again while its first try was still being stored, the 409 that says to retry it.
+ */
+export const isCleanUnavailable = (refusal: string) => refusal === '503 service_unavailable' || refusal === KEY_IN_USE;
+
+/** `<status> <error code>`, the 409 that says to retry a key still being stored told apart from a conflict of bodies. */
+function refusalOf(response: { status: number; body?: { error?: { code?: string; message?: string } } }): string {
+  if (response.status === 409 && /is still being processed; retry it/.test(response.body?.error?.message ?? '')) return KEY_IN_USE;
+  return `${response.status} ${response.body?.error?.code ?? JSON.stringify(response.body)}`;
+}
 
 /**
  * Sends emails through the HTTP API at a steady pace, as a well-behaved client:
  * every other send carries an Idempotency-Key and is sent again with it after a
- * 5xx (as the README says to), the others are sent once. Records every answer.
+ * 5xx or a 409 saying the key is still being processed (as the README says to),
+ * the others are sent once. Records every answer.
  */
 export class SteadySender {
   readonly outcomes: SendOutcome[] = [];
@@ -69,7 +82,7 @@ export class SteadySender {
     const deadline = Date.now() + this.options.keyedRetryMs;
     for (;;) {
       const answer = await this.api.post('/v1/emails', body, { headers }).then(
-        (response) => (response.status === 202 ? { id: String(response.body.id) } : { refusal: `${response.status} ${response.body?.error?.code ?? JSON.stringify(response.body)}` }),
+        (response) => (response.status === 202 ? { id: String(response.body.id) } : { refusal: refusalOf(response) }),
         (error: Error & { cause?: { code?: string } }) => ({ refusal: `fetch failed: ${error.cause?.code ?? error.message}` }),
       );
       if ('id' in answer) {
@@ -77,7 +90,7 @@ export class SteadySender {
         return;
       }
       outcome.refusals.push(answer.refusal);
-      const retryable = /^(5\d\d|fetch failed)/.test(answer.refusal);
+      const retryable = /^(5\d\d|fetch failed)/.test(answer.refusal) || answer.refusal === KEY_IN_USE;
       if (!outcome.keyed || !retryable || Date.now() > deadline) return;
       await pause(this.options.retryIntervalMs);
     }
