@@ -13,6 +13,7 @@ describe(toHttpDomainError.name, () => {
       method_not_allowed: 405,
       conflict: 409,
       in_use: 409,
+      idempotency_key_in_use: 409,
       validation_error: 422,
       invalid_json: 400,
       unsupported_media_type: 415,

@@ -18,7 +18,7 @@ describe(IdempotencyKeyWait.name, () => {
     const attempt = jest.fn(async () => KEY_IN_USE);
     const started = Date.now();
     const refused = wait.untilFree('k2', new Date(started), attempt);
-    await expect(refused).rejects.toMatchObject({ constructor: DomainError, code: 'conflict' });
+    await expect(refused).rejects.toMatchObject({ constructor: DomainError, code: 'idempotency_key_in_use' });
     await expect(refused).rejects.toThrow("A request with the Idempotency-Key 'k2' is still being processed; retry it later with the same key.");
     expect(Date.now() - started).toBeGreaterThanOrEqual(domainsTimeoutMs(120));
     expect(attempt.mock.calls.length).toBeGreaterThan(1);

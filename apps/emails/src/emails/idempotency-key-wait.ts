@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { DomainError } from '@mailroom/errors';
+import { DomainError, ErrorCode } from '@mailroom/errors';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import { idempotencyKeyWaits } from './idempotency-metrics';
 import { domainsTimeoutMs } from './sender-identity.client';
@@ -39,7 +39,8 @@ export class IdempotencyKeyWait {
       if (pause === FIRST_PAUSE_MS) idempotencyKeyWaits.inc();
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw DomainError.conflict(`A request with the Idempotency-Key '${key}' is still being processed; retry it later with the same key.`);
+        // Not `conflict`, which says the key was used with another body and is final: this one is to be retried.
+        throw new DomainError(ErrorCode.IdempotencyKeyInUse, `A request with the Idempotency-Key '${key}' is still being processed; retry it later with the same key.`);
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }

@@ -7,7 +7,7 @@ export interface SendOutcome {
   keyed: boolean;
   /** The id of the 202 answer. */
   id?: string;
-  /** Every answer that was not a 202, as `<status> <error code>` (`409 key_in_use` for a key still being stored), or what fetch threw. */
+  /** Every answer that was not a 202, as `<status> <error code>`, or what fetch threw. */
   refusals: string[];
 }
 
@@ -25,8 +25,8 @@ export interface SteadySenderOptions {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** How a 409 telling the client its Idempotency-Key is still being processed is recorded. */
-const KEY_IN_USE = '409 key_in_use';
+/** A 409 telling the client its Idempotency-Key is still being processed, to be retried. */
+const KEY_IN_USE = '409 idempotency_key_in_use';
 
 /**
  * A refusal the README allows while a service is away: 503 with the error body a client can act on, or, for a keyed
@@ -34,9 +34,8 @@ const KEY_IN_USE = '409 key_in_use';
  */
 export const isCleanUnavailable = (refusal: string) => refusal === '503 service_unavailable' || refusal === KEY_IN_USE;
 
-/** `<status> <error code>`, the 409 that says to retry a key still being stored told apart from a conflict of bodies. */
-function refusalOf(response: { status: number; body?: { error?: { code?: string; message?: string } } }): string {
-  if (response.status === 409 && /is still being processed; retry it/.test(response.body?.error?.message ?? '')) return KEY_IN_USE;
+/** `<status> <error code>`, or the body when it has no code. */
+function refusalOf(response: { status: number; body?: { error?: { code?: string } } }): string {
   return `${response.status} ${response.body?.error?.code ?? JSON.stringify(response.body)}`;
 }
 
