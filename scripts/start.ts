@@ -16,7 +16,7 @@ const passOn = (signal: NodeJS.Signals) => () => void launcher.kill(signal);
 process.on('SIGINT', passOn('SIGINT'));
 process.on('SIGTERM', passOn('SIGTERM'));
 process.on('SIGHUP', passOn('SIGHUP'));
-// The stack stops as on Ctrl-C when npm's shell is gone (and the launcher stops when this process is).
+// The stack stops as on Ctrl-C when npm is gone without a word (and the launcher stops when this process is).
 whenOrphaned(() => launcher.kill('SIGTERM'));
 launcher.once('exit', (code, signal) => {
   stopWhatItLeft(launcher.pid!);

@@ -1,7 +1,7 @@
 /**
- * Calls `then` once this process's parent is gone. `npm start` runs under
- * `sh -c`, which dies of a SIGTERM sent to npm alone (by `timeout`, a CI
- * runner, a supervisor that signals one pid) without passing it on; an
+ * Calls `then` once this process's parent is gone. A parent killed outright
+ * (npm by SIGKILL, or a `sh -c` that dies of a SIGTERM without passing it on,
+ * as npm's did before its start script exec'd node) signals nothing; an
  * orphan would keep the whole stack running with no one to stop it, so a new
  * parent means the one that started us is gone.
  */

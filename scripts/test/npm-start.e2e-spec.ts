@@ -62,7 +62,7 @@ const startLauncher = async (env: Record<string, string>, spawned: (pid: number)
   return { launcher, exited, output: () => output };
 };
 
-/** The launcher behind `npm start`, run as npm runs it: under `sh -c`. */
+/** The launcher behind `npm start`: run by npm, or under a parent that can die without passing a signal on. */
 describe('npm start (the launcher)', () => {
   let databaseUrl: string;
   let nats: PrivateNats;
@@ -81,9 +81,9 @@ describe('npm start (the launcher)', () => {
     await dropTestDatabase(databaseUrl);
   });
 
-  it('prints a first key, serves, and stops the whole stack when the shell npm ran it in dies', async () => {
+  it('prints a first key, serves, and stops the whole stack when the process that ran it dies', async () => {
     const port = await freePort();
-    // `; true` keeps sh waiting as the parent, as npm's `sh -c` does, instead of exec-ing node.
+    // `; true` keeps sh waiting as the parent instead of exec-ing node, so killing sh orphans the launcher.
     shell = spawn('sh', ['-c', 'node dist/scripts/start.js; true'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
@@ -118,7 +118,7 @@ describe('npm start (the launcher)', () => {
     const sent = await api('/v1/emails', testKey, { from: 'hi@launcher.test', to: 'delivered@example.com', subject: 'Split', text: 'hi' });
     await eventually(async () => (await api(`/v1/emails/${sent.id}`, testKey)).status === 'delivered', 20_000, 100);
 
-    // What a SIGTERM to npm does to its `sh -c`: the shell dies and passes nothing on.
+    // Its parent killed outright (npm by SIGKILL, say): it passes nothing on.
     shell.kill('SIGKILL');
 
     await eventually(() => !alive(launcherPid), 30_000, 100);
@@ -126,6 +126,35 @@ describe('npm start (the launcher)', () => {
     expect(answered).toBe(false);
     expect(output).toContain('[mailroom] stopping');
   });
+
+  // Through npm itself, as the README runs it. Unless the start script execs node, npm's `sh -c` takes the terminal's
+  // SIGINT too (and npm's SIGTERM, which it does not pass on), and npm exits 130 or 143 however cleanly the stack
+  // stopped. --ignore-scripts skips only the prestart build.
+  it.each([
+    ['Ctrl-C, SIGINT to its whole foreground group', (npm: ChildProcess) => process.kill(-npm.pid!, 'SIGINT')],
+    ['a SIGTERM to npm alone, as a supervisor sends', (npm: ChildProcess) => npm.kill('SIGTERM')],
+  ])('`npm start` exits 0 once stopped by %s', async (_how, stop) => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start', '--ignore-scripts'], {
+      cwd: ROOT,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATABASE_URL: databaseUrl, NATS_URL: nats.url, PORT: String(port), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    npm.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // npm re-raises the signal that ended its script on itself: then the signal, as the shell's 130 or 143.
+    const exited = new Promise<number | string | null>((resolve) => npm.once('exit', (code, signal) => resolve(signal ?? code)));
+    try {
+      await eventually(() => output.includes('[mailroom] ready'), 60_000, 200);
+      stop(npm);
+      expect(await exited).toBe(0);
+      expect(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false)).toBe(false);
+    } finally {
+      for (const { pid } of [...descendants(npm.pid!), { pid: npm.pid! }]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 120_000);
 
   it('stops the whole stack when its terminal closes: SIGHUP, with its output gone', async () => {
     const port = await freePort();
