@@ -47,13 +47,20 @@ describe('recorded attempts, the suppression list and reports that cross them, a
     return { id: created.email.id, mode: 'live' } as ClaimedEmail;
   };
 
-  const bouncedAttempt = (email: ClaimedEmail, address: string): AttemptRecord => ({
+  /** One attempt at one recipient of `email`, with what it adds beside the recipient's new state. */
+  const attemptAt = (email: ClaimedEmail, update: AttemptRecord['updates'][number], extra: Partial<Pick<AttemptRecord, 'suppressions' | 'events'>> = {}): AttemptRecord => ({
     email,
-    updates: [{ address, status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 No such user', nextAttemptAt: null }],
-    suppressions: [{ address, reason: 'bounce', details: '550 5.1.1 No such user' }],
+    updates: [update],
+    suppressions: [],
     events: [],
     summarize: (recipients) => summarizeRecipients(recipients, new Date()),
+    ...extra,
   });
+
+  const bouncedAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>
+    attemptAt(email, { address, status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 No such user', nextAttemptAt: null }, {
+      suppressions: [{ address, reason: 'bounce', details: '550 5.1.1 No such user' }],
+    });
 
   it('writes the suppressions of a batch in one order, so a transaction adding the same addresses in another order waits instead of deadlocking', async () => {
     // The batch names zed@ before amy@, as the emails of a batch fall.
@@ -95,13 +102,10 @@ describe('recorded attempts, the suppression list and reports that cross them, a
     ]);
   });
 
-  const deliveredAttempt = (email: ClaimedEmail, address: string): AttemptRecord => ({
-    email,
-    updates: [{ address, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', nextAttemptAt: null }],
-    suppressions: [],
-    events: [{ type: 'email.delivered', mode: 'live', data: { emailId: email.id, recipient: address } }],
-    summarize: (recipients) => summarizeRecipients(recipients, new Date()),
-  });
+  const deliveredAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>
+    attemptAt(email, { address, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', nextAttemptAt: null }, {
+      events: [{ type: 'email.delivered', mode: 'live', data: { emailId: email.id, recipient: address } }],
+    });
 
   it('answers which outcomes it applied: none for a recipient a bounce report settled while the attempt was in flight', async () => {
     const email = await claimedEmailTo('settled@example.test');
@@ -200,13 +204,8 @@ describe('recorded attempts, the suppression list and reports that cross them, a
     return redeliver;
   };
 
-  const deferredAttempt = (email: ClaimedEmail, address: string): AttemptRecord => ({
-    email,
-    updates: [{ address, status: 'deferred', attempts: 1, smtpCode: null, smtpReply: 'connection lost after the message: it may have been delivered', nextAttemptAt: new Date(Date.now() + 60_000) }],
-    suppressions: [],
-    events: [],
-    summarize: (recipients) => summarizeRecipients(recipients, new Date()),
-  });
+  const deferredAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>
+    attemptAt(email, { address, status: 'deferred', attempts: 1, smtpCode: null, smtpReply: 'connection lost after the message: it may have been delivered', nextAttemptAt: new Date(Date.now() + 60_000) });
 
   // Analytics reads the recipient when the complaint reaches it: one still waiting on its attempt in flight read as
   // never sent to, so the complaint was acknowledged uncounted, and the attempt's record then marked the email.

@@ -42,27 +42,27 @@ const WHEN: Record<number, string> = {
 
 /** Why a send with an Idempotency-Key answers 409: the first is final, the second is to be retried. */
 const KEYED_SEND_CONFLICT =
-  '`conflict`: the Idempotency-Key was used with a different body (final). `idempotency_key_in_use`: a request with it was still being processed 2 s after this one arrived; retry it later with the same key.';
+  'The Idempotency-Key was used with a different body (`conflict`, final), or a request with it was still being processed 2 s after this one arrived (`idempotency_key_in_use`: retry it later with the same key).';
 
 /**
- * Operations that can answer 409, with the code they answer it with (409 is
- * both `conflict` and `in_use`) and why. Keyed `METHOD /path` as in the
+ * Operations that can answer 409, with the codes they answer it with (409 is
+ * `conflict`, `in_use` and `idempotency_key_in_use`) and why. Keyed `METHOD /path` as in the
  * document; the e2e test fails when a key here names no route.
  */
-export const CONFLICTS: Record<string, { code: ErrorCode.Conflict | ErrorCode.InUse | readonly ErrorCode[]; why: string }> = {
-  'PATCH /v1/api-keys/{id}': { code: ErrorCode.Conflict, why: 'The key has expired, and its expiresAt can no longer change; create a new key.' },
-  'POST /v1/domains': { code: ErrorCode.Conflict, why: 'A domain with this name already exists.' },
-  'DELETE /v1/domains/{id}': { code: ErrorCode.InUse, why: 'Emails from this domain are still queued, scheduled or being delivered.' },
-  'POST /v1/emails': { code: [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse], why: KEYED_SEND_CONFLICT },
-  'POST /v1/emails/batch': { code: [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse], why: KEYED_SEND_CONFLICT },
-  'POST /v1/emails/{id}/cancel': { code: ErrorCode.Conflict, why: 'Only a scheduled email can be cancelled; the message names the current state.' },
-  'PATCH /v1/emails/{id}': { code: ErrorCode.Conflict, why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
+export const CONFLICTS: Record<string, { codes: readonly ErrorCode[]; why: string }> = {
+  'PATCH /v1/api-keys/{id}': { codes: [ErrorCode.Conflict], why: 'The key has expired, and its expiresAt can no longer change; create a new key.' },
+  'POST /v1/domains': { codes: [ErrorCode.Conflict], why: 'A domain with this name already exists.' },
+  'DELETE /v1/domains/{id}': { codes: [ErrorCode.InUse], why: 'Emails from this domain are still queued, scheduled or being delivered.' },
+  'POST /v1/emails': { codes: [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse], why: KEYED_SEND_CONFLICT },
+  'POST /v1/emails/batch': { codes: [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse], why: KEYED_SEND_CONFLICT },
+  'POST /v1/emails/{id}/cancel': { codes: [ErrorCode.Conflict], why: 'Only a scheduled email can be cancelled; the message names the current state.' },
+  'PATCH /v1/emails/{id}': { codes: [ErrorCode.Conflict], why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
   'GET /v1/webhooks/{id}/secret': {
-    code: ErrorCode.Conflict,
+    codes: [ErrorCode.Conflict],
     why: 'The stored secret could not be decrypted (ENCRYPTION_KEY changed without re-sealing it); rotate it to issue a new one.',
   },
-  'POST /v1/webhooks/{id}/test': { code: ErrorCode.Conflict, why: 'The webhook is disabled; set its status to active first.' },
-  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': { code: ErrorCode.Conflict, why: 'The webhook is disabled, or the delivery is being attempted right now.' },
+  'POST /v1/webhooks/{id}/test': { codes: [ErrorCode.Conflict], why: 'The webhook is disabled; set its status to active first.' },
+  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': { codes: [ErrorCode.Conflict], why: 'The webhook is disabled, or the delivery is being attempted right now.' },
 };
 
 export const operationKey = (route: Pick<DiscoveredRoute, 'method' | 'path'>) => `${route.method.toUpperCase()} ${route.path}`;
@@ -104,7 +104,7 @@ export function errorResponses(route: DiscoveredRoute): Record<string, JsonSchem
     const conflict = status === 409 ? CONFLICTS[operationKey(route)] : undefined;
     const headers = rateLimitHeadersOf(route.permission, status);
     responses[String(status)] = {
-      description: conflict ? `${[conflict.code].flat().map((code) => `\`${code}\``).join(' or ')}. ${conflict.why}` : `${codesFor(status)}. ${WHEN[status]}`,
+      description: conflict ? `${conflict.codes.map((code) => `\`${code}\``).join(' or ')}. ${conflict.why}` : `${codesFor(status)}. ${WHEN[status]}`,
       ...(headers ? { headers } : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
