@@ -32,6 +32,14 @@ interface HostAddresses {
 const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
 
 /**
+ * The most MX hosts looked up, and addresses kept, for one route: Exim's hosts_max_try_hardlimit, far more than any
+ * domain's mail needs. A recipient domain's DNS is anyone's to write, and without a bound one listing hundreds of MX
+ * records, or a host with hundreds of addresses, cost two queries per host, a cached route of that size (MxRouteCache
+ * keeps 10,000), and a connection pool per address tried (TransporterPool). The most preferred go first.
+ */
+export const MAX_ROUTE_ADDRESSES = 50;
+
+/**
  * The budget of a whole resolution: the MX query, then the address lookups of its hosts (in parallel), get
  * twice DNS_TIMEOUT_MS between them, one DNS_TIMEOUT_MS for each of the two queries in a row. One deadline
  * rather than one per step, so that time one step did not need (a first server found dead on the MX query, say,
@@ -79,7 +87,7 @@ export class MxResolver implements MailRouter {
       if (isNullMx(records)) {
         return { kind: 'unroutable', outcome: { kind: 'permanent', code: 556, reply: `556 5.1.10 ${domain} accepts no mail (null MX, RFC 7505)` } };
       }
-      names = records.length ? orderMxHosts(records) : [{ name: domain, preference: 0 }];
+      names = records.length ? orderMxHosts(records).slice(0, MAX_ROUTE_ADDRESSES) : [{ name: domain, preference: 0 }];
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTFOUND') return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply: `550 5.1.2 ${domain} does not exist` } };
@@ -96,12 +104,14 @@ export class MxResolver implements MailRouter {
     const hosts: MailHost[] = [];
     const refused: string[] = [];
     let ttlSeconds = Infinity;
+    let room = MAX_ROUTE_ADDRESSES;
     lookups.forEach((found, index) => {
       if ('failure' in found) return;
       const addresses: string[] = [];
       for (const address of found.addresses) (this.allowPrivate || !refusedAddressReason(address) ? addresses : refused).push(address);
-      if (!addresses.length) return;
-      hosts.push(Object.assign({}, names[index], { addresses }));
+      if (!addresses.length || !room) return;
+      hosts.push(Object.assign({}, names[index], { addresses: addresses.slice(0, room) }));
+      room -= Math.min(room, addresses.length);
       ttlSeconds = Math.min(ttlSeconds, found.ttlSeconds);
     });
     // A route cut short by a failed lookup is used but never reused, as DNS failures are not: remembered, it
