@@ -9,6 +9,7 @@ import { ensurePortsFree, WantedPort } from './local/free-ports';
 import { gatewayUrl } from './local/gateway-url';
 import { resolveDatabase } from './local/local-database';
 import { ensureNats, stopChild, waitFor } from './local/local-nats';
+import { assertJetStreamEnabled } from './local/nats-jetstream';
 import { STACK_PROCESSES } from './local/stack-processes';
 import { migrateAll } from './migrate-all';
 import { natsServerAccess } from '@mailroom/runtime';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
     cleanups.push(database.stop);
     const nats = await ensureNats(config.NATS_URL, config.DATA_DIR, say, natsServerAccess(config).tls !== undefined);
     cleanups.push(nats.stop);
+    await assertJetStreamEnabled(config);
     await migrateAll(database.url, (line) => say(`migrations ${line}`));
 
     if ((await countKeys(database.url)) === 0) {

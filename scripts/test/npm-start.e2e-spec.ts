@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { STACK_PROCESSES } from '../local/stack-processes';
-import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, startPrivateNats } from '@mailroom/testing';
+import { createTestDatabase, dropTestDatabase, eventually, freePort, PrivateNats, startNatsWithoutJetStream, startPrivateNats } from '@mailroom/testing';
 
 const ROOT = join(__dirname, '../..');
 
@@ -221,6 +221,22 @@ describe('npm start (the launcher)', () => {
     // Four apps use ENCRYPTION_KEY; the problem is said once.
     expect(run.output.match(/ENCRYPTION_KEY is required when NODE_ENV=production/g)).toHaveLength(1);
     expect(run.output).not.toContain('migrations');
+  });
+
+  it('refuses a NATS without JetStream (Debian\'s nats-server service) before it starts anything, saying what to do', async () => {
+    const withoutJetStream = await startNatsWithoutJetStream();
+    try {
+      const run = refusedStart({ DATABASE_URL: databaseUrl, NATS_URL: withoutJetStream.url, PORT: String(await freePort()), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' });
+      expect(run.status).toBe(1);
+      expect(run.output).toContain(`[mailroom] The NATS server at ${withoutJetStream.url} runs without JetStream`);
+      // Each way out: JetStream on, that server out of the way, or another NATS_URL.
+      expect(run.output).toContain('-js');
+      expect(run.output).toContain('systemctl disable --now nats-server');
+      expect(run.output).toContain('NATS_URL');
+      expect(run.output).not.toContain('migrations');
+    } finally {
+      await withoutJetStream.stop();
+    }
   });
 
   it('refuses a gateway port that is already taken before it starts anything, rather than call another server its gateway', async () => {

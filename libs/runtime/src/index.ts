@@ -1,6 +1,7 @@
 export * from './pino-logger';
 export * from './nats-options';
 export * from './nats-authentication';
+export * from './boot-failure';
 export * from './rpc-client';
 export * from './last-read-while-away';
 export * from './service-app';

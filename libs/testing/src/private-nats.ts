@@ -26,8 +26,21 @@ export interface PrivateNats {
 
 /** Starts a nats-server with JetStream on loopback; resolves with its client port once it is ready. */
 export function launchNatsServer(storeDir: string, port: number, extraArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  return spawnNatsServer(['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...extraArgs]);
+}
+
+/**
+ * A nats-server on a random loopback port as Debian's package runs it as a
+ * service (on 127.0.0.1:4222): without JetStream, which every app needs.
+ */
+export async function startNatsWithoutJetStream(): Promise<{ url: string; stop(): Promise<void> }> {
+  const { child, port } = await spawnNatsServer(['-a', '127.0.0.1', '-p', '-1']);
+  return { url: `nats://127.0.0.1:${port}`, stop: () => stopNatsServer(child) };
+}
+
+function spawnNatsServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('nats-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
