@@ -1,10 +1,9 @@
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { isIPv6 } from 'node:net';
 import { join, resolve } from 'node:path';
 import { claimDataDir } from './data-dir-lock';
 import { portOpen } from './embedded-postgres';
-import { natsUrlWithoutCredentials } from '@mailroom/runtime';
+import { hostAndPort, natsUrlWithoutCredentials } from '@mailroom/runtime';
 import { LOOPBACK_HOSTS } from '@mailroom/config';
 
 export interface LocalNats {
@@ -47,7 +46,7 @@ export async function ensureNats(natsUrl: string, dataDir: string, log: (line: s
   const storeDir = resolve(join(dataDir, 'nats'));
   await mkdir(storeDir, { recursive: true });
   claimDataDir(dataDir);
-  log(`starting nats-server on ${isIPv6(listenOn) ? `[${listenOn}]` : listenOn}:${port} with JetStream in ${storeDir}`);
+  log(`starting nats-server on ${hostAndPort(listenOn, port)} with JetStream in ${storeDir}`);
   const child = spawn('nats-server', ['-a', listenOn, '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
   await waitFor(() => portOpen(listenOn, port), 10000, 'nats-server did not start listening');
   return { url: natsUrl, stop: () => stopChild(child) };

@@ -101,6 +101,11 @@ describe('npm start (the launcher)', () => {
     expect(key).toBeDefined();
     const keys = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } });
     expect(keys.status).toBe(200);
+    // HOST unset is 0.0.0.0: the gateway says it listens on every interface, not on 127.0.0.1 alone. (Written as it
+    // returns from listen, which can be a moment after GET /health first answered.)
+    const listening = `Mailroom gateway listening on http://0.0.0.0:${port} (all interfaces)`;
+    await eventually(() => output.includes(listening), 5_000).catch(() => undefined);
+    expect(output).toContain(listening);
 
     // The emails service runs as two processes: the requests at the normal priority, the background work at nice 10.
     const emailsNice = descendants(shell.pid!)

@@ -24,6 +24,7 @@ export * from './periodic-purger';
 export * from './repeated-failure-log';
 export * from './ip-address';
 export * from './ip-client';
+export * from './listen-address';
 export * from './address-policy';
 export * from './worker-thread';
 export * from './scrape-snapshot';

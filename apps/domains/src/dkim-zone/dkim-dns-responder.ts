@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import DNS from 'dns2';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { describeListeners, hostAndPort, MAILROOM_CONFIG } from '@mailroom/runtime';
 import { DomainSettings } from '../domains/domain-settings';
 import { answerDkimQuestion, RCODE } from './dkim-answer';
 import { dkimDnsRateLimited } from './dkim-dns-metrics';
@@ -54,10 +54,10 @@ export class DkimDnsResponder implements OnApplicationBootstrap, OnApplicationSh
         tcpClient,
       );
       this.bound = { host: bind.host, port: this.listeners.port };
-      this.logger.log({ zone: this.settings.dkimZone, address: `${this.bound.host}:${this.bound.port}` }, 'DKIM zone DNS server listening (UDP and TCP)');
+      this.logger.log({ zone: this.settings.dkimZone, address: describeListeners([{ address: this.bound.host, port: this.bound.port }]) }, 'DKIM zone DNS server listening (UDP and TCP)');
     } catch (error) {
       await this.onApplicationShutdown();
-      const message = `cannot serve DNS for ${this.settings.dkimZone} at ${bind.host}:${bind.port}: ${(error as Error).message}`;
+      const message = `cannot serve DNS for ${this.settings.dkimZone} at ${hostAndPort(bind.host, bind.port)}: ${(error as Error).message}`;
       // Parallel e2e suites boot several domains apps on one machine; only tests may run without the responder.
       if (this.config.NODE_ENV === 'test') return void this.logger.warn(message);
       throw new Error(`${message} (set DKIM_DNS_BIND to another host:port, or off)`);
