@@ -5,6 +5,7 @@ import { AckPolicy, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { LoopTurnQueue, connectNats, NatsSettings } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
+import { NotYetError } from './not-yet';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 import { StreamReader } from './stream-reader';
@@ -25,7 +26,8 @@ export interface EventConsumerOptions {
    * Gets only well-formed envelopes (parseEventEnvelope); a malformed one is
    * logged and dropped. Throwing redelivers the message later, after a delay
    * that grows with each attempt; handlers must be idempotent (delivery is at
-   * least once).
+   * least once). A NotYetError says the event waits on something expected,
+   * logged at debug; anything else is a failure, logged as a warning.
    */
   handle(event: EventEnvelope): Promise<void>;
   /**
@@ -128,10 +130,9 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       await options.handle(envelope);
       settlements.push(() => settle(() => message.ack()));
     } catch (error) {
-      logger.warn(
-        { err: (error as Error).message, subject: message.subject, eventId: envelope.id, attempt: message.info.redeliveryCount },
-        'event handler failed; redelivering later',
-      );
+      const details = { err: (error as Error).message, subject: message.subject, eventId: envelope.id, attempt: message.info.redeliveryCount };
+      if (error instanceof NotYetError) logger.debug(details, 'event waits on something not yet done; redelivering later');
+      else logger.warn(details, 'event handler failed; redelivering later');
       settlements.push(() => redeliverLater(message));
     }
   };

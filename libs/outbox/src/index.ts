@@ -5,6 +5,7 @@ export * from './outbox-relay';
 export * from './outbox-backlog';
 export * from './outbox-relay.module';
 export * from './event-consumer';
+export * from './not-yet';
 export * from './stream-message';
 export * from './origin-header';
 export * from './held-messages';

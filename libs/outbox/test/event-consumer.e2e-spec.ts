@@ -1,5 +1,6 @@
+import { Logger } from '@nestjs/common';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
-import { consumeEvents, ensureEventStream, ORIGIN_HEADER, RunningConsumer } from '@mailroom/outbox';
+import { consumeEvents, ensureEventStream, NotYetError, ORIGIN_HEADER, RunningConsumer } from '@mailroom/outbox';
 import { eventually, PrivateNats, startPrivateNats } from '@mailroom/testing';
 import { connect, headers, nanos, NatsConnection } from 'nats';
 
@@ -158,20 +159,32 @@ describe(consumeEvents.name, () => {
     expect([...handled.values()].every((count) => count === 1)).toBe(true);
   });
 
-  it('redelivers an event whose handler failed, until it succeeds', async () => {
-    let calls = 0;
-    await publish('email.bounced', JSON.stringify(envelope(3, { type: 'email.bounced' })));
-    consumer = await consumeEvents({
-      nats: { NATS_URL: nats.url },
-      durable: 'retry-test',
-      filterSubject: 'email.bounced',
-      handle: async () => {
-        calls += 1;
-        if (calls === 1) throw new Error('database unavailable');
-      },
-    });
-    await eventually(async () => calls === 2 && (await consumerState('retry-test')).ackPending === 0, 10_000);
-    expect(calls).toBe(2);
+  it('redelivers an event whose handler must wait (NotYetError) or failed, until it succeeds, warning of the failure only', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const debugLines = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
+    const about = (spy: jest.SpyInstance) => spy.mock.calls.filter(([details]) => details?.eventId === 'evt_consumer_test_3');
+    try {
+      let calls = 0;
+      await publish('email.bounced', JSON.stringify(envelope(3, { type: 'email.bounced' })));
+      consumer = await consumeEvents({
+        nats: { NATS_URL: nats.url },
+        durable: 'retry-test',
+        filterSubject: 'email.bounced',
+        handle: async () => {
+          calls += 1;
+          if (calls === 1) throw new NotYetError('waits on an attempt not yet written');
+          if (calls === 2) throw new Error('database unavailable');
+        },
+      });
+      await eventually(async () => calls === 3 && (await consumerState('retry-test')).ackPending === 0, 15_000);
+      expect(calls).toBe(3);
+      // The expected wait is no fault: at debug, so a warning is a failure an operator must look at.
+      expect(about(debugLines)).toEqual([[expect.objectContaining({ err: 'waits on an attempt not yet written', attempt: 1 }), 'event waits on something not yet done; redelivering later']]);
+      expect(about(warnings)).toEqual([[expect.objectContaining({ err: 'database unavailable', attempt: 2 }), 'event handler failed; redelivering later']]);
+    } finally {
+      warnings.mockRestore();
+      debugLines.mockRestore();
+    }
   });
 
   it('keeps redelivering an event whose handler always fails, without holding back the events behind it', async () => {

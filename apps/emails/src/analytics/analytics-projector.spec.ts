@@ -1,5 +1,6 @@
 import type { MailroomConfig } from '@mailroom/config';
 import type { EventEnvelope } from '@mailroom/contracts';
+import { NotYetError } from '@mailroom/outbox';
 import { AnalyticsProjector } from './analytics-projector';
 import { CounterIncrement, CountersRepository } from './counters.repository';
 
@@ -25,5 +26,17 @@ describe(AnalyticsProjector.name, () => {
     // The first try was one batch of all three; only its retries went one by one.
     expect((counters.applyMany as jest.Mock).mock.calls[0][0]).toHaveLength(3);
     expect(applied[0].tags).toEqual(['t']);
+  });
+
+  it('hands back a complaint whose recipient waits on an attempt as an expected wait (NotYetError), and a database failure as a failure', async () => {
+    const complaint: EventEnvelope = { id: 'evt_c', type: 'email.complained', createdAt: '2026-11-22T08:15:00.000Z', mode: 'live', data: { emailId: 'email_1', recipient: 'reader@example.com' } };
+    const waiting = { domain: 'acme.test', tags: [], emailStatus: 'queued', recipientStatus: 'queued', attemptInFlight: true, recipientMarked: false };
+    const counters = { complainedEmailOf: jest.fn().mockResolvedValueOnce(waiting).mockRejectedValueOnce(new Error('connection terminated')) } as unknown as CountersRepository;
+    const projector = new AnalyticsProjector(counters, {} as MailroomConfig);
+
+    await expect(projector.apply(complaint)).rejects.toBeInstanceOf(NotYetError);
+    const failure = await projector.apply(complaint).catch((error: Error) => error);
+    expect(failure).toEqual(new Error('connection terminated'));
+    expect(failure).not.toBeInstanceOf(NotYetError);
   });
 });

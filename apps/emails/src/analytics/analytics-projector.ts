@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { MailroomConfig } from '@mailroom/config';
 import { EMAIL_LIMITS, fromDomainOf, TAG_PATTERN, type EventEnvelope } from '@mailroom/contracts';
 import { GroupCommitter } from '@mailroom/database';
-import { APPLIED_EVENTS_RETENTION_MS, consumeEvents, consumerSettingsFrom, RunningConsumer } from '@mailroom/outbox';
+import { APPLIED_EVENTS_RETENTION_MS, consumeEvents, consumerSettingsFrom, NotYetError, RunningConsumer } from '@mailroom/outbox';
 import { MAILROOM_CONFIG, PurgeSchedule, schedulePurge } from '@mailroom/runtime';
 import { complainedAddress } from '../complaints/complained-address';
 import { complaintCount } from './complaint-count';
@@ -83,8 +83,9 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
    * like any other event. A complaint about an email counts exactly when it
    * marks the email (complaint-count.ts): one naming someone the email never
    * went to, or an email that does not exist, is a publisher's mix-up or a
-   * forgery; one about a recipient whose attempt is not written yet throws,
-   * so the consumer hands it back until that attempt is.
+   * forgery; one about a recipient whose attempt is not written yet throws
+   * NotYetError, so the consumer hands it back until that attempt is, logging
+   * the expected wait at debug rather than as a failure.
    */
   private async summaryOf(event: EventEnvelope): Promise<{ domain: string; tags: string[] } | null> {
     const { from, tags, emailId } = event.data;
@@ -93,7 +94,7 @@ export class AnalyticsProjector implements OnApplicationBootstrap, OnApplication
       const email = await this.counters.complainedEmailOf(event.mode, emailId, complained);
       if (!email) return null;
       const verdict = complaintCount(email);
-      if (verdict === 'later') throw new Error('the complained-of recipient waits on an attempt not yet written; counted once it is');
+      if (verdict === 'later') throw new NotYetError('the complained-of recipient waits on an attempt not yet written; counted once it is');
       return verdict === 'count' ? { domain: email.domain, tags: email.tags } : null;
     }
     if (typeof from !== 'string' && typeof emailId === 'string') {
