@@ -5,7 +5,7 @@ import { AckPolicy, DeliverPolicy, JsMsg, nanos, NatsConnection } from 'nats';
 import { LoopTurnQueue, connectNats, NatsSettings } from '@mailroom/runtime';
 import { ensureEventStream } from './event-stream';
 import { HeldMessages } from './held-messages';
-import { NotYetError } from './not-yet';
+import { handlerFailureLevel } from './not-yet';
 import { publishedBy } from './origin-header';
 import { readEnvelope, redeliverLater, settle } from './stream-message';
 import { StreamReader } from './stream-reader';
@@ -27,7 +27,8 @@ export interface EventConsumerOptions {
    * logged and dropped. Throwing redelivers the message later, after a delay
    * that grows with each attempt; handlers must be idempotent (delivery is at
    * least once). A NotYetError says the event waits on something expected,
-   * logged at debug; anything else is a failure, logged as a warning.
+   * logged at debug until it has waited long (handlerFailureLevel); anything
+   * else is a failure, logged as a warning.
    */
   handle(event: EventEnvelope): Promise<void>;
   /**
@@ -131,7 +132,7 @@ export async function consumeEvents(options: EventConsumerOptions): Promise<Runn
       settlements.push(() => settle(() => message.ack()));
     } catch (error) {
       const details = { err: (error as Error).message, subject: message.subject, eventId: envelope.id, attempt: message.info.redeliveryCount };
-      if (error instanceof NotYetError) logger.debug(details, 'event waits on something not yet done; redelivering later');
+      if (handlerFailureLevel(error, message.info.redeliveryCount) === 'debug') logger.debug(details, 'event waits on something not yet done; redelivering later');
       else logger.warn(details, 'event handler failed; redelivering later');
       settlements.push(() => redeliverLater(message));
     }
