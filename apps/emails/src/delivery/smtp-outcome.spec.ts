@@ -1,4 +1,4 @@
-import { classifyReplyCode, outcomeFromError, outcomeFromReply } from './smtp-outcome';
+import { classifyReplyCode, outcomeFromError, outcomeFromReply, SmtpErrorLike } from './smtp-outcome';
 
 describe('smtp outcome', () => {
   it('classifies reply codes by their first digit', () => {
@@ -64,10 +64,49 @@ describe('smtp outcome', () => {
     // A 421 ends the session: to MAIL FROM, RCPT TO or the DATA command itself, none of the message went out.
     expect(outcomeFromError({ code: 'EENVELOPE', command: 'DATA', responseCode: 421, response: '421 4.3.2 Service shutting down' })).toMatchObject({ kind: 'temporary', code: 421, hostUnavailable: true });
     expect(outcomeFromError({ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 421, response: '421 4.7.0 Too many messages' }).hostUnavailable).toBe(true);
-    // After the message, the host answered for it: a 421 then is its word on the mail, which waits for the retry schedule.
+    // After the message, the host answered for it: a 421 then refuses the message, as any 4xx to it (below).
     expect(outcomeFromError({ code: 'EMESSAGE', command: 'DATA', responseCode: 421, response: '421 4.3.2 Service shutting down' }).hostUnavailable).toBeUndefined();
-    // Inside the mail transaction the host did answer for the mail: it decides.
-    expect(outcomeFromError({ command: 'DATA', responseCode: 451, response: '451 4.2.2 Mailbox full' }).hostUnavailable).toBeUndefined();
+    // Inside the mail transaction the host did take the session: a 4xx there is the host putting the mail off (below).
+    expect(outcomeFromError({ command: 'DATA', responseCode: 451, response: '451 4.3.0 Local error' }).hostUnavailable).toBeUndefined();
+  });
+
+  it('marks a 4xx inside the mail transaction as the host putting the mail off, so that the next MX host is tried', () => {
+    const putOff = (command: string, responseCode: number, response: string, code = 'EENVELOPE') => outcomeFromError({ code, command, responseCode, response });
+    expect(putOff('MAIL FROM', 451, '451 4.3.0 Local error in processing')).toEqual({ kind: 'temporary', code: 451, reply: '451 4.3.0 Local error in processing', hostDeferred: true });
+    // Greylisting, as postgrey and others answer it.
+    expect(putOff('RCPT TO', 450, '450 4.2.0 Recipient address rejected: Greylisted')).toEqual({
+      kind: 'temporary',
+      code: 450,
+      reply: '450 4.2.0 Recipient address rejected: Greylisted',
+      recipientRefused: true,
+      hostDeferred: true,
+    });
+    expect(putOff('RCPT TO', 451, '451 4.7.1 Please try again later')).toMatchObject({ hostDeferred: true });
+    // A host short of room itself, not the recipient's mailbox, nor the transaction's recipient limit.
+    expect(putOff('RCPT TO', 452, '452 4.3.1 Insufficient system storage')).toMatchObject({ hostDeferred: true });
+    expect(putOff('DATA', 451, '451 4.3.0 Try again later')).toMatchObject({ hostDeferred: true });
+    expect(putOff('DATA', 451, '451 4.3.0 Local error in processing', 'EMESSAGE')).toMatchObject({ kind: 'temporary', code: 451, hostDeferred: true });
+    // A 4xx to the message says the host did not take it, whichever: the next host's copy is the only one.
+    expect(putOff('DATA', 421, '421 4.3.2 Service shutting down', 'EMESSAGE')).toMatchObject({ kind: 'temporary', code: 421, hostDeferred: true });
+  });
+
+  it('leaves a full mailbox, a recipient limit, a 5xx and the failures that never began the transaction to what they were', () => {
+    const hostDeferred = (error: SmtpErrorLike) => outcomeFromError(error).hostDeferred;
+    // The mailbox is full at every host of its domain: a backup MX would only queue the mail for it.
+    expect(hostDeferred({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 452, response: '452 4.2.2 Mailbox full' })).toBeUndefined();
+    expect(hostDeferred({ code: 'EMESSAGE', command: 'DATA', responseCode: 451, response: '451 4.2.2 Mailbox full' })).toBeUndefined();
+    // Sent again in another transaction to the same host (sendInTransactions).
+    expect(hostDeferred({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 452, response: '452 4.5.3 Too many recipients' })).toBeUndefined();
+    expect(hostDeferred({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 452, response: '452 Too many recipients' })).toBeUndefined();
+    expect(hostDeferred({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 552, response: '552 5.5.3 Too many recipients' })).toBeUndefined();
+    expect(hostDeferred({ code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550, response: '550 5.1.1 No such user' })).toBeUndefined();
+    expect(hostDeferred({ code: 'EMESSAGE', command: 'DATA', responseCode: 554, response: '554 5.7.1 Rejected' })).toBeUndefined();
+    // Those already go on as a host that refused the session (a 421 before the message included); a timeout
+    // after the message may have been delivered and waits for a retry (smtp-send.ts).
+    expect(hostDeferred({ code: 'EENVELOPE', command: 'MAIL FROM', responseCode: 421, response: '421 4.7.0 Too many messages' })).toBeUndefined();
+    expect(hostDeferred({ code: 'EPROTOCOL', command: 'EHLO', responseCode: 451, response: '451 try later' })).toBeUndefined();
+    expect(hostDeferred({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' })).toBeUndefined();
+    expect(hostDeferred({ code: 'ETIMEDOUT', command: 'DATA', message: 'Timeout' })).toBeUndefined();
   });
 
   it('never bounces on a refusal of the session itself, which says nothing about the recipients', () => {
@@ -90,7 +129,7 @@ describe('smtp outcome', () => {
       reply: '553 5.7.1 Sender address rejected',
       senderRefused: true,
     });
-    expect(outcomeFromError({ command: 'MAIL FROM', responseCode: 451, response: '451 4.3.0 try later' })).toEqual({ kind: 'temporary', code: 451, reply: '451 4.3.0 try later' });
+    expect(outcomeFromError({ command: 'MAIL FROM', responseCode: 451, response: '451 4.3.0 try later' }).senderRefused).toBeUndefined();
     expect(outcomeFromError({ command: 'DATA', responseCode: 554, response: '554 5.7.1 rejected' }).senderRefused).toBeUndefined();
   });
 });

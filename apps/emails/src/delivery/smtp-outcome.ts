@@ -1,3 +1,4 @@
+import { enhancedStatusOf } from './mailbox-refusal';
 import { repliesTooManyRecipients } from './too-many-recipients';
 
 /**
@@ -20,6 +21,14 @@ export interface SmtpOutcome {
    * reply). Another MX host of the domain may take the mail (RFC 5321 §5.1).
    */
   hostUnavailable?: true;
+  /**
+   * The host took the session but put the mail off: a 4xx to MAIL FROM, to this recipient's RCPT TO, to the DATA
+   * command or to the message after its final dot, so it did not take the mail. Another MX host of the domain may
+   * take it now, as Postfix (smtp_trouble.c) and Exim try it in the same delivery; the reply is the outcome only
+   * when no host is left to try. Not a full mailbox (4.2.2), nor a transaction full of recipients (see
+   * putOffByThisHost).
+   */
+  hostDeferred?: true;
   /**
    * A permanent refusal of the envelope sender (MAIL FROM): it bounces the
    * message but says nothing against the recipient's address.
@@ -89,6 +98,26 @@ function isTlsFailure(error: SmtpErrorLike): boolean {
   return error.code === 'ETLS' || /^ERR_SSL_/.test(error.originalCode ?? '') || error.library === 'SSL routines';
 }
 
+/** The steps of the mail transaction: MAIL FROM, RCPT TO, and DATA (nodemailer's name for both the DATA command and the message after it). */
+const TRANSACTION_COMMANDS = /^(MAIL FROM|RCPT TO|DATA)/;
+
+/** A 4xx with this enhanced code says the recipient's mailbox is full: the same at every MX host of its domain. */
+const MAILBOX_FULL = '4.2.2';
+
+/**
+ * Marks a 4xx inside the mail transaction as the host putting the mail off (hostDeferred), which sends the recipient
+ * on to the next MX host. Greylisting (450/451 at RCPT TO), a local error (451 to MAIL FROM or after the dot) or a
+ * host short of room (452 4.3.1) belong to that host, and a backup MX may take the mail now instead of it waiting
+ * for the retry schedule, which asks the same host first. A full mailbox (4.2.2) does not: it is full whichever
+ * host is asked, and a backup MX that accepted the mail would only queue it for the same mailbox, showing it
+ * delivered while it is not, and report a failure later by a bounce message, away from the recipient's outcome.
+ */
+function putOffByThisHost(error: SmtpErrorLike, outcome: SmtpOutcome): SmtpOutcome {
+  const soft = outcome.code !== null && outcome.code >= 400 && outcome.code < 500;
+  if (!soft || !TRANSACTION_COMMANDS.test(error.command ?? '') || enhancedStatusOf(outcome.reply) === MAILBOX_FULL) return outcome;
+  return { hostDeferred: true, ...outcome };
+}
+
 /** The reply came after the message's final dot (nodemailer's EMESSAGE), not to a command before it. */
 function repliesToTheMessage(error: SmtpErrorLike): boolean {
   return /^DATA/.test(error.command ?? '') && error.code === 'EMESSAGE';
@@ -109,10 +138,10 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
     if (kind === 'permanent' && /^MAIL FROM/.test(error.command ?? '')) return { kind, code: error.responseCode, reply, senderRefused: true };
     if (/^RCPT TO/.test(error.command ?? '')) {
       // The transaction was full, not the address bad: sent again in another transaction, never bounced.
-      const recipientKind = repliesTooManyRecipients(error.responseCode, reply) ? 'temporary' : kind;
-      return { kind: recipientKind, code: error.responseCode, reply, recipientRefused: true };
+      if (repliesTooManyRecipients(error.responseCode, reply)) return { kind: 'temporary', code: error.responseCode, reply, recipientRefused: true };
+      return putOffByThisHost(error, { kind, code: error.responseCode, reply, recipientRefused: true });
     }
-    return { kind, code: error.responseCode, reply };
+    return putOffByThisHost(error, { kind, code: error.responseCode, reply });
   }
   const what = error.code ? `${error.code}: ` : '';
   const reply = `${what}${error.message ?? 'connection failed'}`.slice(0, 1000);

@@ -15,6 +15,18 @@ export interface MxSettings {
   maxConnections: number;
 }
 
+/**
+ * How many sessions (one per host address tried) may put one message off (a 4xx inside the transaction, see
+ * hostDeferred) in one attempt before its recipients wait for the retry schedule: Postfix's smtp_mx_session_limit
+ * default. Where every host greylists, asking a third would only hold the delivery slot longer for the same answer.
+ * Sessions that could not be reached or were refused before the transaction are not counted, as Postfix does not
+ * count those that never got through EHLO, so the walk over unreachable hosts is as long as it was.
+ */
+const SESSIONS_PUTTING_OFF_LIMIT = 2;
+
+/** The recipient was not taken by the host, which ended or refused the session, or put the mail off: the next host may take it. */
+const goesOnToTheNextHost = (outcome: SmtpOutcome | undefined) => outcome?.hostUnavailable === true || outcome?.hostDeferred === true;
+
 const every = (outcomes: RecipientOutcomes, test: (outcome: SmtpOutcome) => boolean | undefined) => [...outcomes.values()].every(test);
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
@@ -24,8 +36,10 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  * their mail hosts in the same order of preference are grouped again, and
  * each group gets one message over one pooled connection. Hosts are tried in
  * MX order while they cannot be reached or refuse the session; the first host
- * that takes the transaction decides for the recipients it answered, and
- * those it never took (a session it ended before the message) go on. STARTTLS
+ * that takes the transaction decides for the recipients it accepted or refused
+ * for good (2xx, 5xx), and those it never took (a session it ended before the
+ * message) or put off (a 4xx in the transaction, see hostDeferred) go on, the
+ * last host's reply standing when none takes them. STARTTLS
  * is opportunistic (a failed handshake is retried in plaintext) and
  * certificates are not checked, as between MTAs on the public internet.
  */
@@ -80,6 +94,7 @@ export class MxTransport implements DeliveryTransport {
   private async sendToHosts(hosts: Extract<MailRoute, { kind: 'hosts' }>['hosts'], from: string, to: string[], raw: Buffer): Promise<RecipientOutcomes> {
     const outcomes: RecipientOutcomes = new Map();
     let untaken = to;
+    let sessionsPuttingOff = 0;
     for (const host of hosts) {
       for (const address of host.addresses) {
         let last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to: untaken }, raw, this.pool.limits);
@@ -89,11 +104,13 @@ export class MxTransport implements DeliveryTransport {
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
         if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
         for (const [recipient, outcome] of last) outcomes.set(recipient, outcome);
-        // Only the recipients the host never took (it could not be reached, refused the session, or ended it before
-        // the message) go on to the next one, and only while the process is not shutting down: what the host
-        // answered for the others (a refusal at RCPT TO, a reply to the message) is their outcome.
-        untaken = untaken.filter((recipient) => outcomes.get(recipient.toLowerCase())?.hostUnavailable);
-        if (!untaken.length || this.pool.limits.shutdown.aborted) return outcomes;
+        if ([...last.values()].some((outcome) => outcome.hostDeferred)) sessionsPuttingOff += 1;
+        // Only the recipients the host did not take (it could not be reached, refused the session, ended it before
+        // the message, or answered 4xx in the transaction) go on to the next one, and only while the process is not
+        // shutting down: what the host answered for the others (a 2xx, a 5xx at RCPT TO or to the message) is their
+        // outcome. Those it accepted are never sent again, so no recipient gets a second copy.
+        untaken = untaken.filter((recipient) => goesOnToTheNextHost(outcomes.get(recipient.toLowerCase())));
+        if (!untaken.length || this.pool.limits.shutdown.aborted || sessionsPuttingOff >= SESSIONS_PUTTING_OFF_LIMIT) return outcomes;
       }
     }
     return outcomes.size ? outcomes : new Map(to.map((address) => [address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
