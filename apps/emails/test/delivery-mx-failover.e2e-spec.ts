@@ -191,4 +191,24 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     expect(second.rcptTo).toEqual(Array(4).fill('ann@all-greylisting.test'));
     expect(third.server.connectionCount).toBe(0);
   });
+
+  it('leaves a host that put the mail off for the next host, instead of asking it again at its other address', async () => {
+    const greylistingHere = await plainServer('127.0.0.46', refusingRecipients('451 4.7.1 Greylisted'));
+    const greylistingThere = await plainServer('127.0.0.47', refusingRecipients('451 4.7.1 Greylisted'));
+    const backup = await plainServer('127.0.0.48');
+    // One preferred host with two addresses (as one with an IPv4 and an IPv6 address), then the backup.
+    harness.dns.set('two-addresses.test', 'MX', [
+      { exchange: 'first.two-addresses.test', priority: 10 },
+      { exchange: 'second.two-addresses.test', priority: 20 },
+    ]);
+    harness.dns.set('first.two-addresses.test', 'A', ['127.0.0.46', '127.0.0.47']);
+    harness.dns.set('second.two-addresses.test', 'A', '127.0.0.48');
+
+    const id = await send(['ann@two-addresses.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
+    expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 1, smtpCode: 250 });
+    // The host's greylisting is the host's, whichever of its addresses answers: one of them was asked, once.
+    expect([...greylistingHere.rcptTo, ...greylistingThere.rcptTo]).toEqual(['ann@two-addresses.test']);
+    expect(backup.server.messages).toHaveLength(1);
+  });
 });

@@ -16,13 +16,15 @@ export interface MxSettings {
 }
 
 /**
- * How many sessions (one per host address tried) may put one message off (a 4xx inside the transaction, see
- * hostDeferred) in one attempt before its recipients wait for the retry schedule: Postfix's smtp_mx_session_limit
- * default. Where every host greylists, asking a third would only hold the delivery slot longer for the same answer.
- * Sessions that could not be reached or were refused before the transaction are not counted, as Postfix does not
- * count those that never got through EHLO, so the walk over unreachable hosts is as long as it was.
+ * How many hosts may put one message off (a 4xx inside the transaction, see hostDeferred) in one attempt before its
+ * recipients wait for the retry schedule: Postfix's smtp_mx_session_limit default. Where every host greylists,
+ * asking a third would only hold the delivery slot longer for the same answer. A host that put the mail off is not
+ * asked again at its other addresses (its IPv6 and IPv4 ones, say): greylisting or a local error is the host's,
+ * whichever address answers, and asking it twice would use up the limit before a backup MX was reached. Hosts that
+ * could not be reached or refused the session are not counted, as Postfix does not count sessions that never got
+ * through EHLO, so the walk over unreachable hosts is as long as it was.
  */
-const SESSIONS_PUTTING_OFF_LIMIT = 2;
+const HOSTS_PUTTING_OFF_LIMIT = 2;
 
 /** The recipient was not taken by the host, which ended or refused the session, or put the mail off: the next host may take it. */
 const goesOnToTheNextHost = (outcome: SmtpOutcome | undefined) => outcome?.hostUnavailable === true || outcome?.hostDeferred === true;
@@ -94,7 +96,7 @@ export class MxTransport implements DeliveryTransport {
   private async sendToHosts(hosts: Extract<MailRoute, { kind: 'hosts' }>['hosts'], from: string, to: string[], raw: Buffer): Promise<RecipientOutcomes> {
     const outcomes: RecipientOutcomes = new Map();
     let untaken = to;
-    let sessionsPuttingOff = 0;
+    let hostsPuttingOff = 0;
     for (const host of hosts) {
       for (const address of host.addresses) {
         let last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to: untaken }, raw, this.pool.limits);
@@ -104,13 +106,15 @@ export class MxTransport implements DeliveryTransport {
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
         if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
         for (const [recipient, outcome] of last) outcomes.set(recipient, outcome);
-        if ([...last.values()].some((outcome) => outcome.hostDeferred)) sessionsPuttingOff += 1;
+        const putOff = [...last.values()].some((outcome) => outcome.hostDeferred);
+        if (putOff) hostsPuttingOff += 1;
         // Only the recipients the host did not take (it could not be reached, refused the session, ended it before
         // the message, or answered 4xx in the transaction) go on to the next one, and only while the process is not
         // shutting down: what the host answered for the others (a 2xx, a 5xx at RCPT TO or to the message) is their
         // outcome. Those it accepted are never sent again, so no recipient gets a second copy.
         untaken = untaken.filter((recipient) => goesOnToTheNextHost(outcomes.get(recipient.toLowerCase())));
-        if (!untaken.length || this.pool.limits.shutdown.aborted || sessionsPuttingOff >= SESSIONS_PUTTING_OFF_LIMIT) return outcomes;
+        if (!untaken.length || this.pool.limits.shutdown.aborted || hostsPuttingOff >= HOSTS_PUTTING_OFF_LIMIT) return outcomes;
+        if (putOff) break;
       }
     }
     return outcomes.size ? outcomes : new Map(to.map((address) => [address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
