@@ -1,3 +1,4 @@
+import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { MailRoute } from '../mx/mx-resolver';
 import { MxTransport } from './mx-transport';
 
@@ -23,5 +24,54 @@ describe('MxTransport outcomes of recipients it never sends to', () => {
   it('keys the outcome of a route with no host by the lower-case address', async () => {
     const outcomes = await deliverWith({ kind: 'hosts', hosts: [], ttlSeconds: 60 }, ['Ann@nowhere.test']);
     expect([...outcomes.keys()]).toEqual(['ann@nowhere.test']);
+  });
+});
+
+/**
+ * Hosts that take the connection and never greet (a tarpit, a host whose SMTP service hangs), on loopback
+ * addresses sharing one port, as a domain's MX hosts do.
+ */
+async function silentHosts(count: number): Promise<{ port: number; addresses: string[]; connections: () => number; close: () => Promise<void> }> {
+  const sockets: Socket[] = [];
+  const servers: Server[] = [];
+  const listen = (address: string, port: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createServer((socket) => sockets.push(socket.on('error', () => undefined)));
+      server.once('error', reject).listen(port, address, () => resolve(server));
+    });
+  const first = await listen('127.0.0.51', 0);
+  servers.push(first);
+  const { port } = first.address() as AddressInfo;
+  const addresses = Array.from({ length: count }, (_, index) => `127.0.0.${51 + index}`);
+  for (const address of addresses.slice(1)) servers.push(await listen(address, port));
+  return {
+    port,
+    addresses,
+    connections: () => sockets.length,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    },
+  };
+}
+
+describe('MxTransport walking hosts that do not answer', () => {
+  it('stops starting sessions once the walk has taken SMTP_MESSAGE_TIMEOUT_MS, so a domain listing many dead hosts cannot hold a delivery slot for each', async () => {
+    const hosts = await silentHosts(10);
+    // Each silent host costs the greeting timeout (100 ms); the walk may take 250 ms (and asks two hosts whatever the
+    // time), so about three are asked.
+    const transport = new MxTransport(
+      { route: async () => ({ kind: 'hosts', ttlSeconds: 60, hosts: hosts.addresses.map((address, index) => ({ name: `mx${index}.tarpit.test`, preference: index, addresses: [address] })) }) },
+      { ...SETTINGS, port: hosts.port, timeoutMs: 100, messageTimeoutMs: 250 },
+    );
+    try {
+      const outcomes = await transport.deliver('bounces@acme.test', ['ann@tarpit.test'], Buffer.from('Subject: hi\r\n\r\nhi\r\n'));
+      expect(outcomes.get('ann@tarpit.test')).toMatchObject({ kind: 'temporary', hostUnavailable: true });
+      expect(hosts.connections()).toBeGreaterThanOrEqual(2);
+      expect(hosts.connections()).toBeLessThanOrEqual(4);
+    } finally {
+      transport.close();
+      await hosts.close();
+    }
   });
 });

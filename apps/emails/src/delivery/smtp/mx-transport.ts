@@ -97,6 +97,13 @@ export class MxTransport implements DeliveryTransport {
     const outcomes: RecipientOutcomes = new Map();
     let untaken = to;
     let hostsPuttingOff = 0;
+    // Past one message's exchange time the walk starts no session beyond the second: each host may stall for
+    // SMTP_TIMEOUT_MS before it counts as unreachable, and a domain listing dozens of hosts that take the connection
+    // and never greet (anyone may write a recipient domain's DNS) held a delivery slot for all of them, half an hour
+    // with fifty. The second is always asked, so a preferred host that stalled a whole exchange still hands the mail
+    // to its backup at once. What is left waits for the retry schedule, which starts again at the preferred host.
+    const walkEnds = performance.now() + this.settings.messageTimeoutMs;
+    let sessions = 0;
     for (const host of hosts) {
       for (const address of host.addresses) {
         let last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to: untaken }, raw, this.pool.limits);
@@ -114,6 +121,7 @@ export class MxTransport implements DeliveryTransport {
         // outcome. Those it accepted are never sent again, so no recipient gets a second copy.
         untaken = untaken.filter((recipient) => goesOnToTheNextHost(outcomes.get(recipient.toLowerCase())));
         if (!untaken.length || this.pool.limits.shutdown.aborted || hostsPuttingOff >= HOSTS_PUTTING_OFF_LIMIT) return outcomes;
+        if (++sessions >= 2 && performance.now() >= walkEnds) return outcomes;
         if (putOff) break;
       }
     }
