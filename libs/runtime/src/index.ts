@@ -3,6 +3,7 @@ export * from './nats-options';
 export * from './nats-authentication';
 export * from './boot-failure';
 export * from './rpc-client';
+export * from './rpc-deadline';
 export * from './last-read-while-away';
 export * from './service-app';
 export * from './config.module';

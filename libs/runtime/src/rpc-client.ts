@@ -6,6 +6,7 @@ import { headers as natsHeaders, MsgHdrs, NatsConnection } from 'nats';
 import { natsRequestDuration } from './metrics';
 import { NATS_HEADER_ROOM_BYTES } from './oversized-reply';
 import { NoReplyError, ReplyInbox } from './reply-inbox';
+import { setRpcBudget } from './rpc-deadline';
 
 /** Nest's reply shape: the handler's answer, or the error its RPC filter serialized. */
 interface ReplyPacket {
@@ -35,7 +36,9 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  * The base of every typed client: a subject's payload and reply types come
  * from the service's contract map, a slow service becomes 503
  * service_unavailable, and a service's error comes back as a DomainError.
- * The caller's request id travels in a NATS header so logs can be joined.
+ * The caller's request id travels in a NATS header so logs can be joined,
+ * and so does how long the caller waits (RPC_BUDGET_HEADER), so a service can
+ * drop work nobody waits for any more.
  */
 export class RpcClient<M extends RpcMap<M>> {
   /**
@@ -72,7 +75,7 @@ export class RpcClient<M extends RpcMap<M>> {
     this.assertFits(connection, body.length + answerRoomBytes, stopTimer);
     let message;
     try {
-      message = await inboxFor(connection).request(subject, body, timeoutMs, requestHeaders(payload));
+      message = await inboxFor(connection).request(subject, body, timeoutMs, requestHeaders(payload, timeoutMs));
     } catch (error) {
       if (error instanceof NoReplyError) {
         stopTimer({ outcome: error.reason });
@@ -151,10 +154,11 @@ function busUnavailable(): DomainError {
   return new DomainError(ErrorCode.ServiceUnavailable, 'The message bus (NATS) cannot be reached right now; try again shortly.');
 }
 
-function requestHeaders(payload: unknown): MsgHdrs | undefined {
-  const requestId = (payload as { ctx?: { requestId?: string } } | null)?.ctx?.requestId;
-  if (!requestId) return undefined;
+function requestHeaders(payload: unknown, timeoutMs: number): MsgHdrs {
   const headers = natsHeaders();
-  headers.set(REQUEST_ID_HEADER, requestId);
+  // From now: the timer that ends the wait starts with the request, which is published at the end of this loop turn.
+  setRpcBudget(headers, timeoutMs);
+  const requestId = (payload as { ctx?: { requestId?: string } } | null)?.ctx?.requestId;
+  if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
   return headers;
 }
