@@ -15,3 +15,4 @@ export * from './one-snapshot';
 export * from './lease-renewal';
 export * from './retry-while-unavailable';
 export * from './prepared-statements';
+export * from './own-connection';
