@@ -10,7 +10,7 @@ import { summarizeRecipients } from '../src/delivery/status-summary';
 import { SendingDomainFence } from '../src/domain-usage/sending-domain-fence';
 import { parseEmailInput } from '../src/emails/email-input.parser';
 import { EmailCountsRepository } from '../src/emails/email-counts.repository';
-import { EmailWriter } from '../src/emails/email-writer';
+import { EmailWriter, everyWritten } from '../src/emails/email-writer';
 import { EmailsRepository } from '../src/emails/emails.repository';
 
 const OWNER = 'worker-1';
@@ -50,7 +50,7 @@ describe('the hot statements of a send and its delivery, after a migration adds 
   /** Sends one email and takes it through a claim, its recipients' read, its recorded delivery and its counters. */
   async function sendAndDeliver(to: string): Promise<string> {
     const now = new Date();
-    const [{ email }] = await writer.writeAtomically([{ ctx, parsed: parseEmailInput({ from: 'hi@acme.test', to, subject: 'Hello', text: 'Hi' }, '', now), now }]);
+    const [{ email }] = everyWritten(await writer.writeAtomically([{ ctx, parsed: parseEmailInput({ from: 'hi@acme.test', to, subject: 'Hello', text: 'Hi' }, '', now), now }]));
     let due = new Map<string, DueRecipient[]>();
     const claimed = await delivery.claimDue(OWNER, 60_000, 10, [], async (manager, emails) => {
       due = await delivery.dueRecipients(manager, emails);

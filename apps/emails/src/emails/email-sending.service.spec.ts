@@ -1,6 +1,7 @@
 import type { RequestContext } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
-import type { DataSource } from 'typeorm';
+import type { RpcDeadline } from '@mailroom/runtime';
+import type { DataSource, EntityManager } from 'typeorm';
 import { EmailSendingService } from './email-sending.service';
 import type { EmailToStore, EmailWriter } from './email-writer';
 import type { IdempotencyKeyWait } from './idempotency-key-wait';
@@ -46,5 +47,26 @@ describe(EmailSendingService.name, () => {
     const refused = service.batch({ ctx, inputs: [input('hi@kept.test'), input('hi@gone.test')] });
     await expect(refused).rejects.toThrow(/^emails\[1\]\.from: the domain 'gone.test' is no longer a sending domain/);
     await expect(refused).rejects.toMatchObject({ constructor: DomainError, code: 'validation_error' });
+  });
+
+  it('claims no Idempotency-Key and writes nothing when the caller stopped waiting before the keyed send held its connection', async () => {
+    const claim = jest.fn();
+    const write = jest.fn();
+    const transaction = jest.fn(async (work: (manager: EntityManager) => Promise<unknown>) => work({} as EntityManager));
+    const service = new EmailSendingService(
+      { transaction } as unknown as DataSource,
+      { write } as unknown as EmailWriter,
+      {} as SingleSendCommitter,
+      { replay: async () => null, claim } as unknown as IdempotencyStore,
+      { assertMaySendFrom: async () => new Map([['kept.test', 'dom_kept']]) } as unknown as SenderPolicy,
+      { untilFree: (_key: string, _since: Date, attempt: () => Promise<unknown>) => attempt() } as unknown as IdempotencyKeyWait,
+    );
+    const gone = { passed: () => true } as RpcDeadline;
+    const idempotency = { key: 'k1', requestHash: 'h' };
+    for (const sending of [service.send({ ctx, input: input('hi@kept.test'), idempotency }, gone), service.batch({ ctx, inputs: [input('hi@kept.test')], idempotency }, gone)]) {
+      await expect(sending).rejects.toMatchObject({ constructor: DomainError, code: 'service_unavailable' });
+    }
+    expect(transaction).toHaveBeenCalledTimes(2);
+    expect([claim, write].map((step) => step.mock.calls.length)).toEqual([0, 0]);
   });
 });

@@ -1,7 +1,12 @@
 import type { RequestContext } from '@mailroom/contracts';
+import { RpcDeadline, RPC_BUDGET_HEADER } from '@mailroom/runtime';
+import { headers as natsHeaders } from 'nats';
+import { performance } from 'node:perf_hooks';
 import { EntityManager } from 'typeorm';
 import { parseEmailInput } from './email-input.parser';
-import { EmailToStore, EmailWriter } from './email-writer';
+import { CALLER_GONE } from './caller-gone';
+import { emailsDroppedPastDeadline } from './dropped-sends-metrics';
+import { EmailToStore, EmailWriter, everyWritten } from './email-writer';
 import type { SendingDomainFence } from '../domain-usage/sending-domain-fence';
 import { EmailsRepository, InsertBlockers, InsertRefusal } from './emails.repository';
 import { SendingDomainDeleted } from './sending-domain-deleted';
@@ -14,7 +19,16 @@ const email = (mode: 'live' | 'test', to: string[]): EmailToStore => ({
   now: NOW,
 });
 
-function makeWriter(suppressed: Record<string, string[]> = {}) {
+/** The deadline of a request read `agoMs` ago with a budget of `budgetMs`. */
+function deadline(budgetMs: number, agoMs: number): RpcDeadline {
+  const headers = natsHeaders();
+  headers.set(RPC_BUDGET_HEADER, String(budgetMs));
+  return RpcDeadline.fromHeaders(headers, performance.now() - agoMs)!;
+}
+
+const dropped = async () => (await emailsDroppedPastDeadline.get()).values.reduce((sum, sample) => sum + sample.value, 0);
+
+function makeWriter(suppressed: Record<string, string[]> = {}, connect = async () => undefined) {
   const callerManager = {} as EntityManager;
   const ownManager = {} as EntityManager;
   // Like the database after the deletion of dom_gone passed its in-use check: the fence's query answers it.
@@ -25,7 +39,8 @@ function makeWriter(suppressed: Record<string, string[]> = {}) {
     }),
   };
   const repository = {
-    dataSource: { manager: ownManager },
+    // A connection of its own for the write, as the pool hands one out.
+    dataSource: { createQueryRunner: () => ({ connect, release: async () => undefined, manager: ownManager }) },
     // Like the statement: writes nothing when an address is suppressed or a domain deleted, and says which.
     insertUnless: jest.fn(async (_manager: EntityManager, _emails: unknown, blockers: InsertBlockers): Promise<InsertRefusal> => {
       const refusal: InsertRefusal = { suppressed: new Map(), deletedDomainIds: new Set() };
@@ -47,7 +62,7 @@ function makeWriter(suppressed: Record<string, string[]> = {}) {
 describe(EmailWriter.name, () => {
   it('checks suppressions inside the insert, for every distinct recipient of the emails of each mode', async () => {
     const { writer, repository, ownManager } = makeWriter();
-    const written = await writer.writeAtomically([email('test', ['a@example.com', 'b@example.com']), email('test', ['B@example.com']), email('live', ['c@example.com'])]);
+    const written = everyWritten(await writer.writeAtomically([email('test', ['a@example.com', 'b@example.com']), email('test', ['B@example.com']), email('live', ['c@example.com'])]));
     expect(repository.insertUnless).toHaveBeenCalledTimes(1);
     expect(repository.insertUnless).toHaveBeenCalledWith(ownManager, written, {
       suppressedAddresses: new Map([
@@ -62,7 +77,7 @@ describe(EmailWriter.name, () => {
 
   it("builds again and writes when the insert found a suppressed address, applying each mode's list to its own emails only", async () => {
     const { writer, repository, ownManager } = makeWriter({ test: ['a@example.com'] });
-    const [testEmail, liveEmail] = await writer.writeAtomically([email('test', ['a@example.com']), email('live', ['a@example.com'])]);
+    const [testEmail, liveEmail] = everyWritten(await writer.writeAtomically([email('test', ['a@example.com']), email('live', ['a@example.com'])]));
     expect(repository.insertUnless).toHaveBeenLastCalledWith(ownManager, [testEmail, liveEmail], { suppressedAddresses: new Map(), deletedDomains: undefined });
     expect(testEmail.email.status).toBe('suppressed');
     expect(testEmail.events.map((event) => event.type)).toEqual(['email.suppressed']);
@@ -102,5 +117,42 @@ describe(EmailWriter.name, () => {
     await expect(writing).rejects.toEqual(expect.objectContaining({ constructor: SendingDomainDeleted, index: 1, domain: 'acme.test' }));
     // The one statement that found the deletion wrote nothing, and nothing was written after it.
     expect(repository.insertUnless).toHaveBeenCalledTimes(1);
+  });
+
+  it('writes only the emails whose callers still wait once it holds its connection, and answers CALLER_GONE for the others', async () => {
+    const { writer, repository } = makeWriter();
+    const before = await dropped();
+    const [late, waited, noDeadline] = await writer.writeAtomically([
+      { ...email('test', ['late@example.com']), deadline: deadline(1000, 1000) },
+      { ...email('test', ['waited@example.com']), deadline: deadline(60_000, 1000) },
+      email('test', ['any@example.com']),
+    ]);
+    expect(late).toBe(CALLER_GONE);
+    expect(everyWritten([waited, noDeadline]).map((created) => created.recipients.map((recipient) => recipient.address))).toEqual([
+      ['waited@example.com'],
+      ['any@example.com'],
+    ]);
+    expect(repository.insertUnless.mock.calls[0][1]).toEqual([waited, noDeadline]);
+    expect((await dropped()) - before).toBe(1);
+    // A caller told 503 for a send that was not written: the request's answer, which nobody reads, says so.
+    expect(() => everyWritten([late, waited])).toThrow(expect.objectContaining({ code: 'service_unavailable' }));
+  });
+
+  it('runs no statement when every caller has stopped waiting', async () => {
+    const { writer, repository } = makeWriter();
+    const written = await writer.writeAtomically([{ ...email('test', ['a@example.com']), deadline: deadline(0, 0) }]);
+    expect(written).toEqual([CALLER_GONE]);
+    expect(repository.insertUnless).not.toHaveBeenCalled();
+  });
+
+  it('looks at the deadline once it holds its connection: a caller who gave up while the write waited for one gets nothing written', async () => {
+    let gaveUp = false;
+    // The pool hands out a connection only after the caller has stopped waiting.
+    const { writer, repository } = makeWriter({}, async () => {
+      gaveUp = true;
+    });
+    const whileWaiting = { passed: () => gaveUp } as RpcDeadline;
+    expect(await writer.writeAtomically([{ ...email('test', ['a@example.com']), deadline: whileWaiting }])).toEqual([CALLER_GONE]);
+    expect(repository.insertUnless).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,10 @@
+import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@mailroom/contracts';
+import { onOwnConnection } from '@mailroom/database';
+import { callerStoppedWaiting, RpcDeadline } from '@mailroom/runtime';
 import { EntityManager } from 'typeorm';
+import { CALLER_GONE, callerGone } from './caller-gone';
 import { SendingDomainFence } from '../domain-usage/sending-domain-fence';
 import { ParsedEmail } from './email-input.parser';
 import { EmailsRepository } from './emails.repository';
@@ -14,6 +18,8 @@ export interface EmailToStore {
   now: Date;
   /** A live email's domain, by the id the domains service gave it when the send checked it (test mode has none). */
   fromDomainId?: string;
+  /** When the send's caller stops waiting for its answer; none: it waits for ever. */
+  deadline?: RpcDeadline;
 }
 
 /**
@@ -37,10 +43,17 @@ export class EmailWriter {
 
   /**
    * Committed when this resolves, all or nothing, without a transaction of the caller's: one statement is atomic
-   * by itself, and holds the live domains' locks until it commits.
+   * by itself, and holds the live domains' locks until it commits. An email whose caller stopped waiting while the
+   * write waited for a connection is not written: CALLER_GONE in its place.
    */
-  writeAtomically(emails: EmailToStore[]): Promise<NewEmail[]> {
-    return this.writeWith(this.repository.dataSource.manager, emails);
+  async writeAtomically(emails: EmailToStore[]): Promise<Array<NewEmail | typeof CALLER_GONE>> {
+    const created = await onOwnConnection(this.repository.dataSource, async (manager) => {
+      const now = performance.now();
+      const awaited = emails.filter((email) => !callerGone(email.deadline, 1, now));
+      const written = awaited.length ? await this.writeWith(manager, awaited) : [];
+      return new Map(awaited.map((email, index) => [email, written[index]]));
+    });
+    return emails.map((email) => created.get(email) ?? CALLER_GONE);
   }
 
   /**
@@ -64,6 +77,12 @@ export class EmailWriter {
     refuseDeletedDomains(emails, (await this.repository.insertUnless(manager, created, { suppressedAddresses: new Map(), deletedDomains })).deletedDomainIds);
     return created;
   }
+}
+
+/** What writeAtomically wrote; if it left one out, the 503 its caller (who stopped waiting) would have got. */
+export function everyWritten(written: Array<NewEmail | typeof CALLER_GONE>): NewEmail[] {
+  if (written.includes(CALLER_GONE)) throw callerStoppedWaiting();
+  return written as NewEmail[];
 }
 
 /** The live emails' from domains, name → the id the send found verified (test mode has none). */

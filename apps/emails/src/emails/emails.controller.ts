@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { EmailBatchPayload, EmailByIdPayload, EmailListPayload, EmailReschedulePayload, EmailSendPayload, EmailsSubjects } from '@mailroom/contracts';
+import { CallerDeadline, RpcDeadline } from '@mailroom/runtime';
 import { EmailQueryService } from './email-query.service';
 import { EmailScheduleService } from './email-schedule.service';
 import { EmailSendingService } from './email-sending.service';
@@ -14,13 +15,13 @@ export class EmailsController {
   ) {}
 
   @MessagePattern(EmailsSubjects.send)
-  send(@Payload() payload: EmailSendPayload) {
-    return this.sending.send(payload);
+  send(@Payload() payload: EmailSendPayload, @CallerDeadline() deadline?: RpcDeadline) {
+    return this.sending.send(payload, deadline);
   }
 
   @MessagePattern(EmailsSubjects.batch)
-  batch(@Payload() payload: EmailBatchPayload) {
-    return this.sending.batch(payload);
+  batch(@Payload() payload: EmailBatchPayload, @CallerDeadline() deadline?: RpcDeadline) {
+    return this.sending.batch(payload, deadline);
   }
 
   @MessagePattern(EmailsSubjects.list)

@@ -1,4 +1,5 @@
 import type { RequestContext } from '@mailroom/contracts';
+import { CALLER_GONE } from './caller-gone';
 import { parseEmailInput } from './email-input.parser';
 import type { EmailToStore, EmailWriter } from './email-writer';
 import type { NewEmail } from './new-email.builder';
@@ -32,5 +33,17 @@ describe(SingleSendCommitter.name, () => {
     expect(kept).toMatchObject({ status: 'fulfilled' });
     expect(other).toMatchObject({ status: 'fulfilled' });
     expect(gone).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ domain: 'gone.test' }) });
+  });
+
+  it('rejects with 503 only the send the write left out because its caller stopped waiting; the others are accepted', async () => {
+    // Like the write: it leaves out the email of a caller who gave up.
+    const writeAtomically = jest.fn(async (emails: EmailToStore[]) =>
+      emails.map((item) => (item.fromDomainId === 'dom_late' ? CALLER_GONE : ({ email: { fromAddress: item.parsed.from.address } } as unknown as NewEmail))),
+    );
+    const committer = new SingleSendCommitter({ writeAtomically } as unknown as EmailWriter);
+    const [late, kept] = await Promise.allSettled([committer.commit(send('late.test', 'dom_late')), committer.commit(send('kept.test', 'dom_kept'))]);
+    expect(writeAtomically).toHaveBeenCalledTimes(1);
+    expect(late).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ code: 'service_unavailable' }) });
+    expect(kept).toMatchObject({ status: 'fulfilled', value: { email: { fromAddress: 'hi@kept.test' } } });
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommitter, rolledBackForSure } from '@mailroom/database';
-import { EmailToStore, EmailWriter } from './email-writer';
+import { CALLER_GONE } from './caller-gone';
+import { EmailToStore, everyWritten, EmailWriter } from './email-writer';
 import { NewEmail } from './new-email.builder';
 import { SendingDomainDeleted } from './sending-domain-deleted';
 
@@ -13,7 +14,7 @@ import { SendingDomainDeleted } from './sending-domain-deleted';
  */
 @Injectable()
 export class SingleSendCommitter {
-  private readonly committer: GroupCommitter<EmailToStore, NewEmail>;
+  private readonly committer: GroupCommitter<EmailToStore, NewEmail | typeof CALLER_GONE>;
 
   constructor(writer: EmailWriter) {
     // Four writes at most leaves the rest of the pool to batches, keyed sends and reads.
@@ -25,8 +26,12 @@ export class SingleSendCommitter {
     });
   }
 
-  /** Resolves once the email, its recipients and its outbox event are committed. */
-  commit(email: EmailToStore): Promise<NewEmail> {
-    return this.committer.submit(email);
+  /**
+   * Resolves once the email, its recipients and its outbox event are committed; rejects with 503, nothing
+   * written, when its caller stopped waiting (its deadline passed) before the write that would take it began.
+   */
+  async commit(email: EmailToStore): Promise<NewEmail> {
+    const [created] = everyWritten([await this.committer.submit(email)]);
+    return created;
   }
 }
