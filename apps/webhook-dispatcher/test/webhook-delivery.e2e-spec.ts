@@ -342,8 +342,10 @@ describe('webhook delivery', () => {
         { body, header: '', secret: webhook.secret },
         // No header at all: request.headers.get('service-signature') without a default.
         { body, header: null, secret: webhook.secret },
+        // A secret variable set but empty (a missing deployment secret): anyone can sign with the empty key.
+        { body, header: signWebhookPayload(body, [''], now), secret: '' },
       ]),
-    ).toEqual([true, false, false, true, false, false, true, false, false, false]);
+    ).toEqual([true, false, false, true, false, false, true, false, false, false, false]);
   });
 
   it('stops signing with the old secret once its grace has passed: only the new one verifies', async () => {
