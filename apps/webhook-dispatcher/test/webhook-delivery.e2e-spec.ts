@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { signWebhookPayload, verifyWebhookSignature } from '@mailroom/contracts';
 import { eventually } from '@mailroom/testing';
-import { readmeBodyLimitBytes, runReadmePythonVerifier, startReadmeNestReceiver } from './support/readme-receivers';
+import { readmeBodyLimitBytes, runReadmePythonVerifier, startReadmeLocalReceiver, startReadmeNestReceiver } from './support/readme-receivers';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { webhookSuite } from './support/webhook-suite';
 
@@ -301,6 +301,45 @@ describe('webhook delivery', () => {
     } finally {
       if (secretBefore === undefined) delete process.env.MAILROOM_WEBHOOK_SECRET;
       else process.env.MAILROOM_WEBHOOK_SECRET = secretBefore;
+      await receiver.close();
+    }
+  });
+
+  it("runs the README's local receiver.js as written: a real delivery, or the event in other bytes signed, is answered 204; a changed body, another secret, a stale or early timestamp or none 400", async () => {
+    const webhook = await suite.fixtures.create(suite.receiver.url(), ['email.delivered']);
+    const receiver = await startReadmeLocalReceiver(webhook.secret);
+    try {
+      // A delivery captured as the dispatcher made it, to post again as it is and changed.
+      await suite.events.publish('email.delivered');
+      await eventually(() => suite.receiver.requests.length === 1);
+      const [captured] = suite.receiver.requests;
+      // The recipe's order: the webhook exists first, its secret goes to the receiver, then the dispatcher posts to it.
+      expect((await suite.stack.api.patch(`/v1/webhooks/${webhook.id}`, { url: receiver.url })).status).toBe(200);
+      const event = await suite.events.publish('email.delivered');
+      const delivered = await eventually(async () => (await suite.fixtures.deliveries(webhook.id)).find((delivery) => delivery.eventId === event.id && delivery.status !== 'pending'));
+      expect(delivered).toMatchObject({ status: 'succeeded', responseCode: 204, attempts: 1 });
+      await eventually(() => receiver.output().includes(`email.delivered ${event.id}\n`));
+
+      const body = captured.rawBody;
+      const now = Math.floor(Date.now() / 1000);
+      const post = async (content: string, signature: string | null) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (signature !== null) headers['service-signature'] = signature;
+        return (await fetch(receiver.url, { method: 'POST', headers, body: content })).status;
+      };
+      // The same event in other bytes than the dispatcher's, signed: the receiver checks the bytes it got, not a re-serialization.
+      const reformatted = JSON.stringify(JSON.parse(body), null, 2);
+      expect({
+        asSent: await post(body, String(captured.headers['service-signature'])),
+        reformatted: await post(reformatted, signWebhookPayload(reformatted, [webhook.secret], now)),
+        bodyChanged: await post(body.replace('"email.delivered"', '"email.bounced"'), String(captured.headers['service-signature'])),
+        otherSecret: await post(body, signWebhookPayload(body, ['whsec_not_the_secret'], now)),
+        // Older, or further ahead, than the 5 minutes.
+        stale: await post(body, signWebhookPayload(body, [webhook.secret], now - 310)),
+        early: await post(body, signWebhookPayload(body, [webhook.secret], now + 310)),
+        unsigned: await post(body, null),
+      }).toEqual({ asSent: 204, reformatted: 204, bodyChanged: 400, otherSecret: 400, stale: 400, early: 400, unsigned: 400 });
+    } finally {
       await receiver.close();
     }
   });

@@ -1,26 +1,36 @@
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import * as ts from 'typescript';
+import { eventually, freePort } from '@mailroom/testing';
 import * as verifySignature from '../../../../libs/contracts/src/webhooks/verify-signature';
 
-const README = join(__dirname, '..', '..', '..', '..', 'README.md');
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const README = join(ROOT, 'README.md');
 
 /**
- * The code samples of the README's "Verifying a signature", by the comment on their first line
- * (`// NestJS: …`, `# Python …`): what a receiver copies, so the tests run them as written.
+ * A code sample of a README section, by the comment on its first line (`// NestJS: …`, `# Python …`,
+ * `// receiver.js…`): what a receiver copies, so the tests run them as written.
  */
-function readmeSignatureSample(firstLineStart: string): string {
+function readmeSample(heading: string, firstLineStart: string): string {
   const readme = readFileSync(README, 'utf8');
-  const section = readme.slice(readme.indexOf('### Verifying a signature'));
-  const samples = [...section.slice(0, section.indexOf('\n## ')).matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]);
+  const start = readme.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`README has no section ${heading}`);
+  const section = readme.slice(start + heading.length + 2);
+  const end = section.search(/\n#{2,3} /);
+  const samples = [...section.slice(0, end < 0 ? undefined : end).matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]);
   const sample = samples.find((code) => code.startsWith(firstLineStart));
-  if (!sample) throw new Error(`README's "Verifying a signature" has no sample starting with ${firstLineStart}`);
+  if (!sample) throw new Error(`README's "${heading}" has no sample starting with ${firstLineStart}`);
   return sample;
+}
+
+function readmeSignatureSample(firstLineStart: string): string {
+  return readmeSample('### Verifying a signature', firstLineStart);
 }
 
 /** body-parser's default `limit`: what express.raw() and Nest on Express (its default platform) read unless told. */
@@ -89,4 +99,43 @@ export function runReadmePythonVerifier(cases: VerifyCase[]): Promise<boolean[]>
     });
     child.stdin!.end(input);
   });
+}
+
+export interface LocalReceiverProcess extends SampleReceiver {
+  /** What the process printed so far, stdout and stderr. */
+  output(): string;
+}
+
+/**
+ * The README's "Try it locally" `receiver.js`, as written, run by node as the recipe runs it: from a directory
+ * whose `dist` is this checkout's build (the recipe's repository root), with the secret and a port of its own.
+ */
+export async function startReadmeLocalReceiver(secret: string): Promise<LocalReceiverProcess> {
+  const directory = mkdtempSync(join(tmpdir(), 'readme-receiver-'));
+  writeFileSync(join(directory, 'receiver.js'), readmeSample('### Try it locally', '// receiver.js'));
+  symlinkSync(join(ROOT, 'dist'), join(directory, 'dist'));
+  const port = await freePort();
+  const env = { PATH: process.env.PATH ?? '', MAILROOM_WEBHOOK_SECRET: secret, RECEIVER_PORT: String(port) };
+  const child = spawn(process.execPath, ['receiver.js'], { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(directory, { recursive: true, force: true });
+  };
+  const url = `http://127.0.0.1:${port}/mailroom`;
+  try {
+    // The recipe sends once the receiver says it listens: so does the test.
+    await eventually(() => {
+      if (child.exitCode !== null) throw new Error(`receiver.js exited ${child.exitCode}: ${output}`);
+      return output.includes(`listening on ${url}\n`);
+    });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { url, close, output: () => output };
 }
