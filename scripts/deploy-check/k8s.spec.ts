@@ -146,10 +146,11 @@ describe.each(['base', ...RENDERED_OVERLAYS])('k8s/%s', (path) => {
     }
   });
 
-  it('gives database credentials to the services, and the gateway only the key that verifies tracking links', () => {
+  it('gives database credentials to the services, and the gateway only the keys that verify tracking links', () => {
     const objects = render(path);
     const secretNames = (app: string) => (appContainer(objects, app).env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.name] : []));
-    expect(secretNames('gateway')).toEqual(['ENCRYPTION_KEY']);
+    expect(secretNames('gateway')).toEqual(['ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS']);
+    for (const app of APPS.filter((name) => name !== 'keys')) expect(secretNames(app)).toContain('ENCRYPTION_KEY_PREVIOUS');
     for (const app of APPS.filter((name) => name !== 'gateway')) expect(secretNames(app)).toContain('DATABASE_URL');
   });
 

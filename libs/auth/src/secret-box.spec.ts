@@ -50,3 +50,45 @@ describe(SecretBox.name, () => {
     expect(new SecretBox(key).decrypt(box.encrypt('y'))).toBe('y');
   });
 });
+
+describe('SecretBox with previous keys (ENCRYPTION_KEY_PREVIOUS)', () => {
+  const oldKey = randomBytes(32).toString('base64');
+  const olderKey = randomBytes(32).toString('base64');
+  const newKey = randomBytes(32).toString('base64');
+  const rotated = new SecretBox(newKey, [oldKey, olderKey]);
+
+  it('opens what a previous key sealed, and says a previous key opened it (so it needs re-sealing)', () => {
+    const sealedOld = new SecretBox(oldKey).encrypt('old secret', 'wh_1');
+    const sealedOlder = new SecretBox(olderKey).encrypt('older secret', 'wh_1');
+    expect(rotated.open(sealedOld, 'wh_1')).toEqual({ plaintext: 'old secret', keyId: new SecretBox(oldKey).keyId, sealedWithPrevious: true });
+    expect(rotated.open(sealedOlder, 'wh_1')).toEqual({ plaintext: 'older secret', keyId: new SecretBox(olderKey).keyId, sealedWithPrevious: true });
+    expect(rotated.decrypt(sealedOld, 'wh_1')).toBe('old secret');
+    expect(rotated.open(rotated.encrypt('new secret', 'wh_1'), 'wh_1')).toEqual({ plaintext: 'new secret', keyId: rotated.keyId, sealedWithPrevious: false });
+  });
+
+  it('seals with the current key only', () => {
+    const sealed = rotated.encrypt('secret', 'dom_1');
+    expect(new SecretBox(newKey).decrypt(sealed, 'dom_1')).toBe('secret');
+    expect(() => new SecretBox(oldKey).decrypt(sealed, 'dom_1')).toThrow();
+    expect(() => new SecretBox(olderKey).decrypt(sealed, 'dom_1')).toThrow();
+  });
+
+  it('refuses a key it does not hold, another context and tampered ciphertext under a previous key', () => {
+    expect(() => rotated.open(new SecretBox(randomBytes(32).toString('base64')).encrypt('x', 'dom_1'), 'dom_1')).toThrow();
+    const sealedOld = new SecretBox(oldKey).encrypt('x', 'dom_1');
+    expect(() => rotated.open(sealedOld, 'dom_2')).toThrow();
+    expect(() => rotated.open('garbage')).toThrow('not a sealed secret');
+  });
+
+  it('names every key it holds, the current one first', () => {
+    expect(rotated.keyId).toBe(new SecretBox(newKey).keyId);
+    expect(rotated.previousKeyIds).toEqual([new SecretBox(oldKey).keyId, new SecretBox(olderKey).keyId]);
+    expect(new SecretBox(newKey).previousKeyIds).toEqual([]);
+  });
+
+  it('takes the previous keys from ENCRYPTION_KEY_PREVIOUS', () => {
+    const box = secretBoxFromConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: [oldKey] });
+    expect(box.decrypt(new SecretBox(oldKey).encrypt('y'))).toBe('y');
+    expect(box.previousKeyIds).toEqual([new SecretBox(oldKey).keyId]);
+  });
+});

@@ -99,6 +99,29 @@ describe(loadConfig.name, () => {
     expect(problemsOf(() => loadConfig({ ...production, ENCRYPTION_KEY: 'short' }, 'gateway'))).toEqual([expect.stringMatching(/^ENCRYPTION_KEY must be 32 bytes in base64/)]);
   });
 
+  it('reads ENCRYPTION_KEY_PREVIOUS as keys that only open, and says what is wrong with each', () => {
+    const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
+    const production = { DATABASE_URL: 'postgres://u@127.0.0.1/x', NODE_ENV: 'production', ENCRYPTION_KEY: key(1) };
+    expect(loadConfig({ ...production, ENCRYPTION_KEY_PREVIOUS: ` ${key(2)}, ${key(3)} ` }, 'domains').ENCRYPTION_KEY_PREVIOUS).toEqual([key(2), key(3)]);
+    expect(loadConfig(production, 'domains').ENCRYPTION_KEY_PREVIOUS).toEqual([]);
+    expect(problemsOf(() => loadConfig({ ...production, ENCRYPTION_KEY_PREVIOUS: `${key(2)},short` }, 'emails'))).toEqual([
+      'ENCRYPTION_KEY_PREVIOUS item 2: must be 32 bytes in base64 (generate one with: openssl rand -base64 32)',
+    ]);
+    expect(problemsOf(() => loadConfig({ ...production, ENCRYPTION_KEY_PREVIOUS: `${key(2)},${key(1)}` }, 'gateway'))).toEqual([
+      'ENCRYPTION_KEY_PREVIOUS item 2 is ENCRYPTION_KEY itself: list only keys that ENCRYPTION_KEY replaced (or will replace)',
+    ]);
+    expect(problemsOf(() => loadConfig({ ...production, ENCRYPTION_KEY_PREVIOUS: `${key(2)},${key(2)}` }, 'webhook-dispatcher'))).toEqual([
+      'ENCRYPTION_KEY_PREVIOUS item 2 repeats item 1',
+    ]);
+    // Without ENCRYPTION_KEY new secrets would be sealed with the public development key: refused everywhere, said once in production.
+    expect(problemsOf(() => loadConfig({ ENCRYPTION_KEY_PREVIOUS: key(2) }, 'gateway'))).toEqual([
+      'ENCRYPTION_KEY_PREVIOUS needs ENCRYPTION_KEY: previous keys only open secrets, and new ones would be sealed with the public development key',
+    ]);
+    expect(problemsOf(() => loadConfig({ ...production, ENCRYPTION_KEY: '', ENCRYPTION_KEY_PREVIOUS: key(2) }, 'domains'))).toEqual([
+      'ENCRYPTION_KEY is required when NODE_ENV=production (base64 of 32 random bytes: openssl rand -base64 32)',
+    ]);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }, 'gateway').PORT).toBe(3000);
   });

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { Parser } from './parsers';
+import { asList, Parser } from './parsers';
 import { asListenHost } from './network-parsers';
 
 export interface BindAddress {
@@ -71,14 +71,18 @@ export const asOptionalMailto: Parser<string | null> = (raw) => {
 };
 
 /** 32 random bytes, base64: the AES-256-GCM key for secrets at rest. Empty means unset (refused in production at boot). */
-export const asEncryptionKey: Parser<string | null> = (raw) => {
+export const asEncryptionKey: Parser<string | null> = (raw) => (raw.trim() === '' ? null : asKeyBytes(raw));
+
+/** The keys ENCRYPTION_KEY replaced (ENCRYPTION_KEY_PREVIOUS), each as ENCRYPTION_KEY is written. */
+export const asEncryptionKeyList: Parser<string[]> = asList(asKeyBytes);
+
+function asKeyBytes(raw: string): string {
   const value = raw.trim();
-  if (value === '') return null;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || Buffer.from(value, 'base64').length !== 32) {
     throw new Error('must be 32 bytes in base64 (generate one with: openssl rand -base64 32)');
   }
   return value;
-};
+}
 
 /**
  * The name Mailroom gives in EHLO, or empty for the machine's hostname. RFC

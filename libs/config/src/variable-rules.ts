@@ -18,6 +18,7 @@ export function ruleProblems(config: Partial<Record<EnvName, unknown>>, app: App
   if (usedBy(ENV_SCHEMA.ENCRYPTION_KEY, app) && config.NODE_ENV === 'production' && config.ENCRYPTION_KEY === null) {
     problems.push('ENCRYPTION_KEY is required when NODE_ENV=production (base64 of 32 random bytes: openssl rand -base64 32)');
   }
+  if (usedBy(ENV_SCHEMA.ENCRYPTION_KEY_PREVIOUS, app)) problems.push(...previousKeyProblems(config));
   problems.push(...natsAuthProblems(config));
   const { PORT: port, HEALTH_PORT: healthPort } = config as Partial<Pick<MailroomConfig, 'PORT' | 'HEALTH_PORT'>>;
   if (port === undefined || healthPort === undefined) return problems;
@@ -81,6 +82,30 @@ export function launcherPortProblems(config: LauncherPorts, processes: number): 
     const taken = server.port === port ? 'PORT' : isOpsPort(server.port) ? `one of ${opsPorts}` : earlier?.name;
     if (taken) problems.push(`${server.name} is ${taken} too; give each its own port`);
   }
+  return problems;
+}
+
+/**
+ * Keys ENCRYPTION_KEY_PREVIOUS lists only open, so each must be a key other than ENCRYPTION_KEY (compared as
+ * bytes: the same key may be written with or without padding) and be listed once. Without ENCRYPTION_KEY the
+ * apps would seal new secrets with the public development key while opening the old ones: in production the
+ * missing ENCRYPTION_KEY is already the problem.
+ */
+function previousKeyProblems(config: Partial<Record<EnvName, unknown>>): string[] {
+  const previous = config.ENCRYPTION_KEY_PREVIOUS as string[] | undefined;
+  if (!previous?.length || !('ENCRYPTION_KEY' in config)) return [];
+  const current = config.ENCRYPTION_KEY as string | null;
+  if (current === null) {
+    if (config.NODE_ENV === 'production') return [];
+    return ['ENCRYPTION_KEY_PREVIOUS needs ENCRYPTION_KEY: previous keys only open secrets, and new ones would be sealed with the public development key'];
+  }
+  const hex = (key: string) => Buffer.from(key, 'base64').toString('hex');
+  const problems: string[] = [];
+  previous.forEach((key, index) => {
+    const earlier = previous.slice(0, index).findIndex((other) => hex(other) === hex(key));
+    if (hex(key) === hex(current)) problems.push(`ENCRYPTION_KEY_PREVIOUS item ${index + 1} is ENCRYPTION_KEY itself: list only keys that ENCRYPTION_KEY replaced (or will replace)`);
+    else if (earlier >= 0) problems.push(`ENCRYPTION_KEY_PREVIOUS item ${index + 1} repeats item ${earlier + 1}`);
+  });
   return problems;
 }
 
