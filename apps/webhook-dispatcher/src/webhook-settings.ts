@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
+import { previousKeyIdsNote, SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import { MAILROOM_CONFIG, NatsSettings } from '@mailroom/runtime';
 import type { DisablePolicy } from './dispatch/status-transitions';
 import type { UrlPolicy } from './ssrf/url-policy';
@@ -49,5 +49,7 @@ export class WebhookSettings {
     this.dns = { dnsServers: config.DNS_SERVERS, dnsTimeoutMs: config.DNS_TIMEOUT_MS };
     const logger = new Logger(WebhookSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));
+    // Replicas that show different ids cannot read one another's secrets.
+    logger.log(`ENCRYPTION_KEY id ${this.secretBox.keyId} seals the webhook signing secrets${previousKeyIdsNote(this.secretBox)}`);
   }
 }

@@ -30,3 +30,4 @@ export * from './address-policy';
 export * from './worker-thread';
 export * from './scrape-snapshot';
 export * from './dns-deadline';
+export * from './secret-resealer';

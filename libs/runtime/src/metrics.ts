@@ -116,3 +116,19 @@ export const outboxOldestUnpublishedAge = registeredMetric(
       collect: refreshOutboxGauges,
     }),
 );
+
+/**
+ * Stored secrets a service still holds sealed with a key of ENCRYPTION_KEY_PREVIOUS after its last re-sealing
+ * pass (see SecretResealer): once it is 0 in every replica of the domains service (dkim_key) and the webhook
+ * dispatcher (webhook_secret), the previous key has nothing left to open there.
+ */
+export const secretsSealedWithPreviousKey = registeredMetric(
+  'mailroom_secrets_sealed_with_previous_key',
+  () =>
+    new Gauge({
+      name: 'mailroom_secrets_sealed_with_previous_key',
+      help: 'Stored secrets still sealed with a key of ENCRYPTION_KEY_PREVIOUS after the last re-sealing pass, by kind (dkim_key in domains, webhook_secret in the webhook dispatcher); 0 once all are sealed under ENCRYPTION_KEY',
+      labelNames: ['kind'],
+      registers: [metricsRegistry],
+    }),
+);

@@ -59,7 +59,7 @@ export const CONFLICTS: Record<string, { codes: readonly ErrorCode[]; why: strin
   'PATCH /v1/emails/{id}': { codes: [ErrorCode.Conflict], why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
   'GET /v1/webhooks/{id}/secret': {
     codes: [ErrorCode.Conflict],
-    why: 'The stored secret could not be decrypted (ENCRYPTION_KEY changed without re-sealing it); rotate it to issue a new one.',
+    why: 'The stored secret could not be decrypted (ENCRYPTION_KEY changed and the key that sealed it is not in ENCRYPTION_KEY_PREVIOUS); rotate it to issue a new one.',
   },
   'POST /v1/webhooks/{id}/test': { codes: [ErrorCode.Conflict], why: 'The webhook is disabled; set its status to active first.' },
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry': { codes: [ErrorCode.Conflict], why: 'The webhook is disabled, or the delivery is being attempted right now.' },

@@ -29,7 +29,7 @@ function setup(failFirstWith?: Error) {
   } as unknown as WebhookSettings;
   const attempter = new DeliveryAttempter(repository, recorder, settings);
   const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-  /** A delivery whose secret was sealed under another key, as after ENCRYPTION_KEY changed without re-sealing. */
+  /** A delivery whose secret was sealed under another key, as after ENCRYPTION_KEY changed with the old key left out of ENCRYPTION_KEY_PREVIOUS. */
   const undecryptable = (overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery => {
     const webhookId = overrides.webhookId ?? 'wh_1';
     return Object.assign(

@@ -2,8 +2,8 @@ import type { HttpResult } from './attempt-outcome';
 
 /**
  * A webhook's signing secret (the current one, or the previous one during a
- * rotation) does not decrypt: ENCRYPTION_KEY was changed without re-sealing
- * the secrets, or the stored box is corrupt. Its message is what the attempt
+ * rotation) does not decrypt: ENCRYPTION_KEY was changed and the key that
+ * sealed it is not in ENCRYPTION_KEY_PREVIOUS, or the stored box is corrupt. Its message is what the attempt
  * log shows, so it names no secret; the cause says what the cipher said.
  */
 export class UndecryptableSecretError extends Error {

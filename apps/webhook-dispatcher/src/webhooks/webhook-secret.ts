@@ -14,9 +14,9 @@ export function generateWebhookSecret(): string {
  * fail unsigned, see dispatcher-fault.ts), so the way out is a new one, never a 500.
  */
 export const UNREADABLE_SECRET_MESSAGE =
-  "This webhook's signing secret could not be decrypted (ENCRYPTION_KEY was changed without re-sealing it, or it is corrupt); issue a new one with POST /v1/webhooks/{id}/secret/rotate.";
+  "This webhook's signing secret could not be decrypted (ENCRYPTION_KEY was changed and the key that sealed it is not in ENCRYPTION_KEY_PREVIOUS, or it is corrupt); issue a new one with POST /v1/webhooks/{id}/secret/rotate.";
 
-/** The secret in clear, or null when its box does not open (ENCRYPTION_KEY changed without re-sealing, or a corrupt box). */
+/** The secret in clear, or null when its box does not open (sealed with a key neither ENCRYPTION_KEY nor in ENCRYPTION_KEY_PREVIOUS, or a corrupt box). */
 export function openSecret(box: SecretBox, sealed: string, webhookId: string): string | null {
   try {
     return box.decrypt(sealed, webhookId);

@@ -15,6 +15,7 @@ import { WebhookSettings } from '../webhook-settings';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
+import { WebhookSecretResealer } from './webhook-secret-resealer';
 
 /** Webhook management (over NATS) and the dispatch loop: stream consumer, delivery worker. */
 @Module({
@@ -32,6 +33,7 @@ import { WebhooksService } from './webhooks.service';
     DeliveryAttempter,
     DeliveryWorker,
     EventConsumer,
+    WebhookSecretResealer,
   ],
 })
 export class WebhooksModule {}

@@ -36,9 +36,15 @@ export class WebhookFixtures {
     await this.query(`UPDATE webhooks.webhooks SET ${column} = $2 WHERE id = $1`, [id, value]);
   }
 
-  /** Seals the webhook's secret under a key the dispatcher does not have, as if ENCRYPTION_KEY had been changed without re-sealing the secrets. */
+  /** Seals the webhook's secret under a key the dispatcher does not have, as if ENCRYPTION_KEY had been changed with the old key left out of ENCRYPTION_KEY_PREVIOUS. */
   async sealSecretUnderAnotherKey(id: string, secret: string): Promise<void> {
     await this.overwriteStored(id, 'secret_sealed', new SecretBox(randomBytes(32).toString('base64')).encrypt(secret, id));
+  }
+
+  /** The webhook's signing secrets as stored, sealed (the previous one null outside a rotation's grace). */
+  async storedSecrets(id: string): Promise<{ secret_sealed: string; previous_secret_sealed: string | null }> {
+    const [row] = await this.query('SELECT secret_sealed, previous_secret_sealed FROM webhooks.webhooks WHERE id = $1', [id]);
+    return row;
   }
 
   /** The webhook's deliveries not yet attempted that no dispatcher holds a lease on (the API does not show leases). */

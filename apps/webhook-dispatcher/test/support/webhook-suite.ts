@@ -17,16 +17,21 @@ export interface WebhookSuite {
 /**
  * Boots keys, the dispatcher and the gateway once for the describe block it is called in, with this
  * environment, and gives each test a fresh receiver; each test's webhooks are deleted after it. With `dns`,
- * a loopback DNS server, filled by it before the boot, is the dispatcher's DNS_SERVERS.
+ * a loopback DNS server, filled by it before the boot, is the dispatcher's DNS_SERVERS. `dispatcherEnv` is the
+ * dispatcher's own environment over `env`, read at each (re)start, so a test may change it between stopApp and startApp.
  */
-export function webhookSuite(env: StackOptions['env'], dns?: (server: TestDns) => void): WebhookSuite {
+export function webhookSuite(env: StackOptions['env'], dns?: (server: TestDns) => void, dispatcherEnv: StackOptions['env'] = {}): WebhookSuite {
   const suite = {} as WebhookSuite;
   beforeAll(async () => {
     if (dns) {
       suite.dns = await startTestDns();
       dns(suite.dns);
     }
-    suite.stack = await startStack({ apps: ['keys', 'webhook-dispatcher', 'gateway'], env: dns ? Object.assign({}, env, { DNS_SERVERS: suite.dns.address }) : env });
+    suite.stack = await startStack({
+      apps: ['keys', 'webhook-dispatcher', 'gateway'],
+      env: dns ? Object.assign({}, env, { DNS_SERVERS: suite.dns.address }) : env,
+      appEnv: { 'webhook-dispatcher': dispatcherEnv },
+    });
     suite.events = await EventPublisher.connect(suite.stack.nats.url);
     suite.fixtures = new WebhookFixtures(suite.stack);
   });
