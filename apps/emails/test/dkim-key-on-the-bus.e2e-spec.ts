@@ -1,15 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { authenticate } from 'mailauth';
 import { connect, NatsConnection } from 'nats';
-import { secretBoxFromConfig } from '@mailroom/auth';
+import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import { DomainsSubjects } from '@mailroom/contracts';
 import { setLogDestination } from '@mailroom/runtime';
-import { eventually } from '@mailroom/testing';
+import { eventually, scrapeMetrics } from '@mailroom/testing';
 import { DeliveryHarness, emailReaching, routeMailTo, startDeliveryHarness, testDnsResolver, verifiedDomain } from './support/delivery-harness';
 
 /** Each line of base64 between the PEM armour: any of them on the bus is key material in the clear. */
 function pemBodyLines(pem: string): string[] {
   return pem.split('\n').filter((line) => line && !line.startsWith('-----'));
+}
+
+/** Sends an email from `domain` to `to` (a recipient no other email went to) and answers the DKIM verdicts of the message that reached it. */
+async function dkimResultsOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<string[]> {
+  const sent = await harness.stack.api.post('/v1/emails', { from: `hi@${domain}`, to, subject: 'Signed', text: 'Hello' });
+  expect(sent.status).toBe(202);
+  await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
+  const [message] = harness.smtp.messagesFor(to);
+  const verdict = await authenticate(message.raw, { ip: '127.0.0.1', helo: 'mailroom.test', sender: `bounces@${domain}`, mta: 'mx.example.test', resolver: testDnsResolver(harness.dns) });
+  return verdict.dkim.results.map((result: { status: { result: string } }) => result.status.result);
 }
 
 /**
@@ -42,13 +52,7 @@ describe('the DKIM private key on the bus', () => {
 
   it('never crosses in plaintext while mail from the domain is signed and delivered', async () => {
     const domain = await verifiedDomain(harness, 'sealed.test');
-    const sent = await harness.stack.api.post('/v1/emails', { from: 'hi@sealed.test', to: 'ann@example.test', subject: 'Signed', text: 'Hello' });
-    expect(sent.status).toBe(202);
-    await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
-
-    const [message] = harness.smtp.messagesFor('ann@example.test');
-    const verdict = await authenticate(message.raw, { ip: '127.0.0.1', helo: 'mailroom.test', sender: 'bounces@sealed.test', mta: 'mx.example.test', resolver: testDnsResolver(harness.dns) });
-    expect(verdict.dkim.results.map((result: { status: { result: string } }) => result.status.result)).toEqual(['pass']);
+    expect(await dkimResultsOfDelivered(harness, 'sealed.test', 'ann@example.test')).toEqual(['pass']);
 
     // The sender-identity reply went by on the bus (the eavesdropper saw the selector), and carried no key.
     await eventually(() => overheard.some((text) => text.includes('privateKeySealed')), 5000);
@@ -108,9 +112,60 @@ describe('an emails service whose ENCRYPTION_KEY differs from the domains servic
     expect(harness.smtp.messagesFor('bob@example.test')).toHaveLength(0);
 
     const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.context === 'SenderIdentityCache');
-    expect(logged[0]).toMatchObject({ level: 50, err: expect.stringContaining('must run with the same ENCRYPTION_KEY') });
+    expect(logged[0]).toMatchObject({ level: 50, err: expect.stringContaining('give the emails service the key the domains service seals with') });
     const sealed = (await harness.db.query(`SELECT dkim_private_key_sealed FROM domains.domains WHERE id = $1`, [domain.id])).rows[0].dkim_private_key_sealed;
     expect(lines.join('\n')).not.toContain(sealed);
     expect(lines.join('\n')).not.toContain('-----BEGIN');
+  });
+});
+
+/**
+ * ENCRYPTION_KEY changes from A to B on both services, with A in ENCRYPTION_KEY_PREVIOUS: the DKIM keys the
+ * domains service sealed under A sign mail at once, it seals them again under B, and once it has, A can go.
+ */
+describe('DKIM keys across an ENCRYPTION_KEY rotation', () => {
+  const keyA = randomBytes(32).toString('base64');
+  const keyB = randomBytes(32).toString('base64');
+  const appEnv = { domains: { ENCRYPTION_KEY: keyA } as Record<string, string>, emails: { ENCRYPTION_KEY: keyA } as Record<string, string> };
+  let harness: DeliveryHarness;
+
+  beforeAll(async () => {
+    harness = await startDeliveryHarness({}, undefined, appEnv);
+    routeMailTo(harness.dns, 'example.test');
+  }, 120000);
+  afterAll(() => harness?.stop());
+
+  /** Restarts both services with this key environment, the domains service first (its boot seals again). */
+  async function restartWith(env: Record<string, string>): Promise<void> {
+    for (const app of ['domains', 'emails'] as const) {
+      await harness.stack.stopApp(app);
+      appEnv[app] = { ...env };
+      await harness.stack.startApp(app);
+    }
+  }
+
+  const storedSealed = async (domainId: string): Promise<string> =>
+    (await harness.db.query(`SELECT dkim_private_key_sealed FROM domains.domains WHERE id = $1`, [domainId])).rows[0].dkim_private_key_sealed;
+
+  const gauge = async () => (await scrapeMetrics(harness.stack.opsUrl('domains'))).find('mailroom_secrets_sealed_with_previous_key', { kind: 'dkim_key' })[0]?.value;
+
+  it('signs at once with keys sealed under the previous key, seals them again under the new one, and signs without the old key', async () => {
+    const domain = await verifiedDomain(harness, 'rotated.test');
+    const pem = new SecretBox(keyA).decrypt(await storedSealed(domain.id), domain.id);
+
+    await restartWith({ ENCRYPTION_KEY: keyB, ENCRYPTION_KEY_PREVIOUS: keyA });
+    expect(await dkimResultsOfDelivered(harness, 'rotated.test', 'cat@example.test')).toEqual(['pass']);
+    const underB = await eventually(async () => {
+      try {
+        return new SecretBox(keyB).decrypt(await storedSealed(domain.id), domain.id);
+      } catch {
+        return false;
+      }
+    });
+    expect(underB).toBe(pem);
+    expect(await eventually(async () => (await gauge()) === 0)).toBe(true);
+
+    await restartWith({ ENCRYPTION_KEY: keyB });
+    expect(await dkimResultsOfDelivered(harness, 'rotated.test', 'dan@example.test')).toEqual(['pass']);
   });
 });

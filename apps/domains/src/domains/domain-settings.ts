@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
+import { previousKeyIdsNote, SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import { MAILROOM_CONFIG } from '@mailroom/runtime';
 import type { ScheduleSettings } from '../verification/domain-transitions';
 import { zoneNameServers } from '../dkim-zone/zone-file';
@@ -38,6 +38,6 @@ export class DomainSettings {
     const logger = new Logger(DomainSettings.name);
     this.secretBox = secretBoxFromConfig(config, (message) => logger.warn(message));
     // The emails service opens the DKIM keys this one seals: the two boot lines must show the same id.
-    logger.log(`ENCRYPTION_KEY id ${this.secretBox.keyId} seals the DKIM keys sent to the emails service`);
+    logger.log(`ENCRYPTION_KEY id ${this.secretBox.keyId} seals the DKIM keys sent to the emails service${previousKeyIdsNote(this.secretBox)}`);
   }
 }

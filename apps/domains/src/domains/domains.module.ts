@@ -12,6 +12,7 @@ import { SenderIdentityService } from '../sender-identity/sender-identity.servic
 import { DomainVerifier } from '../verification/domain-verifier';
 import { RecheckScheduler } from '../verification/recheck-scheduler';
 import { VerificationService } from '../verification/verification.service';
+import { DkimKeyResealer } from './dkim-key-resealer';
 import { DomainSettings } from './domain-settings';
 import { DomainsController } from './domains.controller';
 import { DomainsRepository } from './domains.repository';
@@ -41,6 +42,7 @@ export class DomainsModule {
         DkimDnsResponder,
         DkimZoneService,
         SenderIdentityService,
+        DkimKeyResealer,
       ],
     };
   }

@@ -60,6 +60,34 @@ describe(openSenderIdentity.name, () => {
     );
   });
 
+  it('opens a key sealed under a previous key (ENCRYPTION_KEY_PREVIOUS), as during a rotation', () => {
+    const oldKey = randomBytes(32).toString('base64');
+    const rotated = new SecretBox(randomBytes(32).toString('base64'), [oldKey]);
+    const sealed = new SecretBox(oldKey).encrypt(PEM, 'dom_1');
+    expect(openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed, sealedWithKeyId: new SecretBox(oldKey).keyId }), rotated).dkim.privateKeyPem).toBe(PEM);
+  });
+
+  it('names ENCRYPTION_KEY_PREVIOUS as the way out of a key mismatch, and every key id this service holds', () => {
+    const other = boxWithNewKey();
+    const rotated = new SecretBox(randomBytes(32).toString('base64'), [randomBytes(32).toString('base64')]);
+    const sealed = other.encrypt(PEM, 'dom_1');
+    expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed, sealedWithKeyId: other.keyId }), rotated)).toThrow(
+      `the DKIM key of acme.test, sealed by the domains service, does not open with this service's ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS ` +
+        `(the domains service's key id is ${other.keyId}, this service's ${rotated.keyId}, previous ${rotated.previousKeyIds[0]}): ` +
+        `give the emails service the key the domains service seals with, as ENCRYPTION_KEY or (during a rotation) in ENCRYPTION_KEY_PREVIOUS`,
+    );
+  });
+
+  it('calls a key damaged when the domains service sealed it under one of this service\'s previous keys', () => {
+    const oldKey = randomBytes(32).toString('base64');
+    const rotated = new SecretBox(randomBytes(32).toString('base64'), [oldKey]);
+    const oldId = new SecretBox(oldKey).keyId;
+    const sealed = new SecretBox(oldKey).encrypt(PEM, 'dom_1').replace(/\.([^.]+)$/, '.AAAA$1');
+    expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: sealed, sealedWithKeyId: oldId }), rotated)).toThrow(
+      `the sealed DKIM key of acme.test does not open although both services have ENCRYPTION_KEY id ${oldId}`,
+    );
+  });
+
   it('refuses a sealed key copied from another domain (the domain id is bound to it)', () => {
     expect(() => openSenderIdentity(identityWith({ selector: 'mr1', privateKeySealed: box.encrypt(PEM, 'dom_2') }), box)).toThrow(DkimKeyNotOpenedError);
   });

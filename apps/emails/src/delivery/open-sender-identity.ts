@@ -29,7 +29,7 @@ function openDkimKey({ dkim, domainId, name }: SenderIdentity, box: SecretBox): 
     try {
       return box.decrypt(dkim.privateKeySealed, domainId);
     } catch {
-      throw new DkimKeyNotOpenedError(notOpenedReason(name, dkim.sealedWithKeyId, box.keyId));
+      throw new DkimKeyNotOpenedError(notOpenedReason(name, dkim.sealedWithKeyId, box));
     }
   }
   if (typeof dkim.privateKeyPem === 'string') return dkim.privateKeyPem;
@@ -37,14 +37,18 @@ function openDkimKey({ dkim, domainId, name }: SenderIdentity, box: SecretBox): 
 }
 
 /**
- * GCM cannot tell a wrong key from a damaged box. The key id the domains service sends can; without it
- * (an older replica) a different ENCRYPTION_KEY is by far the likelier between two services that share
- * a database and a bus.
+ * GCM cannot tell a wrong key from a damaged box. The key id the domains service sends (of the key that opens
+ * the stored value there) can; without it (an older replica) a different ENCRYPTION_KEY is by far the likelier
+ * between two services that share a database and a bus.
  */
-function notOpenedReason(name: string, sealedWithKeyId: string | undefined, ownKeyId: string): string {
-  if (sealedWithKeyId === ownKeyId) {
-    return `the sealed DKIM key of ${name} does not open although both services have ENCRYPTION_KEY id ${ownKeyId}: its stored value is damaged`;
+function notOpenedReason(name: string, sealedWithKeyId: string | undefined, box: SecretBox): string {
+  if (sealedWithKeyId !== undefined && [box.keyId, ...box.previousKeyIds].includes(sealedWithKeyId)) {
+    return `the sealed DKIM key of ${name} does not open although both services have ENCRYPTION_KEY id ${sealedWithKeyId}: its stored value is damaged`;
   }
-  const ids = sealedWithKeyId ? ` (the domains service's key id is ${sealedWithKeyId}, this service's ${ownKeyId})` : '';
-  return `the DKIM key of ${name}, sealed by the domains service, does not open with this service's ENCRYPTION_KEY${ids}: the domains and emails services must run with the same ENCRYPTION_KEY`;
+  const previous = box.previousKeyIds.length ? `, previous ${box.previousKeyIds.join(', ')}` : '';
+  const ids = sealedWithKeyId ? ` (the domains service's key id is ${sealedWithKeyId}, this service's ${box.keyId}${previous})` : '';
+  return (
+    `the DKIM key of ${name}, sealed by the domains service, does not open with this service's ENCRYPTION_KEY or ENCRYPTION_KEY_PREVIOUS${ids}: ` +
+    'give the emails service the key the domains service seals with, as ENCRYPTION_KEY or (during a rotation) in ENCRYPTION_KEY_PREVIOUS'
+  );
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ClientProxy } from '@nestjs/microservices';
-import { SecretBox, secretBoxFromConfig } from '@mailroom/auth';
+import { previousKeyIdsNote, SecretBox, secretBoxFromConfig } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
 import { DomainDeletionWatch, LastReadWhileAway, MAILROOM_CONFIG, RepeatedFailureLog, RpcClient } from '@mailroom/runtime';
@@ -43,7 +43,7 @@ export class SenderIdentityCache implements OnModuleInit, OnModuleDestroy {
     this.box = secretBoxFromConfig(config);
     this.deletions = new DomainDeletionWatch(config, this, this.logger);
     // The domains service logs the id it seals with: the two boot lines must show the same id.
-    this.logger.log(`ENCRYPTION_KEY id ${this.box.keyId} opens the DKIM keys the domains service sends`);
+    this.logger.log(`ENCRYPTION_KEY id ${this.box.keyId} opens the DKIM keys the domains service sends${previousKeyIdsNote(this.box)}`);
   }
 
   onModuleInit(): Promise<void> {
@@ -67,7 +67,8 @@ export class SenderIdentityCache implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The identity with its key opened, or null when the domains service does not know the domain.
-   * Throws when it does not answer, or when its key does not open (ENCRYPTION_KEY differs).
+   * Throws when it does not answer, or when its key does not open (ENCRYPTION_KEY differs, and the key it was
+   * sealed with is not in ENCRYPTION_KEY_PREVIOUS).
    */
   get(domain: string): Promise<OpenedSenderIdentity | null> {
     const now = Date.now();

@@ -18,10 +18,14 @@ export interface SenderIdentityDkim {
   /**
    * The PKCS#8 PEM sealed with SecretBox (AES-256-GCM) under ENCRYPTION_KEY, with the domainId as
    * associated data: the value the domains service stores at rest, passed on unopened. The emails
-   * service, which shares ENCRYPTION_KEY, opens it; nobody else on the bus can.
+   * service, which shares ENCRYPTION_KEY (or has it in ENCRYPTION_KEY_PREVIOUS), opens it; nobody else on the bus can.
    */
   privateKeySealed?: string;
-  /** The SecretBox keyId of the domains service's ENCRYPTION_KEY, so a key that does not open can be told a mismatch. */
+  /**
+   * The SecretBox keyId of the domains service's key that opens privateKeySealed (its ENCRYPTION_KEY, or after a
+   * rotation a key of ENCRYPTION_KEY_PREVIOUS until the value is sealed again), so a key that does not open can be
+   * told a mismatch.
+   */
   sealedWithKeyId?: string;
   /**
    * The PEM in plaintext, as domains replicas older than `privateKeySealed` sent it. Current replicas
