@@ -32,6 +32,29 @@ describe(TrackingTokens.name, () => {
   });
 });
 
+describe('TrackingTokens with previous keys (ENCRYPTION_KEY_PREVIOUS)', () => {
+  const oldKey = randomBytes(32).toString('base64');
+  const newKey = randomBytes(32).toString('base64');
+  const claim = { emailId: 'email_1', kind: 'click' as const, url: 'https://example.com/', host: 'links.example.com' };
+
+  it('verifies a token signed under a previous key, so links in mail sent before the rotation keep working', () => {
+    const token = new TrackingTokens(oldKey).sign(claim);
+    expect(new TrackingTokens(newKey, [oldKey]).verify(token)).toEqual(claim);
+    expect(new TrackingTokens(newKey).verify(token)).toBeNull();
+  });
+
+  it('signs with the current key only', () => {
+    const token = new TrackingTokens(newKey, [oldKey]).sign(claim);
+    expect(new TrackingTokens(newKey).verify(token)).toEqual(claim);
+    expect(new TrackingTokens(oldKey).verify(token)).toBeNull();
+  });
+
+  it('takes the previous keys from ENCRYPTION_KEY_PREVIOUS', () => {
+    const token = new TrackingTokens(oldKey).sign(claim);
+    expect(trackingTokensFromConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: [oldKey] }).verify(token)).toEqual(claim);
+  });
+});
+
 describe(trackingTokensFromConfig.name, () => {
   it('warns that links are signed with the public development key when ENCRYPTION_KEY is unset outside production', () => {
     const warnings: string[] = [];

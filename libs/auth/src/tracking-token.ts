@@ -35,9 +35,15 @@ export const TRACKING_TOKEN_MAX_LENGTH = 4096;
  */
 export class TrackingTokens {
   private readonly key: Buffer;
+  /**
+   * Derived from ENCRYPTION_KEY_PREVIOUS: they verify, never sign, so links in mail sent before ENCRYPTION_KEY
+   * changed keep working while the previous key stays configured.
+   */
+  private readonly previousKeys: readonly Buffer[];
 
-  constructor(base64Key: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(base64Key, 'base64'), Buffer.alloc(0), 'mailroom tracking tokens v1', 32));
+  constructor(base64Key: string, previousBase64Keys: readonly string[] = []) {
+    this.key = tokenKey(base64Key);
+    this.previousKeys = previousBase64Keys.map(tokenKey);
   }
 
   sign(claim: TrackingClaim): string {
@@ -45,7 +51,7 @@ export class TrackingTokens {
     // A fourth field, so a gateway of the version before, which reads three, still honours the token during an upgrade.
     if (claim.host !== undefined) fields.push(claim.host);
     const body = Buffer.from(JSON.stringify(fields)).toString('base64url');
-    return `${body}.${this.signature(body).toString('base64url')}`;
+    return `${body}.${signatureOf(this.key, body).toString('base64url')}`;
   }
 
   /** The claim, or null for anything that was not signed by us exactly as it is. */
@@ -53,8 +59,11 @@ export class TrackingTokens {
     const [body, signature, extra] = token.split('.');
     if (!body || !signature || extra !== undefined) return null;
     const given = Buffer.from(signature, 'base64url');
-    const expected = this.signature(body);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const signedByUs = [this.key, ...this.previousKeys].some((key) => {
+      const expected = signatureOf(key, body);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+    if (!signedByUs) return null;
     try {
       const [emailId, kind, url, host] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string | null, string?];
       if (typeof emailId !== 'string' || (kind !== 'o' && kind !== 'c') || (host !== undefined && typeof host !== 'string')) return null;
@@ -65,15 +74,20 @@ export class TrackingTokens {
     }
   }
 
-  private signature(body: string): Buffer {
-    return createHmac('sha256', this.key).update(body).digest().subarray(0, SIGNATURE_BYTES);
-  }
 }
 
-/** Tokens keyed from ENCRYPTION_KEY; the public development key outside production, as for the secret box. */
+function tokenKey(base64Key: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(base64Key, 'base64'), Buffer.alloc(0), 'mailroom tracking tokens v1', 32));
+}
+
+function signatureOf(key: Buffer, body: string): Buffer {
+  return createHmac('sha256', key).update(body).digest().subarray(0, SIGNATURE_BYTES);
+}
+
+/** Tokens keyed from ENCRYPTION_KEY (and verified with ENCRYPTION_KEY_PREVIOUS too); the public development key outside production, as for the secret box. */
 export function trackingTokensFromConfig(config: SecretBoxConfig, warn: (message: string) => void = () => undefined): TrackingTokens {
   // The development key is in this repository: anyone can sign a click token that redirects through this host to any URL.
   const unsetWarning =
     'ENCRYPTION_KEY is unset: tracking links are signed with the PUBLIC development key, so anyone can forge one. Never run like this with real mail.';
-  return new TrackingTokens(encryptionKeyFromConfig(config, warn, unsetWarning));
+  return new TrackingTokens(encryptionKeyFromConfig(config, warn, unsetWarning), config.ENCRYPTION_KEY_PREVIOUS ?? []);
 }
