@@ -138,7 +138,7 @@ export abstract class SecretResealer implements OnApplicationBootstrap, OnApplic
     const keyId = this.box.keyId;
     if (resealed || remaining) this.logger.log({ resealed, remaining }, `sealed ${resealed} ${what} again under ENCRYPTION_KEY id ${keyId}; ${remaining} still under a previous key`);
     if (remaining === 0 && this.lastRemaining !== 0) {
-      this.logger.log(`every ${what} is sealed under ENCRYPTION_KEY id ${keyId}: this service no longer needs ENCRYPTION_KEY_PREVIOUS for them`);
+      this.logger.log(`all ${what} are sealed under ENCRYPTION_KEY id ${keyId}: this service no longer needs ENCRYPTION_KEY_PREVIOUS for them`);
     }
     if (unreadable) {
       this.logger.warn({ unreadable }, `${unreadable} ${what} open with no key this service holds (ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS): they are lost, issue new ones`);
