@@ -16,3 +16,4 @@ export * from './lease-renewal';
 export * from './retry-while-unavailable';
 export * from './prepared-statements';
 export * from './own-connection';
+export * from './reseal-in-batches';

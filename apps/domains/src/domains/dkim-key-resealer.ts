@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { SealedColumns, SecretResealer } from '@mailroom/runtime';
+import { SecretResealer } from '@mailroom/runtime';
 import { DomainSettings } from './domain-settings';
+import { DomainsRepository } from './domains.repository';
 
 /**
  * After ENCRYPTION_KEY changed, seals each domain's DKIM private key again under it, so ENCRYPTION_KEY_PREVIOUS
@@ -10,14 +9,7 @@ import { DomainSettings } from './domain-settings';
  */
 @Injectable()
 export class DkimKeyResealer extends SecretResealer {
-  protected readonly sealed: SealedColumns = {
-    kind: 'dkim_key',
-    what: 'DKIM private keys',
-    table: 'domains.domains',
-    columns: ['dkim_private_key_sealed'],
-  };
-
-  constructor(@InjectDataSource() dataSource: DataSource, settings: DomainSettings) {
-    super(dataSource, settings.secretBox);
+  constructor(domains: DomainsRepository, { secretBox }: DomainSettings) {
+    super({ kind: 'dkim_key', what: 'DKIM private keys', box: secretBox, reseal: (stopped) => domains.resealDkimKeys(secretBox, stopped) });
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { DomainStatus, ListParams } from '@mailroom/contracts';
-import { KeysetPage, keysetPageInOneSnapshot } from '@mailroom/database';
+import { KeysetPage, keysetPageInOneSnapshot, resealInBatches, ResealOutcome, Sealer } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { domainRowChange } from './domain-row-change';
@@ -32,6 +32,11 @@ export class DomainsRepository {
       if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) return false;
       throw error;
     }
+  }
+
+  /** Seals each DKIM private key (the domain id as context) again under the current key where a previous one opens it. */
+  resealDkimKeys(sealer: Sealer, stopped: () => boolean): Promise<ResealOutcome> {
+    return resealInBatches(this.dataSource, sealer, { table: 'domains.domains', columns: ['dkim_private_key_sealed'] }, stopped);
   }
 
   findById(id: string): Promise<DomainEntity | null> {

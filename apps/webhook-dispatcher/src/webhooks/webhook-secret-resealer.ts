@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { SealedColumns, SecretResealer } from '@mailroom/runtime';
+import { SecretResealer } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
+import { WebhooksRepository } from './webhooks.repository';
 
 /**
  * After ENCRYPTION_KEY changed, seals each webhook's signing secret again under it, the secret before the last
@@ -10,14 +9,7 @@ import { WebhookSettings } from '../webhook-settings';
  */
 @Injectable()
 export class WebhookSecretResealer extends SecretResealer {
-  protected readonly sealed: SealedColumns = {
-    kind: 'webhook_secret',
-    what: 'webhook signing secrets',
-    table: 'webhooks.webhooks',
-    columns: ['secret_sealed', 'previous_secret_sealed'],
-  };
-
-  constructor(@InjectDataSource() dataSource: DataSource, settings: WebhookSettings) {
-    super(dataSource, settings.secretBox);
+  constructor(webhooks: WebhooksRepository, { secretBox }: WebhookSettings) {
+    super({ kind: 'webhook_secret', what: 'webhook signing secrets', box: secretBox, reseal: (stopped) => webhooks.resealSecrets(secretBox, stopped) });
   }
 }

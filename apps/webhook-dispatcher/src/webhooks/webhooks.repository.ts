@@ -2,13 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { ListParams, Mode, WebhookStatus } from '@mailroom/contracts';
-import { KeysetPage, keysetPageInOneSnapshot } from '@mailroom/database';
+import { KeysetPage, keysetPageInOneSnapshot, resealInBatches, ResealOutcome, Sealer } from '@mailroom/database';
 import { WebhookEntity } from '../database/entities/webhook.entity';
 import { returningRows } from '../database/returning-rows';
 
 @Injectable()
 export class WebhooksRepository {
   constructor(@InjectRepository(WebhookEntity) private readonly repository: Repository<WebhookEntity>) {}
+
+  /** Seals both signing secrets (the webhook id as context) again under the current key where a previous one opens them. */
+  resealSecrets(sealer: Sealer, stopped: () => boolean): Promise<ResealOutcome> {
+    return resealInBatches(this.repository.manager.connection, sealer, { table: 'webhooks.webhooks', columns: ['secret_sealed', 'previous_secret_sealed'] }, stopped);
+  }
 
   insert(entity: WebhookEntity): Promise<WebhookEntity> {
     return this.repository.save(entity);
