@@ -20,6 +20,20 @@ import { RESPONSES_BY_OPERATION } from '../src/openapi/response-schemas';
 import { documentSchemaCompiler, Json, Operation, operationsOf, SAMPLE_ID } from './support/openapi-schemas';
 import { readmePermissionOf, readmePermissionRoutes } from './support/readme-permissions';
 
+/** The interface's Endpoints table: all of them require authentication. */
+const INTERFACE_ENDPOINTS = [
+  'POST /v1/api-keys',
+  'GET /v1/emails',
+  'GET /v1/emails/{id}',
+  'POST /v1/domains',
+  'GET /v1/domains',
+  'GET /v1/domains/{id}',
+  'POST /v1/domains/{id}/verify',
+  'DELETE /v1/domains/{id}',
+  'GET /v1/webhooks',
+  'GET /v1/webhooks/{id}',
+];
+
 /** POST routes that act on a resource and take no body. */
 const BODILESS = new Set(['verify', 'cancel', 'rotate', 'retry', 'test']);
 
@@ -124,7 +138,7 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
 
   describe('the permission matrix: every secured operation, the permission it documents, and the guard', () => {
     /** The request each operation is called with: any id, and `{}` where it reads a body. */
-    const call = ({ method, path, op }: Operation, key: string, as = method) =>
+    const call = ({ method, path, op }: Operation, key: string | null, as = method) =>
       api.request(as.toUpperCase(), path.replace(/\{[^}]+\}/g, `x_${SAMPLE_ID}`), { key, body: op.requestBody ? {} : undefined });
     /** The methods Fastify serves an operation under: HEAD wherever GET is, answered by the GET route. */
     const methodsOf = ({ method }: Operation) => (method === 'get' ? ['get', 'head'] : [method]);
@@ -141,6 +155,23 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
       expect(securedOperations().length).toBeGreaterThan(20);
       for (const { key: operation, op } of securedOperations()) {
         expect({ operation, security: op.security, known: PERMISSIONS.includes(op['x-permission']) }).toEqual({ operation, security: undefined, known: true });
+      }
+    });
+
+    // The interface: every endpoint requires authentication; a missing header is answered unauthorized (401).
+    it('answers a request without an Authorization header 401 unauthorized on every secured operation, the interface\'s endpoints among them', async () => {
+      expect(securedOperations().map(({ key }) => key)).toEqual(expect.arrayContaining(INTERFACE_ENDPOINTS));
+      for (const operation of securedOperations()) {
+        for (const method of methodsOf(operation)) {
+          const response = await call(operation, null, method);
+          expect({ operation: operation.key, method, status: response.status, code: response.body?.error?.code }).toEqual({
+            operation: operation.key,
+            method,
+            status: 401,
+            // A HEAD answer has no body to carry the code.
+            code: method === 'head' ? undefined : 'unauthorized',
+          });
+        }
       }
     });
 
