@@ -67,6 +67,28 @@ describe('POST /v1/emails', () => {
       response.body.id,
     ]);
     expect(events).toEqual([{ type: 'email.queued', mode: 'test', data: expect.objectContaining({ emailId: response.body.id, subject: 'Hello' }) }]);
+
+    // The interface's retrieve-only fields, read back as sent; the timestamps null (not absent) until they happen.
+    const retrieved = await test.get(`/v1/emails/${response.body.id}`);
+    expect(retrieved.status).toBe(200);
+    expect(retrieved.body).toMatchObject({
+      id: response.body.id,
+      object: 'email',
+      cc: ['bob@example.com'],
+      bcc: ['carl@example.com'],
+      html: '<p>Hi <img src="cid:logo"></p>',
+      text: emailBody().text,
+      tags: ['welcome', 'beta_1'],
+      metadata: { userId: '42' },
+      opens: 0,
+      clicks: 0,
+      firstOpenedAt: null,
+      lastOpenedAt: null,
+      createdAt: response.body.createdAt,
+    });
+    // Test mode delivers at once: by now the email may be delivered, and then only.
+    const { status, deliveredAt } = retrieved.body;
+    expect({ status, deliveredAt }).toEqual(status === 'delivered' ? { status, deliveredAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) } : { status: 'queued', deliveredAt: null });
   });
 
   it('answers a batch in the list envelope of the interface: every email accepted, hasMore false and totalCount their number', async () => {
