@@ -1,5 +1,5 @@
 import { startTestSmtp, TestSmtp } from '@mailroom/testing';
-import { DeliveryHarness, emailReaching, eventsOf, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
+import { DeliveryHarness, emailReaching, eventsOf, listedUnderStatus, startDeliveryHarness, verifiedDomain } from './support/delivery-harness';
 
 /** Relay mode: every message goes to SMTP_RELAY_URL with AUTH over STARTTLS; the relay's 2xx means 'sent'. */
 describe('delivery in relay mode', () => {
@@ -46,5 +46,9 @@ describe('delivery in relay mode', () => {
     expect(relay.messages[0].rcptTo.sort()).toEqual(['a@one.test', 'b@two.test']);
     expect((await eventsOf(harness.db, sent.body.id)).filter((event) => event.type === 'email.sent')).toHaveLength(2);
     expect(harness.smtp.connectionCount).toBe(0);
+    // The interface's status filter: a relay's 2xx lists the email as sent, and only there.
+    const listed = await listedUnderStatus(harness.stack, harness.stack.rootKey, 'sent');
+    expect(listed).toEqual({ ids: expect.arrayContaining([sent.body.id]), statuses: ['sent'], totalCount: listed.size, size: listed.size });
+    expect((await listedUnderStatus(harness.stack, harness.stack.rootKey, 'delivered')).ids).not.toContain(sent.body.id);
   });
 });

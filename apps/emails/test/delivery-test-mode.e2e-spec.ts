@@ -1,5 +1,5 @@
 import { eventually } from '@mailroom/testing';
-import { DeliveryHarness, emailReaching, eventsOf, routeMailTo, startDeliveryHarness } from './support/delivery-harness';
+import { DeliveryHarness, emailReaching, eventsOf, listedUnderStatus, routeMailTo, startDeliveryHarness } from './support/delivery-harness';
 
 /**
  * Test mode (issue 5): a test key's emails never open an SMTP connection; the
@@ -90,6 +90,23 @@ describe('delivery in test mode', () => {
     const email = await emailReaching(harness.stack, testKey, id, ['delivered']);
     expect(email.recipients[0]).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(await types(id)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
+  });
+
+  it('lists each outcome under the status filter of the interface, its totalCount following the status change', async () => {
+    const outcomes = ['delivered', 'bounced', 'failed'];
+    const ids = new Map<string, string>();
+    for (const status of outcomes) {
+      const id = await send(`${status}+filter@example.com`);
+      await emailReaching(harness.stack, testKey, id, [status]);
+      ids.set(status, id);
+    }
+    for (const status of outcomes) {
+      const listed = await listedUnderStatus(harness.stack, testKey, status);
+      expect({ status, ...listed }).toEqual({ status, ids: expect.arrayContaining([ids.get(status)]), statuses: [status], totalCount: listed.size, size: listed.size });
+    }
+    // Every email of this suite has settled: none is left queued, and the count says so too.
+    const { body: queued } = await harness.stack.api.get('/v1/emails?status=queued', { key: testKey });
+    expect(queued).toEqual({ object: 'list', data: [], hasMore: false, totalCount: 0 });
   });
 
   it('never opened an SMTP connection', () => {

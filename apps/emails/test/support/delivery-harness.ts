@@ -125,6 +125,13 @@ export async function emailReaching(stack: Stack, key: string, id: string, statu
   });
 }
 
+/** One page of up to 100 emails listed under `status`: their ids, the statuses the page holds, its totalCount and its size. */
+export async function listedUnderStatus(stack: Stack, key: string, status: string): Promise<{ ids: string[]; statuses: string[]; totalCount: number; size: number }> {
+  const { body } = await stack.api.get(`/v1/emails?status=${status}&limit=100`, { key });
+  const items: Array<{ id: string; status: string }> = body.data;
+  return { ids: items.map((item) => item.id), statuses: [...new Set(items.map((item) => item.status))], totalCount: body.totalCount, size: items.length };
+}
+
 /**
  * Adds `name` through the API, publishes the records it hands out in the test
  * DNS, and verifies it: the domain a live email may be sent from. Returns its id and name.
