@@ -16,7 +16,7 @@ describe('domains API: add, list, get, restrictions', () => {
     const domain = response.body;
     expect(domain).toMatchObject({ object: 'domain', name, status: 'pending', region: 'us', spfStatus: 'pending', dkimStatus: 'pending', dmarcStatus: 'pending' });
     expect(domain.id).toMatch(/^dom_[0-9A-HJKMNP-TV-Z]{26}$/);
-    expect(Date.parse(domain.createdAt)).not.toBeNaN();
+    expect(new Date(domain.createdAt).toISOString()).toBe(domain.createdAt);
     expect(domain.verifiedAt).toBeUndefined();
     const [spf, dkim, dmarc] = domain.dnsRecords;
     expect(spf).toEqual({ type: 'TXT', host: '@', value: `v=spf1 include:${SPF_INCLUDE} ~all`, purpose: 'spf' });

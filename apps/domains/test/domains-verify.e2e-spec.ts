@@ -39,7 +39,7 @@ describe('domains: verification through real DNS', () => {
     const response = await api().post(`/v1/domains/${domain.id}/verify`);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: domain.id, object: 'domain', name: domain.name, status: 'verified', spfStatus: 'verified', dkimStatus: 'verified', dmarcStatus: 'verified' });
-    expect(Date.parse(response.body.verifiedAt)).not.toBeNaN();
+    expect(new Date(response.body.verifiedAt).toISOString()).toBe(response.body.verifiedAt);
     expect(response.body.missingRecords).toBeUndefined();
     expect(response.body.dnsErrors).toBeUndefined();
 
@@ -47,6 +47,13 @@ describe('domains: verification through real DNS', () => {
     expect(got.status).toBe('verified');
     expect(got.verifiedAt).toBe(response.body.verifiedAt);
     expect(got.dnsRecords.map((record: { verified: boolean }) => record.verified)).toEqual([true, true, true]);
+    // The list's status filter moves it with its status.
+    const statusesUnder = async (status: string) => {
+      const items: Array<{ id: string; status: string }> = (await api().get(`/v1/domains?status=${status}&limit=100`)).body.data;
+      return { has: items.some((item) => item.id === domain.id), statuses: [...new Set(items.map((item) => item.status))] };
+    };
+    expect(await statusesUnder('verified')).toEqual({ has: true, statuses: ['verified'] });
+    expect((await statusesUnder('pending')).has).toBe(false);
 
     // The outbox relay publishes the event to JetStream, and marks it published.
     const events = await eventually(async () => {

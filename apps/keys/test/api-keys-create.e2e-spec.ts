@@ -34,6 +34,7 @@ describe('POST /v1/api-keys', () => {
       expect(parseApiKey(key)).toBe('live');
       expect(keyHint).toBe(`mr_…${key.slice(-4)}`);
       expect(Math.abs(Date.parse(createdAt) - Date.now())).toBeLessThan(60_000);
+      expect(new Date(createdAt).toISOString()).toBe(createdAt); // ISO 8601, as every timestamp of the interface
 
       const fetched = await stack.api.get(`/v1/api-keys/${id}`);
       expect(fetched.status).toBe(200);
