@@ -77,6 +77,14 @@ describe('webhook delivery', () => {
     expect(suite.receiver.eventIds()).not.toContain(skipped.id);
   });
 
+  it('sends a * webhook every event kind the interface shows: email.delivered, email.bounced and email.opened', async () => {
+    await suite.fixtures.create(suite.receiver.url(), ['*']);
+    const published = [await suite.events.publish('email.delivered'), await suite.events.publish('email.bounced'), await suite.events.publish('email.opened')];
+    await eventually(() => suite.receiver.requests.length >= 3);
+    expect(suite.receiver.eventIds().sort()).toEqual(published.map((event) => event.id).sort());
+    expect(suite.receiver.requests.map((request) => request.headers['service-event-type']).sort()).toEqual(['email.bounced', 'email.delivered', 'email.opened']);
+  });
+
   it('keeps test and live apart: a test-key webhook gets only test events, a live one only live events', async () => {
     const testKey = await suite.stack.issueKey({ mode: 'test' });
     const testApi = suite.stack.api.withKey(testKey.key);
@@ -131,6 +139,9 @@ describe('webhook delivery', () => {
     expect(delivery.attemptLog.map((attempt: any) => attempt.responseCode)).toEqual([500, 500, 500]);
     const after = (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
     expect(after).toMatchObject({ status: 'failing', failureCount: 3, lastDeliveryStatus: 'failure' });
+    const listed = async (status: string) => (await suite.stack.api.get(`/v1/webhooks?status=${status}&limit=100`)).body.data.map((item: { id: string }) => item.id);
+    expect(await listed('failing')).toContain(webhook.id);
+    expect(await listed('active')).not.toContain(webhook.id);
   });
 
   it('drops the deliveries of a deleted webhook with it: one waiting for a retry is gone, and its log with it', async () => {

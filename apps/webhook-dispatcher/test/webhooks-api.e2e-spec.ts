@@ -117,6 +117,10 @@ describe('webhooks management API', () => {
     expect(next.body.hasMore).toBe(false);
     const disabled = await api.get('/v1/webhooks?status=disabled');
     expect(disabled.body.data.map((item: any) => item.id)).toEqual([ids[0]]);
+    const active = await api.get('/v1/webhooks?status=active');
+    expect(active.body).toMatchObject({ object: 'list', hasMore: false, totalCount: 2 });
+    expect(active.body.data.map((item: any) => item.id)).toEqual([ids[2], ids[1]]);
+    expect((await api.get('/v1/webhooks?status=failing')).body).toEqual({ object: 'list', data: [], hasMore: false, totalCount: 0 });
     expect((await api.get('/v1/webhooks?limit=101')).status).toBe(422);
     expect((await api.get('/v1/webhooks?status=paused')).status).toBe(422);
     const defaults = await api.get('/v1/webhooks');
