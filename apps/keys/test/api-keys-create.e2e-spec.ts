@@ -134,6 +134,22 @@ describe('POST /v1/api-keys', () => {
       expect(response.body.error.message).toMatch(new RegExp(`^${field}\\b`));
     });
 
+    it('takes a name of 100 characters and 100 of each restriction, and refuses one more of each with 422 naming the field', async () => {
+      const domains = (count: number) => Array.from({ length: count }, (_, i) => `d${i}.example.com`);
+      const addresses = (count: number) => Array.from({ length: count }, (_, i) => `10.0.${Math.floor(i / 250)}.${i % 250}`);
+      const largest = await stack.api.post('/v1/api-keys', { name: 'n'.repeat(100), domainRestrictions: domains(100), ipRestrictions: addresses(100) });
+      expect(largest.status).toBe(201);
+      expect([largest.body.name.length, largest.body.domainRestrictions.length, largest.body.ipRestrictions.length]).toEqual([100, 100, 100]);
+      for (const [body, message] of [
+        [{ name: 'n'.repeat(101) }, 'name: must be at most 100 characters'],
+        [{ name: 'k', domainRestrictions: domains(101) }, 'domainRestrictions: must hold at most 100 domains'],
+        [{ name: 'k', ipRestrictions: addresses(101) }, 'ipRestrictions: must hold at most 100 addresses or ranges'],
+      ] as const) {
+        const response = await stack.api.post('/v1/api-keys', body);
+        expect({ status: response.status, error: response.body.error }).toEqual({ status: 422, error: { code: 'validation_error', message } });
+      }
+    });
+
     it.each([12345, true, [], {}])('says expiresAt %j has the wrong type, rather than quoting the timestamp rule', async (expiresAt) => {
       const response = await stack.api.post('/v1/api-keys', { name: 'k', expiresAt });
       expect(response.status).toBe(422);
