@@ -139,6 +139,9 @@ describe('webhook delivery', () => {
     expect(delivery.attemptLog.map((attempt: any) => attempt.responseCode)).toEqual([500, 500, 500]);
     const after = (await suite.stack.api.get(`/v1/webhooks/${webhook.id}`)).body;
     expect(after).toMatchObject({ status: 'failing', failureCount: 3, lastDeliveryStatus: 'failure' });
+    // Recorded once the last attempt was answered, in the interface's ISO 8601.
+    expect(new Date(after.lastDeliveryAt).toISOString()).toBe(after.lastDeliveryAt);
+    expect(Date.parse(after.lastDeliveryAt)).toBeGreaterThanOrEqual(suite.receiver.requests[2].receivedAt - 1);
     const listed = async (status: string) => (await suite.stack.api.get(`/v1/webhooks?status=${status}&limit=100`)).body.data.map((item: { id: string }) => item.id);
     expect(await listed('failing')).toContain(webhook.id);
     expect(await listed('active')).not.toContain(webhook.id);
