@@ -178,9 +178,13 @@ describe('GET /v1/emails and GET /v1/emails/{id}', () => {
       tags: ['a', 'b'],
       // As written, the domain lower-cased: the local part's case is the receiving host's to judge (RFC 5321 §2.4).
       recipients: [{ address: 'Even@example.com', kind: 'to', status: 'queued', attempts: 0, smtpCode: null, smtpReply: null, nextAttemptAt: null }],
+      // A body the send left out, and a time that has not come yet, read null rather than being absent.
+      text: 'Hi there',
+      html: null,
       opens: 0,
       clicks: 0,
       firstOpenedAt: null,
+      lastOpenedAt: null,
       deliveredAt: null,
     });
     const missing = await test.get('/v1/emails/email_01ARZ3NDEKTSV4RRFFQ69G5FAV');
