@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as nats from 'nats';
 import { EVENT_STREAM, EventEnvelope } from '@mailroom/contracts';
 import { ulid } from '@mailroom/database';
-import { eventually, startStack, Stack } from '@mailroom/testing';
+import { eventually, freePort, startStack, Stack } from '@mailroom/testing';
+import { readmeReceiverDirectory } from '../../webhook-dispatcher/test/support/readme-receivers';
 import { ReadmeExample, readmeExamples, runTypeScriptExample, shapeDifferences } from './support/readme-examples';
 
 /**
@@ -21,6 +23,13 @@ async function runShell(script: string, env: Record<string, string>, replacement
   const command = replacements.reduce((text, [from, to]) => text.replaceAll(from, to), script);
   const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', command], { cwd: ROOT, env: Object.assign({ PATH: process.env.PATH ?? '' }, env), timeout: 30_000 });
   return stdout;
+}
+
+/** The variables a `NAME=value … npm start` line sets for the stack. */
+function startEnvironment(line: string): Record<string, string> {
+  const assignments = /^((?:[A-Z_]+=\S+ )+)npm start$/.exec(line.trim());
+  if (!assignments) throw new Error(`not a "NAME=value … npm start" line: ${line}`);
+  return Object.fromEntries(assignments[1].trim().split(/\s+/).map((assignment) => assignment.split('=') as [string, string]));
 }
 
 /** The last event on a subject of the stream that satisfies `matches`, once the outbox relay has published it. */
@@ -49,13 +58,23 @@ describe('the README examples, run against the real API', () => {
 
   beforeAll(async () => {
     // lastUsedAt stays null for the whole suite, so two reads of a key list agree whenever the gateway reports uses.
-    stack = await startStack({ env: { LAST_USED_FLUSH_MS: String(10 * 60 * 1000) } });
+    // As "Try it locally" starts it: with the switches a receiver on 127.0.0.1 needs.
+    stack = await startStack({ env: { LAST_USED_FLUSH_MS: String(10 * 60 * 1000), ...startEnvironment(example('try-it-locally-start').code) } });
     host = new URL(stack.baseUrl).host;
   });
   afterAll(() => stack?.stop());
 
   it('checks every example the README marks, and the README marks every example checked here', () => {
-    expect([...examples.keys()].sort()).toEqual(['cli-keys-create', 'event-envelope', 'report-bounce', 'report-complaint', 'try-it']);
+    expect([...examples.keys()].sort()).toEqual([
+      'cli-keys-create',
+      'event-envelope',
+      'report-bounce',
+      'report-complaint',
+      'try-it',
+      'try-it-locally-send',
+      'try-it-locally-start',
+      'try-it-locally-webhook',
+    ]);
   });
 
   it('try-it: each curl answers what the API answers that request, not an error', async () => {
@@ -71,6 +90,40 @@ describe('the README examples, run against the real API', () => {
       const answer = await stack.api.get(path, { key: curl.includes('Authorization: Bearer $MAILROOM_KEY') ? stack.rootKey : null });
       expect({ curl, status: answer.status }).toEqual({ curl, status: 200 });
       expect({ curl, differences: shapeDifferences(answer.body, JSON.parse(output)) }).toEqual({ curl, differences: [] });
+    }
+  });
+
+  it('try-it-locally: the webhook and send blocks, run as written in one shell, bring the test email\'s events to receiver.js', async () => {
+    const port = await freePort();
+    const directory = readmeReceiverDirectory();
+    const replacements: Array<[string, string]> = [
+      [README_HOST, host],
+      ['mr_…', stack.rootKey],
+      ['127.0.0.1:4000', `127.0.0.1:${port}`],
+    ];
+    // The reader sends once the receiver says it listens: the shell waits for its port. Then it waits on the receiver.
+    const waitForReceiver = `until (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; do sleep 0.05; done`;
+    const script = [example('try-it-locally-webhook').code, waitForReceiver, example('try-it-locally-send').code, 'wait'].join('\n');
+    const command = replacements.reduce((text, [from, to]) => text.replaceAll(from, to), script);
+    const shell = spawn('bash', ['-euo', 'pipefail', '-c', command], { cwd: directory, env: { PATH: process.env.PATH ?? '', RECEIVER_PORT: String(port) }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    shell.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    shell.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // The email as the send block reads it back, and the events the receiver prints (in the background of the same
+    // terminal, so not anchored to a line: it may print mid-line).
+    const emailRead = () => /\{"id":"email_.*?\}(?=email\.|$)/m.exec(output)?.[0];
+    try {
+      await eventually(() => {
+        if (shell.exitCode !== null) throw new Error(`the recipe's shell exited ${shell.exitCode}`);
+        return emailRead() !== undefined && /email\.queued evt_\w+\n/.test(output) && /email\.delivered evt_\w+\n/.test(output);
+      }, 20_000).catch((error: Error) => {
+        throw new Error(`${error.message}; the shell printed: ${output}`);
+      });
+      // A test email to delivered@ is delivered at once.
+      expect(JSON.parse(emailRead()!)).toMatchObject({ object: 'email', to: ['delivered@example.com'], subject: 'Hello' });
+    } finally {
+      if (shell.exitCode === null) process.kill(-shell.pid!, 'SIGTERM');
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 

@@ -106,14 +106,20 @@ export interface LocalReceiverProcess extends SampleReceiver {
   output(): string;
 }
 
+/** A temporary directory laid out as the recipe's repository root: the README's `receiver.js`, and `dist` this checkout's build. */
+export function readmeReceiverDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'readme-receiver-'));
+  writeFileSync(join(directory, 'receiver.js'), readmeSample('### Try it locally', '// receiver.js'));
+  symlinkSync(join(ROOT, 'dist'), join(directory, 'dist'));
+  return directory;
+}
+
 /**
  * The README's "Try it locally" `receiver.js`, as written, run by node as the recipe runs it: from a directory
  * whose `dist` is this checkout's build (the recipe's repository root), with the secret and a port of its own.
  */
 export async function startReadmeLocalReceiver(secret: string): Promise<LocalReceiverProcess> {
-  const directory = mkdtempSync(join(tmpdir(), 'readme-receiver-'));
-  writeFileSync(join(directory, 'receiver.js'), readmeSample('### Try it locally', '// receiver.js'));
-  symlinkSync(join(ROOT, 'dist'), join(directory, 'dist'));
+  const directory = readmeReceiverDirectory();
   const port = await freePort();
   const env = { PATH: process.env.PATH ?? '', MAILROOM_WEBHOOK_SECRET: secret, RECEIVER_PORT: String(port) };
   const child = spawn(process.execPath, ['receiver.js'], { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'] });
