@@ -19,6 +19,7 @@ import { assertOneHostHeader } from './http/host-header';
 import { answerMalformedRequest } from './http/malformed-request';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { refuseUnreadInput } from './http/refuse-unread-input';
+import { addSecurityHeaders } from './http/security-headers';
 import { assertRouted } from './http/refuse-unrouted';
 import { dropForwardedForPorts } from './http/forwarded-for-ports';
 import { assertJsonBody } from './http/require-json-body';
@@ -101,6 +102,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
       return reply;
     }
   });
+  addSecurityHeaders(fastify);
   continueAfterAdmission(fastify, config.BODY_LIMIT_BYTES);
   trackAnswersBeforeBody(fastify);
   routeUnmetExpectations(fastify);

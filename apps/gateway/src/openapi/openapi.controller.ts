@@ -2,6 +2,7 @@ import { Controller, Get, Header, Param, Res } from '@nestjs/common';
 import { Public } from '@mailroom/auth';
 import { DomainError } from '@mailroom/errors';
 import { TakesAnyQuery } from '../http/route-inputs';
+import { DOCS_PAGE_POLICY } from '../http/security-headers';
 import { docsAsset, DOCS_HTML } from './docs-page';
 import { OpenApiDocumentService } from './openapi-document.service';
 import { ExcludeFromOpenApi } from './route-discovery';
@@ -28,6 +29,7 @@ export class OpenApiController {
 
   @Get('docs')
   @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', DOCS_PAGE_POLICY)
   page() {
     return DOCS_HTML;
   }
