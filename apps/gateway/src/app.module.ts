@@ -1,7 +1,7 @@
-import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import type { MailroomConfig } from '@mailroom/config';
-import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS, trackingTokensFromConfig } from '@mailroom/auth';
+import { API_KEY_VERIFIER, ApiKeyGuard, AUTH_OPTIONS } from '@mailroom/auth';
 import { HttpErrorFilter } from '@mailroom/errors';
 import { MAILROOM_CONFIG, MailroomConfigModule } from '@mailroom/runtime';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -28,6 +28,7 @@ import { AnalyticsController } from './analytics/analytics.controller';
 import { AnalyticsClient } from './clients/analytics.client';
 import { TrackingClient } from './clients/tracking.client';
 import { TRACKING_TOKENS, TrackingController } from './tracking/tracking.controller';
+import { trackingTokensFor } from './tracking/tracking-tokens-for';
 import { OpenApiModule } from './openapi/openapi.module';
 
 /** AUTH_FAILURE_LIMIT counts failures per minute. */
@@ -50,7 +51,7 @@ export class GatewayAppModule {
         HealthClient,
         TrackingClient,
         AnalyticsClient,
-        { provide: TRACKING_TOKENS, useFactory: () => trackingTokensFromConfig(config, (message) => new Logger('TrackingTokens').warn(message)) },
+        { provide: TRACKING_TOKENS, useFactory: () => trackingTokensFor(config) },
         CachedKeyVerifier,
         { provide: API_KEY_VERIFIER, useExisting: CachedKeyVerifier },
         {
