@@ -1,8 +1,7 @@
-import { connect as connectTcp } from 'node:net';
 import { connect } from 'nats';
 import { Client } from 'pg';
 import { KeysSubjects } from '@mailroom/contracts';
-import { eventually, startDatabaseOutage, startStack, Stack } from '@mailroom/testing';
+import { eventually, rawHttpExchange, startDatabaseOutage, startStack, Stack } from '@mailroom/testing';
 
 /**
  * Short, so the hung-service case is quick, yet long enough that a healthy keys service under the load
@@ -26,20 +25,8 @@ describe('error answers', () => {
     expect(response.body).toEqual({ error: { code, message: expect.any(String) } });
   }
 
-  /** Writes raw bytes and reads until the server closes: fetch cannot send what these tests need. */
-  function rawExchange(request: string): Promise<{ status: number; contentType: string; body: any }> {
-    const { hostname, port } = new URL(stack.api.baseUrl);
-    return new Promise((resolve, reject) => {
-      const socket = connectTcp(Number(port), hostname, () => socket.write(request));
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
-        resolve({ status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) });
-      });
-    });
-  }
+  /** Status, content type and body: the headers are the security-headers suite's. */
+  const rawExchange = (request: string) => rawHttpExchange(stack.api.baseUrl, request).then(({ headers: _headers, ...answer }) => answer);
 
   describe('404 not_found', () => {
     it.each([

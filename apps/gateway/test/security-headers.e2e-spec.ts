@@ -1,5 +1,5 @@
 import { trackingTokensFromConfig } from '@mailroom/auth';
-import { startStack, Stack } from '@mailroom/testing';
+import { rawHttpExchange, startStack, Stack } from '@mailroom/testing';
 
 /** What every answer must carry, as OWASP's REST Security Cheat Sheet asks of an API. */
 const EVERY_ANSWER = {
@@ -79,5 +79,25 @@ describe('HTTP security headers of the gateway', () => {
     // The destination sees what it would have seen without the redirect (the page the link was on): a no-referrer
     // here would take that from the sender's own site analytics, and the tracking URL is never the referrer anyway.
     expect(click.headers['referrer-policy']).toBeUndefined();
+  });
+
+  it.each([
+    ['a control character in a header', 'GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n', 400],
+    ['headers over the size limit', `GET /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ['a URL over the size limit', `GET /v1/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+    ['no Host header', 'GET /v1/api-keys HTTP/1.1\r\n\r\n', 400],
+    ['an expectation other than 100-continue', 'POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}', 417],
+  ])('marks the answer to a request with %s the same, though it never reaches a route', async (_what, request, status) => {
+    // Written straight to the socket when Node's parser gives up: no Fastify hook adds to those.
+    const answer = await rawHttpExchange(stack.baseUrl, request);
+    expect(answer.status).toBe(status);
+    expect(answer.body.error.code).toEqual(expect.any(String));
+    expect(answer.headers).toMatchObject(
+      Object.assign({}, EVERY_ANSWER, {
+        'cache-control': 'no-store',
+        'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+        'referrer-policy': 'no-referrer',
+      }),
+    );
   });
 });

@@ -23,3 +23,4 @@ export * from './raw-smtp';
 export * from './request-as';
 export * from './stalling-proxy';
 export * from './migrated-template';
+export * from './raw-http';

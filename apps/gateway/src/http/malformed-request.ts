@@ -2,6 +2,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { wasAnsweredBeforeBody } from './answered-before-body';
+import { SECURITY_HEADER_LINES } from './security-headers';
 
 /** What Node's HTTP parser reports (llhttp's HPE_* codes, or Node's own), with the bytes it was reading. */
 type ParserError = Error & { code?: string; rawPacket?: unknown };
@@ -70,7 +71,8 @@ export function answerMalformedRequest(error: ParserError, socket: Socket): void
   const body = JSON.stringify(domainError.toBody());
   socket.end(
     `HTTP/1.1 ${domainError.httpStatus} ${STATUS_CODES[domainError.httpStatus]}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`,
   );
   // Flowing with nothing to hand the bytes to: what the client still sends is read and dropped.
   socket.resume();

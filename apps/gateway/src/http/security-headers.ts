@@ -24,6 +24,13 @@ const DEFAULT_HEADERS: ReadonlyArray<[string, string]> = [
 ];
 
 /**
+ * The same headers as raw lines, for the answers written straight to the socket (a request Node's parser could
+ * not read never reaches Fastify's hooks): a 400 echoing what it could not parse is as much to be neither sniffed
+ * nor cached as any other answer.
+ */
+export const SECURITY_HEADER_LINES = DEFAULT_HEADERS.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+
+/**
  * The docs page's policy: swagger-ui runs from the gateway's own files (no CDN, no inline script), fetches the
  * OpenAPI document and the requests "Try it out" sends from the same origin, and styles elements itself (its
  * inline style attributes, and the data: images of its icons).
