@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { IncomingHttpHeaders, request } from 'node:http';
 import { OpsServer, startOpsServer } from './ops-server';
 
 function ask(port: number, method: string, path: string): Promise<{ status: number; allow?: string; body: string }> {
@@ -11,6 +11,17 @@ function ask(port: number, method: string, path: string): Promise<{ status: numb
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+function headersOf(port: number, path: string): Promise<IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.headers));
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -43,5 +54,9 @@ describe('the operations port', () => {
         body: { error: { code: 'method_not_allowed', message: expect.stringMatching(/GET/) } },
       });
     }
+  });
+
+  it.each(['/health/live', '/health/ready', '/metrics', '/nowhere'])('marks %s as never to be sniffed as another type or cached', async (path) => {
+    expect(await headersOf(server.port, path)).toMatchObject({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
   });
 });

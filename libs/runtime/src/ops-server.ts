@@ -21,7 +21,9 @@ export interface OpsServer {
 export async function startOpsServer(host: string, port: number, ready: ReadinessCheck): Promise<OpsServer> {
   const server: Server = createServer((request, response) => {
     const send = (status: number, body: string, type = 'application/json', headers: Record<string, string> = {}) => {
-      response.writeHead(status, Object.assign({ 'content-type': type, 'cache-control': 'no-store' }, headers));
+      // nosniff and no-store as on the API port: a browser pointed here (a port-forward while debugging) must not
+      // run an answer as something else, nor keep the metrics (tenant-free, but an inventory of the system).
+      response.writeHead(status, Object.assign({ 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }, headers));
       // For HEAD, Node sends the headers and leaves the body out.
       response.end(body);
     };
