@@ -211,4 +211,18 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     expect([...greylistingHere.rcptTo, ...greylistingThere.rcptTo]).toEqual(['ann@two-addresses.test']);
     expect(backup.server.messages).toHaveLength(1);
   });
+
+  it("keeps the reply of a host that put the mail off when the next host cannot be reached, as the recipient's last reply", async () => {
+    const greylisting = await plainServer('127.0.0.49', refusingRecipients('451 4.7.1 Greylisted, come back in 5 minutes'));
+    // Nothing listens at the backup's address: its connection is refused.
+    mxHostsInOrder('greylisting-then-down.test', '127.0.0.49', '127.0.0.50');
+
+    const id = await send(['ann@greylisting-then-down.test']);
+    const email = await emailReaching(harness.stack, harness.stack.rootKey, id, ['failed']);
+    // "connection refused" says nothing the sender can act on; the greylisting says why the mail waits.
+    expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 451, smtpReply: '451 4.7.1 Greylisted, come back in 5 minutes' });
+    const delayed = (await eventsOf(harness.db, id)).filter((event) => event.type === 'email.delivery_delayed');
+    expect(delayed.map((event) => event.data.smtp)).toEqual(Array(3).fill({ code: 451, reply: '451 4.7.1 Greylisted, come back in 5 minutes' }));
+    expect(greylisting.rcptTo).toEqual(Array(4).fill('ann@greylisting-then-down.test'));
+  });
 });

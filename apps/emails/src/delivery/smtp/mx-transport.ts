@@ -29,6 +29,13 @@ const HOSTS_PUTTING_OFF_LIMIT = 2;
 /** The recipient was not taken by the host, which ended or refused the session, or put the mail off: the next host may take it. */
 const goesOnToTheNextHost = (outcome: SmtpOutcome | undefined) => outcome?.hostUnavailable === true || outcome?.hostDeferred === true;
 
+/**
+ * A host that could not be reached says less than an earlier host's 4xx: "connection refused" from a backup MX would
+ * hide the preferred host's "451 4.7.1 greylisted" (the reason the mail waits) from the recipient's reply and the
+ * delivery_delayed event. As Postfix reports a server's reply over a later connection failure.
+ */
+const keepsEarlierReply = (earlier: SmtpOutcome | undefined, later: SmtpOutcome) => earlier?.hostDeferred === true && later.hostUnavailable === true;
+
 const every = (outcomes: RecipientOutcomes, test: (outcome: SmtpOutcome) => boolean | undefined) => [...outcomes.values()].every(test);
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
@@ -41,7 +48,8 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  * that takes the transaction decides for the recipients it accepted or refused
  * for good (2xx, 5xx), and those it never took (a session it ended before the
  * message) or put off (a 4xx in the transaction, see hostDeferred) go on, the
- * last host's reply standing when none takes them. STARTTLS
+ * last host's reply standing when none takes them (unless that host could not be reached and an earlier one put the
+ * mail off: see keepsEarlierReply). STARTTLS
  * is opportunistic (a failed handshake is retried in plaintext) and
  * certificates are not checked, as between MTAs on the public internet.
  */
@@ -112,7 +120,7 @@ export class MxTransport implements DeliveryTransport {
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
         if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
-        for (const [recipient, outcome] of last) outcomes.set(recipient, outcome);
+        for (const [recipient, outcome] of last) if (!keepsEarlierReply(outcomes.get(recipient), outcome)) outcomes.set(recipient, outcome);
         const putOff = [...last.values()].some((outcome) => outcome.hostDeferred);
         if (putOff) hostsPuttingOff += 1;
         // Only the recipients the host did not take (it could not be reached, refused the session, ended it before
