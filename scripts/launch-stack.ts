@@ -72,11 +72,13 @@ async function main(): Promise<void> {
     const config = loadLauncherConfig();
     appStopGraceMs = config.SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS;
     await ensurePortsFree(portsToOpen(config));
-    const database = await resolveDatabase(config, say);
-    cleanups.push(database.stop);
+    // NATS first: a NATS without JetStream (Debian's service) is refused in a second, before an embedded Postgres
+    // is initialised (seconds, and a data directory) for a stack that cannot run.
     const nats = await ensureNats(config.NATS_URL, config.DATA_DIR, say, natsServerAccess(config).tls !== undefined);
     cleanups.push(nats.stop);
     await assertJetStreamEnabled(config);
+    const database = await resolveDatabase(config, say);
+    cleanups.push(database.stop);
     await migrateAll(database.url, (line) => say(`migrations ${line}`));
 
     if ((await countKeys(database.url)) === 0) {

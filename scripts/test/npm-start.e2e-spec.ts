@@ -1,6 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createConnection, createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,6 +241,23 @@ describe('npm start (the launcher)', () => {
       expect(run.output).not.toContain('migrations');
     } finally {
       await withoutJetStream.stop();
+    }
+  });
+
+  it('refuses a NATS without JetStream before it initialises an embedded Postgres, which would take seconds for nothing', async () => {
+    const withoutJetStream = await startNatsWithoutJetStream();
+    const dataDir = await mkdtemp(join(tmpdir(), 'mailroom-no-jetstream-'));
+    // As for the other embedded runs: Postgres started as root runs as the postgres user, who must pass through.
+    await chmod(dataDir, 0o755);
+    try {
+      const run = refusedStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), NATS_URL: withoutJetStream.url, PORT: String(await freePort()), HEALTH_PORT: '0', DKIM_DNS_BIND: 'off' });
+      expect(run.status).toBe(1);
+      expect(run.output).toContain('runs without JetStream');
+      expect(run.output).not.toContain('embedded');
+      expect(await readdir(dataDir)).toEqual([]);
+    } finally {
+      await withoutJetStream.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
