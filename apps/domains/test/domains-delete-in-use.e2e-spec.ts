@@ -88,6 +88,10 @@ describe('domains: deletion refused while the domain is in use', () => {
       return email.recipients[0].attempts >= 1 && email.recipients[0].status === 'deferred' ? email : undefined;
     });
     expect(deferred).toMatchObject({ status: 'queued', recipients: [{ smtpCode: 451 }] });
+    // Waiting for its retry, it is listed as queued (the interface's filter), and not as delivered.
+    const listedAs = async (status: string) => (await api().get(`/v1/emails?status=${status}&limit=100`)).body.data.map((item: { id: string; status: string }) => [item.id, item.status]);
+    expect(await listedAs('queued')).toContainEqual([id, 'queued']);
+    expect(await listedAs('delivered')).not.toContainEqual([id, expect.anything()]);
 
     await expectInUse(domain);
     // The server takes it now: the next retry delivers, and nothing holds the domain any more.
