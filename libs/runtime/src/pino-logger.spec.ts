@@ -31,6 +31,13 @@ describe(PinoLogger.name, () => {
     ]);
   });
 
+  it('redacts a credential field whether it is logged at the top or one level down', () => {
+    // The object a caller logs is spread at the top of the line: a safety net one level down only missed its own fields.
+    new PinoLogger('keys', 'info').warn({ password: 'pw-top', secret: 's-top', key: 'k-top', authorization: 'a-top', request: { password: 'pw-nested' } }, 'careless', 'Somewhere');
+    expect(JSON.stringify(lines)).not.toMatch(/pw-top|s-top|k-top|a-top|pw-nested/);
+    expect(lines).toEqual([expect.objectContaining({ password: '[Redacted]', secret: '[Redacted]', key: '[Redacted]', authorization: '[Redacted]', request: { password: '[Redacted]' } })]);
+  });
+
   it('keeps the stack Nest passes beside a string message, which alone says why a retry happened', () => {
     new PinoLogger('keys', 'info').error('Unable to connect to the database. Retrying (1)...', 'Error: connect ECONNREFUSED 127.0.0.1:5999', 'TypeOrmModule');
     expect(lines).toEqual([

@@ -9,6 +9,12 @@ export function setLogDestination(destination: pino.DestinationStream | undefine
 }
 
 /**
+ * A safety net, not the defence: fields of these names are written as [Redacted], at the top of a line (where the
+ * object a caller logs is spread) and one level down. `*.key` alone missed a top-level `key`.
+ */
+const CREDENTIAL_FIELDS = ['authorization', 'key', 'secret', 'password'];
+
+/**
  * JSON logs through pino, with Nest's context as `context`. Secrets never
  * reach here by construction: nothing logs keys, hashes or bodies.
  */
@@ -16,7 +22,7 @@ export class PinoLogger implements LoggerService {
   private readonly logger: Logger;
 
   constructor(app: string, level: string) {
-    const options = { level, base: { app }, redact: ['*.authorization', '*.key', '*.secret', '*.password'] };
+    const options = { level, base: { app }, redact: CREDENTIAL_FIELDS.flatMap((field) => [field, `*.${field}`]) };
     this.logger = logDestination ? pino(options, logDestination) : pino(options);
   }
 
