@@ -18,6 +18,8 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 // A label value escapes only backslash, double quote and newline (the text format, version 0.0.4).
 const LABEL_PAIR = /^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|(?=\}))/;
 const VALUE = /^(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]Inf|NaN)$/;
+/** An id in a request path: it must reach no label. */
+const UNKNOWN_KEY_ID = 'key_01J0NOTAKEY0000000000000000';
 const SUFFIXES: Record<string, string[]> = { counter: [''], gauge: [''], histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'], untyped: [''] };
 
 /** The family a sample belongs to: its name, or its name without the histogram/summary suffix. */
@@ -120,6 +122,7 @@ describe('the Prometheus exposition of every app', () => {
   /** Traffic that fills the gateway's labelled series: routes, statuses (a 404, a 429), NATS subjects. */
   async function traffic(): Promise<void> {
     for (let request = 0; request < 5; request += 1) await api.get('/v1/api-keys');
+    await api.get(`/v1/api-keys/${UNKNOWN_KEY_ID}`);
     await api.get('/no/such/"route\\', { key: null });
     await api.get('/health', { key: null });
   }
@@ -149,6 +152,11 @@ describe('the Prometheus exposition of every app', () => {
       expect({ app, withoutApp }).toEqual({ app, withoutApp: [] });
     }
     const gateway = await scrape('gateway');
+    // Paths the client chose (an id, a path no route has) would make a series each: the label is the route pattern, or unmatched.
+    const routes = new Set([...gateway.series.keys()].filter((key) => key.startsWith('mailroom_http_request_duration_seconds_count')).map((key) => labelsOf(key).route));
+    expect(routes).toContain('/v1/api-keys/:id');
+    expect(routes).toContain('unmatched');
+    expect([...routes].filter((route) => route.includes(UNKNOWN_KEY_ID) || route.includes('no/such'))).toEqual([]);
     expect([...gateway.series.keys()].filter((key) => key.startsWith('mailroom_rate_limited_requests_total'))).toEqual([
       'mailroom_rate_limited_requests_total{app="gateway",limit="api_key"}',
     ]);
