@@ -93,6 +93,10 @@ describe('/metrics after some traffic', () => {
     const emails = await scrapeMetrics(harness.stack.opsUrl('emails'));
     expect(emails.types.mailroom_email_delivery_outcomes_total).toBe('counter');
     expect(emails.value('mailroom_email_delivery_outcomes_total', { outcome: 'delivered', mode: 'live' })).toBeGreaterThanOrEqual(3);
+    expect(emails.types.mailroom_smtp_attempt_duration_seconds).toBe('histogram');
+    expect(emails.value('mailroom_smtp_attempt_duration_seconds_count', { result: 'accepted' })).toBeGreaterThanOrEqual(3);
+    expect(emails.value('mailroom_smtp_attempt_duration_seconds_bucket', { result: 'accepted', le: '300' })).toBe(emails.value('mailroom_smtp_attempt_duration_seconds_count', { result: 'accepted' }));
+    expect(emails.value('mailroom_smtp_attempt_duration_seconds_sum', { result: 'accepted' })).toBeGreaterThan(0);
     expect(emails.types.mailroom_email_queue_depth).toBe('gauge');
     expect(emails.value('mailroom_email_queue_depth', { state: 'due' })).toBe(0);
     expect(emails.value('mailroom_email_oldest_due_age_seconds')).toBe(0);

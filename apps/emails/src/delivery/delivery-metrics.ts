@@ -1,4 +1,4 @@
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry, registeredMetric } from '@mailroom/runtime';
 
 /**
@@ -31,6 +31,24 @@ export const outcomeRecordRetries = registeredMetric(
     new Counter({
       name: 'mailroom_email_outcome_record_retries_total',
       help: 'Delivery outcomes written again because the database was unavailable when the SMTP reply came (the message is recorded late instead of sent twice)',
+      registers: [metricsRegistry],
+    }),
+);
+
+/**
+ * How long one live delivery attempt of an email takes over SMTP, from asking for a pooled connection to the last
+ * reply for any of its recipients, every MX host walked included (the domains of its recipients are sent to in
+ * parallel). Buckets up to SMTP_MESSAGE_TIMEOUT_MS's default of 5 minutes: a healthy exchange takes well under a
+ * second, a tarpitting or stalling host tens of seconds or more.
+ */
+export const smtpAttemptDuration = registeredMetric(
+  'mailroom_smtp_attempt_duration_seconds',
+  () =>
+    new Histogram({
+      name: 'mailroom_smtp_attempt_duration_seconds',
+      help: 'Duration of one live SMTP delivery attempt of an email, by result across its recipients (accepted, deferred, refused, mixed)',
+      labelNames: ['result'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: [metricsRegistry],
     }),
 );

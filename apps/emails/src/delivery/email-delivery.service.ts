@@ -6,13 +6,14 @@ import { MAILROOM_CONFIG, RepeatedFailureLog } from '@mailroom/runtime';
 import { AttemptRecorder } from './attempt-recorder';
 import type { AttemptRecord } from './attempts.repository';
 import { ClaimedEmail, DueRecipient, RecipientUpdate } from './delivery.repository';
-import { deliveryOutcomes, outcomeRecordRetries } from './delivery-metrics';
+import { deliveryOutcomes, outcomeRecordRetries, smtpAttemptDuration } from './delivery-metrics';
 import { MessageBuilder } from './message/message-builder';
 import { parsedPrivateKey } from './message/parsed-private-key';
 import { AttemptResult, transitionRecipient } from './recipient-transition';
 import { SenderIdentityCache } from './sender-identity.cache';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from './smtp/delivery-transport';
 import { SmtpOutcome } from './smtp-outcome';
+import { smtpAttemptResult } from './smtp-attempt-result';
 import { summarizeRecipients } from './status-summary';
 import { simulateAttempt } from './test-mode/simulated-outcome';
 import type { TrackingTokens } from '@mailroom/auth';
@@ -147,7 +148,9 @@ export class EmailDelivery {
       return everyone({ kind: 'temporary', code: null, reply: `4.3.0 the message could not be built: ${(error as Error).message}` });
     }
     // Sent to as written; the transport keys its outcomes by the lower-case address, as the recipients are stored.
+    const started = performance.now();
     const outcomes = await this.transport.deliver(envelopeSenderOf(email.fromDomain), addresses.map(spelled), raw);
+    smtpAttemptDuration.observe({ result: smtpAttemptResult(outcomes.values()) }, (performance.now() - started) / 1000);
     this.logger.debug({ emailId: email.id, recipients: addresses.length, outcomes: [...outcomes.values()].map((outcome) => outcome.kind) }, 'delivery attempt');
     return new Map([...outcomes].map(([address, outcome]) => [address, { outcome }]));
   }
