@@ -31,7 +31,7 @@ export const httpRequestDuration = registeredMetric(
       name: 'mailroom_http_request_duration_seconds',
       help: 'HTTP request duration at the gateway, by route pattern and status',
       labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [metricsRegistry],
     }),
 );
@@ -43,7 +43,7 @@ export const natsRequestDuration = registeredMetric(
       name: 'mailroom_nats_request_duration_seconds',
       help: 'NATS request-reply latency seen by the caller, by subject and outcome',
       labelNames: ['subject', 'outcome'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [metricsRegistry],
     }),
 );
