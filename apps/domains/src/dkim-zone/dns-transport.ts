@@ -1,5 +1,6 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
+import { bindUdpAndTcp } from './one-port';
 
 /** Answers one raw DNS message from `peer` (an IP address) with the raw answer to send back, or null to stay silent. */
 export type DnsExchange = (message: Buffer, transport: 'udp' | 'tcp', peer: string) => Promise<Buffer | null>;
@@ -47,21 +48,7 @@ export async function listenDns(
   clientOf: (address: string) => string,
   tcpIdleMs = TCP_IDLE_MS,
 ): Promise<DnsListeners> {
-  const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   let closed = false;
-  udp.on('message', udpResponder(udp, exchange, onError, () => closed));
-  const boundPort = await new Promise<number>((resolve, reject) => {
-    udp.once('error', (error) => {
-      udp.close();
-      reject(error);
-    });
-    udp.bind(port, host, () => {
-      udp.removeAllListeners('error');
-      udp.on('error', onError);
-      resolve(udp.address().port);
-    });
-  });
-
   const connections = new Set<net.Socket>();
   const openPerClient = new Map<string, number>();
   const tcp = net.createServer({ allowHalfOpen: true }, (socket) => {
@@ -121,18 +108,13 @@ export async function listenDns(
     });
   });
   tcp.maxConnections = TCP_MAX_CONNECTIONS;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      tcp.once('error', reject);
-      tcp.listen(boundPort, host, () => {
-        tcp.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    udp.close();
-    throw error;
-  }
+  const newUdp = () => {
+    const socket = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+    socket.on('message', udpResponder(socket, exchange, onError, () => closed));
+    return socket;
+  };
+  const udp = await bindUdpAndTcp(host, port, newUdp, tcp, onError);
+  const boundPort = udp.address().port;
 
   return {
     port: boundPort,
