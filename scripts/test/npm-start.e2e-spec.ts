@@ -183,8 +183,12 @@ describe('npm start (the launcher)', () => {
     await new Promise((resolve) => request.once('connect', resolve));
     request.write('POST /v1/emails HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
     const closed = new Promise<number>((resolve) => request.once('close', () => resolve(Date.now())));
+    const answered = new Promise((resolve) => request.once('data', resolve));
     // Read what it answers (401, at once), or the socket never reports its end.
     request.on('error', () => undefined).resume();
+    // Its 401 shows the gateway holds the request: a SIGINT relayed to it sooner, on a loaded machine, could find
+    // the connection not yet accepted and nothing in flight to wait for.
+    await answered;
     const signalledAt = Date.now();
     launcher.kill('SIGINT');
 
