@@ -1,5 +1,5 @@
 import type { ClientProxy } from '@nestjs/microservices';
-import { startPrivateNats, PrivateNats } from '@mailroom/testing';
+import { eventually, startPrivateNats, PrivateNats } from '@mailroom/testing';
 import { connect, NatsConnection, StringCodec } from 'nats';
 import { NoReplyError, ReplyInbox } from '../src/reply-inbox';
 import { natsRequestDuration } from '../src/metrics';
@@ -61,7 +61,8 @@ describe('ReplyInbox against a real nats-server', () => {
     const failure = await inbox.request('slow.service', 'x', 100).catch((error: unknown) => error);
     expect((failure as NoReplyError).reason).toBe('timeout');
 
-    responder.publish(lateReply!, text.encode('too late'));
+    // On a loaded machine the request can time out before it has even reached the subscriber.
+    responder.publish(await eventually(() => lateReply), text.encode('too late'));
     await responder.flush();
     const once = responder.subscribe('echo.once', { max: 1, callback: (_error, message) => message.respond(text.encode('fresh')) });
     await responder.flush();
