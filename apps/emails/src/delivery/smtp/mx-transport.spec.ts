@@ -1,4 +1,5 @@
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
+import { eventually } from '@mailroom/testing';
 import { MailRoute } from '../mx/mx-resolver';
 import { MxTransport } from './mx-transport';
 
@@ -67,7 +68,9 @@ describe('MxTransport walking hosts that do not answer', () => {
     try {
       const outcomes = await transport.deliver('bounces@acme.test', ['ann@tarpit.test'], Buffer.from('Subject: hi\r\n\r\nhi\r\n'));
       expect(outcomes.get('ann@tarpit.test')).toMatchObject({ kind: 'temporary', hostUnavailable: true });
-      expect(hosts.connections()).toBeGreaterThanOrEqual(2);
+      // The hosts share this process's event loop: after a pause of it, the walk's last greeting timeout can fire
+      // before the server side has taken the connection it timed out, so the count may lag the walk for a moment.
+      await eventually(() => hosts.connections() >= 2, 5_000);
       expect(hosts.connections()).toBeLessThanOrEqual(4);
     } finally {
       transport.close();
