@@ -23,7 +23,7 @@ describe('scheduled emails across a crash of the emails process', () => {
     await running.exited;
   };
   /** A batch of `count` emails to distinct addresses, all due at `dueAt`; answers their ids and addresses. */
-  const schedule = async (label: string, count: number, dueAt: number) => {
+  const scheduleAt = async (label: string, count: number, dueAt: number) => {
     const to = Array.from({ length: count }, (_, i) => `${label}${i}@example.test`);
     const batch = await harness.stack.api.post(
       '/v1/emails/batch',
@@ -31,6 +31,18 @@ describe('scheduled emails across a crash of the emails process', () => {
     );
     expect(batch.status).toBe(202);
     return { ids: batch.body.data.map((email: { id: string }) => email.id) as string[], to };
+  };
+  /**
+   * Such a batch due a moment from now, and when: twice what a batch of that size just took (one due tomorrow, which
+   * nothing here sends), and at least 1.5 s. A fixed 1.5 s assumed the batch is accepted, and the process killed,
+   * sooner: on a loaded machine the time could be past when the batch arrived (422) or the emails come due, and be
+   * claimed, before the kill.
+   */
+  const schedule = async (label: string, count: number) => {
+    const started = Date.now();
+    await scheduleAt(`${label}-tomorrow`, count, started + 86_400_000);
+    const dueAt = Date.now() + Math.max(1500, 2 * (Date.now() - started));
+    return { ...(await scheduleAt(label, count, dueAt)), dueAt };
   };
   const statuses = async (ids: string[]) => (await harness.db.query<{ status: string }>('SELECT status FROM emails.emails WHERE id = ANY($1)', [ids])).rows.map((row) => row.status);
   /** How many copies of each email reached its recipient, once every one is delivered; and that each copy carries the email's Message-ID. */
@@ -57,13 +69,13 @@ describe('scheduled emails across a crash of the emails process', () => {
   });
 
   it('sends each email that came due while the process was dead exactly once after the restart', async () => {
-    const { ids, to } = await schedule('due-while-dead', 20, Date.now() + 1500);
+    const { ids, to, dueAt } = await schedule('due-while-dead', 20);
     await kill();
     // Due now, and nobody has touched them.
     await eventually(async () => {
       const { rows } = await harness.db.query(`SELECT 1 FROM emails.emails WHERE id = ANY($1) AND status = 'scheduled' AND next_attempt_at <= now() AND lease_owner IS NULL`, [ids]);
       return rows.length === ids.length;
-    }, 5000);
+    }, Math.max(0, dueAt - Date.now()) + 5000);
     await startEmails();
     expect(await copiesOnceDelivered(ids, to)).toEqual(Array(ids.length).fill(1));
     const { rows } = await harness.db.query(`SELECT type, count(*)::int AS n FROM emails.outbox WHERE data->>'emailId' = ANY($1) GROUP BY type ORDER BY type`, [ids]);
@@ -77,7 +89,7 @@ describe('scheduled emails across a crash of the emails process', () => {
   it('sends every email when the process dies while dispatching them at their time: once, or twice with one Message-ID only if it was being sent', async () => {
     // The first message's DATA reply is held: the process dies with that one on the wire, the rest being claimed and sent.
     const held = harness.smtp.holdNextData();
-    const { ids, to } = await schedule('dies-dispatching', 40, Date.now() + 1500);
+    const { ids, to } = await schedule('dies-dispatching', 40);
     await held.arrived;
     await kill();
     held.release();
