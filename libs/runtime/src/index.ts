@@ -31,3 +31,4 @@ export * from './worker-thread';
 export * from './scrape-snapshot';
 export * from './dns-deadline';
 export * from './secret-resealer';
+export * from './udp-and-tcp-port';

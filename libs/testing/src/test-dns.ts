@@ -1,6 +1,7 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import DNS from 'dns2';
+import { bindUdpAndTcp } from '@mailroom/runtime';
 import { randomStablePort } from './free-port';
 
 const { Packet } = DNS;
@@ -254,34 +255,18 @@ export async function startSilentDns(): Promise<SilentDns> {
 
 type UdpServer = dgram.Socket;
 
-/** UDP on a random loopback port and TCP on the same one; a fresh pair is tried when TCP finds the port taken. */
+/** UDP on a random loopback port and TCP on the same one (another UDP socket is tried while TCP finds the port taken). */
 async function listenOnOnePort(handle: (request: InstanceType<typeof Packet>, send: Send) => void): Promise<{ udp: UdpServer; tcp: net.Server; port: number }> {
-  for (let attempt = 0; attempt < 20; attempt++) {
+  const tcp = DNS.createTCPServer(handle as never) as unknown as net.Server;
+  tcp.on('requestError', () => undefined);
+  const newUdp = () => {
     const udp = DNS.createUDPServer(handle as never) as unknown as UdpServer;
-    const tcp = DNS.createTCPServer(handle as never) as unknown as net.Server;
     udp.on('requestError', () => undefined);
-    tcp.on('requestError', () => undefined);
-    const port = await new Promise<number>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind(0, '127.0.0.1', () => {
-        udp.off('error', reject);
-        resolve(udp.address().port);
-      });
-    });
-    const listening = await new Promise<boolean>((resolve) => {
-      const onError = () => resolve(false);
-      tcp.once('error', onError);
-      tcp.listen(port, '127.0.0.1', () => {
-        tcp.off('error', onError);
-        resolve(true);
-      });
-    });
-    udp.on('error', () => undefined);
-    tcp.on('error', () => undefined);
-    if (listening) return { udp, tcp, port };
-    await new Promise<void>((resolve) => udp.close(() => resolve()));
-  }
-  throw new Error('test DNS: could not bind UDP and TCP to one loopback port');
+    return udp;
+  };
+  const udp = await bindUdpAndTcp('127.0.0.1', 0, newUdp, tcp, () => undefined);
+  tcp.on('error', () => undefined);
+  return { udp, tcp, port: udp.address().port };
 }
 
 /**

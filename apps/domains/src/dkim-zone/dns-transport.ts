@@ -1,6 +1,6 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
-import { bindUdpAndTcp } from './one-port';
+import { bindUdpAndTcp } from '@mailroom/runtime';
 
 /** Answers one raw DNS message from `peer` (an IP address) with the raw answer to send back, or null to stay silent. */
 export type DnsExchange = (message: Buffer, transport: 'udp' | 'tcp', peer: string) => Promise<Buffer | null>;

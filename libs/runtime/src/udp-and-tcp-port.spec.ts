@@ -1,6 +1,6 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
-import { bindUdpAndTcp } from './one-port';
+import { bindUdpAndTcp } from './udp-and-tcp-port';
 
 const listening = (server: net.Server, port = 0) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
 const closed = (server: net.Server) => new Promise((resolve) => server.close(resolve));
