@@ -37,6 +37,9 @@ describe('an event of another kind published by an internal service', () => {
     const sent = await api.post('/v1/emails', { from: 'hi@other-kinds.test', to: 'failed@example.com', subject: 'Hi', text: 'hi', tags: ['other'] });
     expect(sent.status).toBe(202);
     await eventually(async () => (await api.get(`/v1/emails/${sent.body.id}`)).body.status === 'failed', 15000);
+    // The email turns failed before its email.failed event leaves the outbox; only once a webhook has it is the
+    // event surely in the stream ahead of the ones published below, so that draining the consumers counts it.
+    await eventually(() => all.bodies().some((body) => body.type === 'email.failed' && body.data?.emailId === sent.body.id), 15000);
 
     const publish = async (type: string, data: Record<string, unknown>) => {
       const id = `evt_${ulid()}`;
