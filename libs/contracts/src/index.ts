@@ -1,6 +1,7 @@
 export * from './common/request-context';
 export * from './common/list';
 export * from './common/rpc';
+export * from './common/idempotency';
 export * from './keys/api-key.types';
 export * from './keys/subjects';
 export * from './health/subjects';

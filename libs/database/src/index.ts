@@ -17,3 +17,5 @@ export * from './retry-while-unavailable';
 export * from './prepared-statements';
 export * from './own-connection';
 export * from './reseal-in-batches';
+export * from './idempotency-keys';
+export * from './idempotency-key-columns';

@@ -32,3 +32,6 @@ export * from './scrape-snapshot';
 export * from './dns-deadline';
 export * from './secret-resealer';
 export * from './udp-and-tcp-port';
+export * from './in-request-wait';
+export * from './idempotency-key-wait';
+export * from './idempotency-keys-purger';

@@ -1,10 +1,9 @@
 import type { RequestContext } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
-import type { RpcDeadline } from '@mailroom/runtime';
+import type { IdempotencyKeyWait, RpcDeadline } from '@mailroom/runtime';
 import type { DataSource, EntityManager } from 'typeorm';
 import { EmailSendingService } from './email-sending.service';
 import type { EmailToStore, EmailWriter } from './email-writer';
-import type { IdempotencyKeyWait } from './idempotency-key-wait';
 import type { IdempotencyStore } from './idempotency.store';
 import type { SenderPolicy } from './sender-policy';
 import { SendingDomainDeleted } from './sending-domain-deleted';

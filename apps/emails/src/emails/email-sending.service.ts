@@ -10,12 +10,11 @@ import {
   IdempotencyInput,
   RequestContext,
 } from '@mailroom/contracts';
-import { callerStoppedWaiting, RpcDeadline } from '@mailroom/runtime';
+import { callerStoppedWaiting, IdempotencyKeyWait, KEY_IN_USE, RpcDeadline } from '@mailroom/runtime';
 import { callerGone } from './caller-gone';
 import { parseEmailInput, ParsedEmail } from './email-input.parser';
 import { toListItem, toResponse } from './email.mapper';
 import { EmailToStore, EmailWriter, everyWritten } from './email-writer';
-import { IdempotencyKeyWait, KEY_IN_USE } from './idempotency-key-wait';
 import { IdempotencyStore } from './idempotency.store';
 import { NewEmail } from './new-email.builder';
 import { SenderPolicy } from './sender-policy';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ClientsModule, Transport } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
-import { natsClientOptions } from '@mailroom/runtime';
+import { IdempotencyKeyWait, natsClientOptions } from '@mailroom/runtime';
 import { EmailQueryService } from './email-query.service';
 import { EmailRetention } from './email-retention';
 import { EmailScheduleService } from './email-schedule.service';
@@ -16,7 +16,6 @@ import { EmailCountsRepository } from './email-counts.repository';
 import { EmailsController } from './emails.controller';
 import { EmailsRepository } from './emails.repository';
 import { IdempotencyPurger } from './idempotency.purger';
-import { IdempotencyKeyWait } from './idempotency-key-wait';
 import { IdempotencyStore } from './idempotency.store';
 import { EMAILS_NATS_CLIENT, SenderIdentityClient } from './sender-identity.client';
 import { SenderPolicy } from './sender-policy';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { ClientProxy } from '@nestjs/microservices';
 import { SENDER_IDENTITY_SUBJECT, SenderIdentityPayload, SenderIdentityReply } from '@mailroom/contracts';
 import type { MailroomConfig } from '@mailroom/config';
-import { DomainDeletionWatch, LastReadWhileAway, MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
+import { DomainDeletionWatch, inRequestWaitMs, LastReadWhileAway, MAILROOM_CONFIG, RpcClient } from '@mailroom/runtime';
 
 /** What a send needs of its domain: whether it may send, and which domain it is (a name added again is another). */
 export type SendingDomain = Pick<NonNullable<SenderIdentityReply['identity']>, 'status' | 'domainId'>;
@@ -20,7 +20,7 @@ type DomainsSenderRpc = { [SENDER_IDENTITY_SUBJECT]: { payload: SenderIdentityPa
  * the email twice.
  */
 export function domainsTimeoutMs(rpcTimeoutMs: number): number {
-  return Math.min(2000, Math.floor(rpcTimeoutMs / 2));
+  return inRequestWaitMs(rpcTimeoutMs);
 }
 
 /**

@@ -3,6 +3,7 @@ import { ClientProxy } from '@nestjs/microservices';
 import type { MailroomConfig } from '@mailroom/config';
 import {
   DeliveryStatus,
+  IdempotencyInput,
   ListParams,
   RequestContext,
   WebhookCreateInput,
@@ -23,8 +24,8 @@ export class WebhooksClient {
     this.rpc = new RpcClient<WebhooksRpc>(client, config.RPC_TIMEOUT_MS, 'webhook-dispatcher');
   }
 
-  create(ctx: RequestContext, input: WebhookCreateInput) {
-    return this.rpc.request(WebhooksSubjects.create, { ctx, input });
+  create(ctx: RequestContext, input: WebhookCreateInput, idempotency?: IdempotencyInput) {
+    return this.rpc.request(WebhooksSubjects.create, { ctx, input, idempotency });
   }
   list(ctx: RequestContext, params: ListParams, status?: WebhookStatus) {
     return pageThatFits(params, (page) => this.rpc.request(WebhooksSubjects.list, { ctx, params: page, status }));

@@ -13,7 +13,7 @@ import {
 } from '@mailroom/contracts';
 import { Ctx, RequirePermission } from '@mailroom/auth';
 import { EmailsClient } from '../clients/emails.client';
-import { idempotencyFrom } from './idempotency-key';
+import { idempotencyFrom } from '../http/idempotency-key';
 
 /** Sends are accepted, not yet delivered: 202, and the email's status tells the rest. */
 @Controller('v1/emails')

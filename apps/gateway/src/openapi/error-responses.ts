@@ -40,9 +40,10 @@ const WHEN: Record<number, string> = {
   503: 'A service behind the gateway is not running, did not answer in time, or cannot reach its database or NATS, or the gateway is shutting down (any route, public ones too, on a connection still open); safe to retry.',
 };
 
-/** Why a send with an Idempotency-Key answers 409: the first is final, the second is to be retried. */
-const KEYED_SEND_CONFLICT =
+/** Why a request with an Idempotency-Key answers 409: the first is final, the second is to be retried. */
+const KEYED_CONFLICT =
   'The Idempotency-Key was used with a different body (`conflict`, final), or a request with it was still being processed 2 s after this one arrived (`idempotency_key_in_use`: retry it later with the same key).';
+const KEYED_CODES = [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse];
 
 /**
  * Operations that can answer 409, with the codes they answer it with (409 is
@@ -53,10 +54,14 @@ export const CONFLICTS: Record<string, { codes: readonly ErrorCode[]; why: strin
   'PATCH /v1/api-keys/{id}': { codes: [ErrorCode.Conflict], why: 'The key has expired, and its expiresAt can no longer change; create a new key.' },
   'POST /v1/domains': { codes: [ErrorCode.Conflict], why: 'A domain with this name already exists.' },
   'DELETE /v1/domains/{id}': { codes: [ErrorCode.InUse], why: 'Emails from this domain are still queued, scheduled or being delivered.' },
-  'POST /v1/emails': { codes: [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse], why: KEYED_SEND_CONFLICT },
-  'POST /v1/emails/batch': { codes: [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse], why: KEYED_SEND_CONFLICT },
+  'POST /v1/emails': { codes: KEYED_CODES, why: KEYED_CONFLICT },
+  'POST /v1/emails/batch': { codes: KEYED_CODES, why: KEYED_CONFLICT },
   'POST /v1/emails/{id}/cancel': { codes: [ErrorCode.Conflict], why: 'Only a scheduled email can be cancelled; the message names the current state.' },
   'PATCH /v1/emails/{id}': { codes: [ErrorCode.Conflict], why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
+  'POST /v1/webhooks': {
+    codes: KEYED_CODES,
+    why: `${KEYED_CONFLICT} Also \`conflict\` for a replay whose webhook has since been deleted: use a new key to create another.`,
+  },
   'GET /v1/webhooks/{id}/secret': {
     codes: [ErrorCode.Conflict],
     why: 'The stored secret could not be decrypted (ENCRYPTION_KEY changed and the key that sealed it is not in ENCRYPTION_KEY_PREVIOUS); rotate it to issue a new one.',

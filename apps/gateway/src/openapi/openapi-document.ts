@@ -1,4 +1,4 @@
-import { DEFAULT_LIST_LIMIT, EMAIL_LIMITS } from '@mailroom/contracts';
+import { DEFAULT_LIST_LIMIT, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_LIMITS } from '@mailroom/contracts';
 import { BODY_OVERRIDES } from './body-overrides';
 import type { JsonSchema } from './custom-validator-converters';
 import { withListCursorPattern } from './cursor-patterns';
@@ -24,8 +24,8 @@ const HEADER_PARAMETERS: Record<string, JsonSchema> = {
   'idempotency-key': {
     name: 'Idempotency-Key',
     description:
-      'Makes the request safe to retry: the same key and body within 24 hours answer the first response again; the same key with another body is 409 conflict.',
-    schema: { type: 'string', minLength: 1, maxLength: EMAIL_LIMITS.idempotencyKeyMaxLength, pattern: '^[\\x21-\\x7e]+$' },
+      `Makes the request safe to retry: the same key and body within ${IDEMPOTENCY_LIMITS.windowHours} hours answer the first response again; the same key with another body is 409 conflict.`,
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_LIMITS.keyMaxLength, pattern: IDEMPOTENCY_KEY_PATTERN.source },
   },
 };
 

@@ -1,18 +1,19 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { DeliveryListQueryDto, LIST_ID_PREFIXES, RequestContext, toListParams, WebhookCreateDto, WebhookListQueryDto, WebhookUpdateDto } from '@mailroom/contracts';
 import { Ctx, RequirePermission } from '@mailroom/auth';
 import { WebhooksClient } from '../clients/webhooks.client';
+import { idempotencyFrom } from '../http/idempotency-key';
 
 @Controller('v1/webhooks')
 @RequirePermission('webhooks:*')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksClient) {}
 
-  /** The answer carries the signing secret. */
+  /** The answer carries the signing secret; a replay (same Idempotency-Key and body) the webhook's current one. */
   @Post()
   @HttpCode(201)
-  create(@Ctx() ctx: RequestContext, @Body() body: WebhookCreateDto) {
-    return this.webhooks.create(ctx, body);
+  create(@Ctx() ctx: RequestContext, @Body() body: WebhookCreateDto, @Headers('idempotency-key') key?: string) {
+    return this.webhooks.create(ctx, body, idempotencyFrom(key, 'POST /v1/webhooks', body));
   }
 
   @Get()

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdempotencyKeyWait } from '@mailroom/runtime';
 import { DeliveryAttemptEntity } from '../database/entities/delivery-attempt.entity';
 import { DeliveryEntity } from '../database/entities/delivery.entity';
 import { WebhookEntity } from '../database/entities/webhook.entity';
@@ -16,6 +17,8 @@ import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 import { WebhookSecretResealer } from './webhook-secret-resealer';
+import { WebhookIdempotency } from './webhook-idempotency';
+import { WebhookIdempotencyPurger } from './webhook-idempotency.purger';
 
 /** Webhook management (over NATS) and the dispatch loop: stream consumer, delivery worker. */
 @Module({
@@ -25,6 +28,9 @@ import { WebhookSecretResealer } from './webhook-secret-resealer';
     WebhookSettings,
     WebhooksRepository,
     WebhooksService,
+    IdempotencyKeyWait,
+    WebhookIdempotency,
+    WebhookIdempotencyPurger,
     DeliveriesRepository,
     DeliveriesService,
     DeliveryLogPurger,

@@ -15,8 +15,9 @@ export class WebhooksRepository {
     return resealInBatches(this.repository.manager.connection, sealer, { table: 'webhooks.webhooks', columns: ['secret_sealed', 'previous_secret_sealed'] }, stopped);
   }
 
-  insert(entity: WebhookEntity): Promise<WebhookEntity> {
-    return this.repository.save(entity);
+  /** In `manager`'s transaction when given (a keyed creation's, which stores its Idempotency-Key with it). */
+  insert(entity: WebhookEntity, manager: EntityManager = this.repository.manager): Promise<WebhookEntity> {
+    return manager.save(entity);
   }
 
   find(id: string, mode: Mode): Promise<WebhookEntity | null> {

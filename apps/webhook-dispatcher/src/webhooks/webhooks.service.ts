@@ -22,6 +22,7 @@ import { WebhookSettings } from '../webhook-settings';
 import { canReach } from './webhook-access';
 import { toListItem, toResponse } from './webhook.mapper';
 import { generateWebhookSecret, openSecret, ROTATION_GRACE_MS, UNREADABLE_SECRET_MESSAGE } from './webhook-secret';
+import { WebhookIdempotency } from './webhook-idempotency';
 import { WebhooksRepository } from './webhooks.repository';
 
 @Injectable()
@@ -29,9 +30,17 @@ export class WebhooksService {
   constructor(
     private readonly repository: WebhooksRepository,
     private readonly settings: WebhookSettings,
+    private readonly idempotency: WebhookIdempotency,
   ) {}
 
-  async create({ ctx, input }: WebhookCreatePayload): Promise<WebhookCreatedResponse> {
+  /**
+   * With an Idempotency-Key, by the sends' rules (README "Webhooks"): a key already answered replays its webhook as
+   * it is now; a request refused here (422) stores nothing, since the key is claimed only with the insert.
+   */
+  async create({ ctx, input, idempotency }: WebhookCreatePayload): Promise<WebhookCreatedResponse> {
+    const started = new Date();
+    const replayed = idempotency && (await this.idempotency.createdWebhookId(ctx.keyId, idempotency));
+    if (replayed) return this.replay(ctx, idempotency.key, replayed);
     const url = this.checkedUrl(input.url);
     const events = this.checkedEvents(input.events);
     const secret = generateWebhookSecret();
@@ -58,8 +67,24 @@ export class WebhooksService {
       createdAt: now,
       updatedAt: now,
     } satisfies WebhookEntity);
-    const saved = await this.repository.insert(entity);
-    return Object.assign(toResponse(saved), { secret });
+    if (!idempotency) return withSecret(await this.repository.insert(entity), secret);
+    const keyedId = await this.idempotency.createOnce(ctx.keyId, idempotency, started, async (manager) => (await this.repository.insert(entity, manager)).id);
+    return keyedId === id ? withSecret(entity, secret) : this.replay(ctx, idempotency.key, keyedId);
+  }
+
+  /**
+   * The answer to a key already answered: the webhook it created as it is now, with its current secret. 409 when
+   * it is gone (or the key may no longer reach it): answering 201 for a webhook that does not exist would have the
+   * client believe it receives events, and creating another would be a new request under an old key.
+   */
+  private async replay(ctx: RequestContext, key: string, id: string): Promise<WebhookCreatedResponse> {
+    const entity = await this.repository.find(id, ctx.mode);
+    if (!entity || !canReach(ctx, entity)) {
+      throw DomainError.conflict(`The Idempotency-Key '${key}' created webhook ${id}, which has since been deleted; use a new key to create another.`);
+    }
+    const secret = openSecret(this.settings.secretBox, entity.secretSealed, entity.id);
+    if (secret === null) throw DomainError.conflict(UNREADABLE_SECRET_MESSAGE);
+    return withSecret(entity, secret);
   }
 
   async list(ctx: RequestContext, params: ListParams, status?: WebhookStatus): Promise<WebhookList> {
@@ -143,6 +168,11 @@ export class WebhooksService {
     if (problem) throw DomainError.validation(problem.field, problem.problem);
     return [...new Set(events)];
   }
+}
+
+/** A creation's answer: the webhook and its signing secret, in clear. */
+function withSecret(entity: WebhookEntity, secret: string): WebhookCreatedResponse {
+  return Object.assign(toResponse(entity), { secret });
 }
 
 /** The webhook, when there is one the caller may reach; otherwise 404, as if it did not exist (see canReach). */

@@ -19,11 +19,8 @@ export const EMAIL_LIMITS = {
   metadataValueMaxLength: 2048,
   scheduleMaxDays: 30,
   batchMax: 100,
-  idempotencyKeyMaxLength: 256,
   /** How much of an SMTP server's reply a recipient keeps (smtpReply, and the events' smtp.reply). */
   smtpReplyMaxLength: 1000,
-  /** How long an Idempotency-Key replays its first answer. */
-  idempotencyWindowHours: 24,
 } as const;
 
 export const EMAIL_STATUSES = ['queued', 'sent', 'delivered', 'bounced', 'failed', 'scheduled', 'cancelled', 'suppressed'] as const;

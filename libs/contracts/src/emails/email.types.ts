@@ -1,5 +1,6 @@
 import type { ListEnvelope, ListParams } from '../common/list';
 import type { RequestContext } from '../common/request-context';
+import type { IdempotencyInput } from '../common/idempotency';
 import type { EmailStatusValue, RecipientStatusValue } from './email-limits';
 import type { EmailSendDto } from './dto/email-send.dto';
 
@@ -65,13 +66,6 @@ export type EmailList = ListEnvelope<EmailListItem>;
  * list envelope, since a client reads any `object: "list"` as one: all of it in one page.
  */
 export type EmailBatchResponse = EmailList;
-
-/** Sent by the gateway with an Idempotency-Key header; scoped to ctx.keyId. */
-export interface IdempotencyInput {
-  key: string;
-  /** SHA-256 of the route and canonical JSON body. */
-  requestHash: string;
-}
 
 export interface EmailListFilters {
   status?: EmailStatusValue;

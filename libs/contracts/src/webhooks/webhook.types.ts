@@ -1,5 +1,6 @@
 import type { ListEnvelope, ListParams } from '../common/list';
 import type { RequestContext } from '../common/request-context';
+import type { IdempotencyInput } from '../common/idempotency';
 
 export const WEBHOOK_STATUSES = ['active', 'failing', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -84,6 +85,7 @@ export interface WebhookUpdateInput {
 export interface WebhookCreatePayload {
   ctx: RequestContext;
   input: WebhookCreateInput;
+  idempotency?: IdempotencyInput;
 }
 export interface WebhookUpdatePayload {
   ctx: RequestContext;

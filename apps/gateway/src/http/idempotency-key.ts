@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { EMAIL_LIMITS, IdempotencyInput } from '@mailroom/contracts';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_LIMITS, IdempotencyInput } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 
 /**
@@ -22,16 +22,17 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * The Idempotency-Key header plus a hash of the route and canonical body:
- * the emails service replays the first answer for the same hash and answers
+ * The Idempotency-Key header plus a hash of the route and canonical body, for
+ * every route that takes the header (the sends, webhook creation): the
+ * service behind it replays the first answer for the same hash and answers
  * 409 for another. Undefined when the header is absent.
  */
 export function idempotencyFrom(header: string | undefined, route: string, body: unknown): IdempotencyInput | undefined {
   if (header === undefined) return undefined;
-  if (!header.length || header.length > EMAIL_LIMITS.idempotencyKeyMaxLength || !/^[\x21-\x7e]+$/.test(header)) {
+  if (!header.length || header.length > IDEMPOTENCY_LIMITS.keyMaxLength || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
     throw DomainError.validation(
       'Idempotency-Key',
-      `must be 1 to ${EMAIL_LIMITS.idempotencyKeyMaxLength} printable ASCII characters without spaces`,
+      `must be 1 to ${IDEMPOTENCY_LIMITS.keyMaxLength} printable ASCII characters without spaces`,
     );
   }
   const requestHash = createHash('sha256').update(route).update('\n').update(canonicalJson(body)).digest('hex');

@@ -1,9 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Counter } from 'prom-client';
 import type { MailroomConfig } from '@mailroom/config';
 import { DomainError, ErrorCode } from '@mailroom/errors';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
-import { idempotencyKeyWaits } from './idempotency-metrics';
-import { domainsTimeoutMs } from './sender-identity.client';
+import { MAILROOM_CONFIG } from './config.module';
+import { inRequestWaitMs } from './in-request-wait';
+import { metricsRegistry, registeredMetric } from './metrics';
+
+export const idempotencyKeyWaits = registeredMetric(
+  'mailroom_idempotency_key_waits_total',
+  () =>
+    new Counter({
+      name: 'mailroom_idempotency_key_waits_total',
+      help: 'Keyed requests (sends, webhook creations) that found their Idempotency-Key being stored by another request, and waited for it',
+      registers: [metricsRegistry],
+    }),
+);
 
 /** The first pause between two looks at a key in use, doubled up to the longest: most stores take a few ms. */
 const FIRST_PAUSE_MS = 10;
@@ -16,18 +27,19 @@ export const KEY_IN_USE = Symbol('KeyInUse');
  * Waits for a request that is storing the same Idempotency-Key, by trying
  * again after short pauses, holding no database connection in between:
  * waiting in Postgres on the key's row held a pooled connection per waiter,
- * so the retries of one stalled send took the pool from every other request
- * and from the delivery worker. The wait ends where the send's wait for the
- * domains service ends (2 s, at most half of RPC_TIMEOUT_MS, from the send's
- * start), so the 409 that tells the client to retry comes before the gateway
- * gives up with a 503.
+ * so the retries of one stalled request took the pool from every other
+ * request (and, in the emails service, from the delivery worker). The wait
+ * ends inRequestWaitMs after the request's start (2 s, at most half of
+ * RPC_TIMEOUT_MS; for a send, where its wait for the domains service ends),
+ * so the 409 that tells the client to retry comes before the gateway gives
+ * up with a 503.
  */
 @Injectable()
 export class IdempotencyKeyWait {
   private readonly waitMs: number;
 
-  constructor(@Inject(MAILROOM_CONFIG) config: MailroomConfig) {
-    this.waitMs = domainsTimeoutMs(config.RPC_TIMEOUT_MS);
+  constructor(@Inject(MAILROOM_CONFIG) config: Pick<MailroomConfig, 'RPC_TIMEOUT_MS'>) {
+    this.waitMs = inRequestWaitMs(config.RPC_TIMEOUT_MS);
   }
 
   /** `attempt`'s answer once it is not KEY_IN_USE; 409 when the key is still in use `waitMs` after `since`. */
