@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
+import { IdempotencyKeyWait } from '@mailroom/runtime';
 import { MigratedSchema, startMigratedSchema } from '@mailroom/testing';
 import { WEBHOOKS_SCHEMA } from '../src/database/data-source';
+import { WebhookIdempotency } from '../src/webhooks/webhook-idempotency';
 
 describe('webhooks schema migrations', () => {
   let database: MigratedSchema;
@@ -94,6 +96,33 @@ describe('webhooks schema migrations', () => {
       expect(await payloadBytesObjects()).toEqual({ columns: 0, triggers: 0, functions: 0 });
       await dataSource.runMigrations({ transaction: 'each' });
       expect(await payloadBytesObjects()).toEqual({ columns: 1, triggers: 1, functions: 1 });
+    });
+  });
+
+  describe('idempotency_keys', () => {
+    const columns = async (): Promise<string[]> =>
+      (await dataSource.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'webhooks' AND table_name = 'idempotency_keys' ORDER BY column_name`)).map(
+        (row: { column_name: string }) => row.column_name,
+      );
+
+    it('is dropped by down and created again by up, holding the created webhook\'s id and never its secret', async () => {
+      const keyColumns = ['api_key_id', 'created_at', 'key', 'request_hash', 'webhook_id'];
+      expect(await columns()).toEqual(keyColumns);
+      await database.undoThrough('CreateWebhookIdempotencyKeys1763800000340');
+      expect(await columns()).toEqual([]);
+      await dataSource.runMigrations({ transaction: 'each' });
+      expect(await columns()).toEqual(keyColumns);
+    });
+
+    it('loses its keys past their 24 hours to the hourly purge, and keeps the fresh ones', async () => {
+      await dataSource.query(
+        `INSERT INTO webhooks.idempotency_keys (api_key_id, key, request_hash, webhook_id, created_at)
+         VALUES ('key_1', 'old-1', 'hash', 'wh_1', now() - interval '25 hours'), ('key_2', 'old-2', 'hash', 'wh_2', now() - interval '24 hours 1 second'),
+                ('key_1', 'fresh-1', 'hash', 'wh_3', now() - interval '23 hours 59 minutes'), ('key_2', 'fresh-2', 'hash', NULL, now())`,
+      );
+      const idempotency = new WebhookIdempotency(dataSource, new IdempotencyKeyWait({ RPC_TIMEOUT_MS: 5000 }));
+      expect(await idempotency.purgeExpired()).toBe(2);
+      expect(await dataSource.query('SELECT key FROM webhooks.idempotency_keys ORDER BY key')).toEqual([{ key: 'fresh-1' }, { key: 'fresh-2' }]);
     });
   });
 });
