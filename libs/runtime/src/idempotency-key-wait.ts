@@ -1,20 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Counter } from 'prom-client';
 import type { MailroomConfig } from '@mailroom/config';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { MAILROOM_CONFIG } from './config.module';
 import { inRequestWaitMs } from './in-request-wait';
-import { metricsRegistry, registeredMetric } from './metrics';
-
-export const idempotencyKeyWaits = registeredMetric(
-  'mailroom_idempotency_key_waits_total',
-  () =>
-    new Counter({
-      name: 'mailroom_idempotency_key_waits_total',
-      help: 'Keyed requests (sends, webhook creations) that found their Idempotency-Key being stored by another request, and waited for it',
-      registers: [metricsRegistry],
-    }),
-);
+import { idempotencyKeyWaits } from './metrics';
 
 /** The first pause between two looks at a key in use, doubled up to the longest: most stores take a few ms. */
 const FIRST_PAUSE_MS = 10;

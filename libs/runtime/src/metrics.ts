@@ -132,3 +132,14 @@ export const secretsSealedWithPreviousKey = registeredMetric(
       registers: [metricsRegistry],
     }),
 );
+
+/** Keyed creations (IdempotencyKeyWait) in the emails service and the webhook dispatcher; no label, since `app` tells them apart. */
+export const idempotencyKeyWaits = registeredMetric(
+  'mailroom_idempotency_key_waits_total',
+  () =>
+    new Counter({
+      name: 'mailroom_idempotency_key_waits_total',
+      help: 'Keyed requests (sends, webhook creations) that found their Idempotency-Key being stored by another request, and waited for it',
+      registers: [metricsRegistry],
+    }),
+);
