@@ -291,6 +291,9 @@ describe('OpenAPI responses: real answers match the documented schemas', () => {
     const headers = { 'idempotency-key': `documented-${Date.now()}` };
     expect((await testApi.post('/v1/emails', emailBody({ to: 'delivered@example.com' }), { headers })).status).toBe(202);
     expectError('POST /v1/emails', await call('POST /v1/emails', {}, { client: testApi, headers, body: emailBody({ subject: 'Another' }) }), 409);
+    const webhook = { url: 'https://hooks.example.com/documented', events: ['*'] };
+    expect((await call('POST /v1/webhooks', {}, { headers, body: webhook })).status).toBe(201);
+    expectError('POST /v1/webhooks', await call('POST /v1/webhooks', {}, { headers, body: { ...webhook, events: ['email.sent'] } }), 409);
     expectError('POST /v1/webhooks', await call('POST /v1/webhooks', {}, { body: { url: 'not a url', events: ['*'] } }), 422);
     expectError('POST /v1/suppressions', await call('POST /v1/suppressions', {}, { rawBody: '{bad', headers: { 'content-type': 'application/json' } }), 400);
     expectError('POST /v1/api-keys', await call('POST /v1/api-keys', {}, { rawBody: 'name', headers: { 'content-type': 'text/plain' } }), 415);

@@ -416,6 +416,17 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
     });
   });
 
+  it('documents the Idempotency-Key header and both of its 409 codes on every keyed creation, the sends and POST /v1/webhooks alike, and on no other operation', () => {
+    const keyed = operations.filter(({ op }) => (op.parameters ?? []).some((parameter: Json) => parameter.in === 'header' && parameter.name === 'Idempotency-Key'));
+    expect(keyed.map(({ key }) => key).sort()).toEqual(['POST /v1/emails', 'POST /v1/emails/batch', 'POST /v1/webhooks']);
+    const [sendHeader] = keyed[0].op.parameters.filter((parameter: Json) => parameter.name === 'Idempotency-Key');
+    for (const { key, op } of keyed) {
+      expect({ key, header: op.parameters.find((parameter: Json) => parameter.name === 'Idempotency-Key') }).toEqual({ key, header: sendHeader });
+      expect({ key, description: op.responses['409'].description }).toEqual({ key, description: expect.stringMatching(/^`conflict` or `idempotency_key_in_use`\. /) });
+    }
+    expect(sendHeader).toMatchObject({ in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } });
+  });
+
   it('documents the status each route answers a body it cannot read with, bodiless actions and deletes included', async () => {
     const undocumented: string[] = [];
     for (const { key, method, path, op } of operations.filter(({ method, path }) => path.startsWith('/v1/') && method !== 'get')) {

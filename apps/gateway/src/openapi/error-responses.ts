@@ -60,7 +60,7 @@ export const CONFLICTS: Record<string, { codes: readonly ErrorCode[]; why: strin
   'PATCH /v1/emails/{id}': { codes: [ErrorCode.Conflict], why: 'Only a scheduled email can be rescheduled; the message names the current state.' },
   'POST /v1/webhooks': {
     codes: KEYED_CODES,
-    why: `${KEYED_CONFLICT} Also \`conflict\` for a replay whose webhook has since been deleted: use a new key to create another.`,
+    why: `${KEYED_CONFLICT} Also \`conflict\` for a replay whose webhook has since been deleted (use a new key to create another), or whose secret can no longer be decrypted (rotate it).`,
   },
   'GET /v1/webhooks/{id}/secret': {
     codes: [ErrorCode.Conflict],
