@@ -2,7 +2,7 @@ import { asBoolean, asInteger, asList, asNonBlank, asOneOf, asProxyRange, asUrl,
 import { asBindAddressOrOff, asDkimZone, asDnsName, asEncryptionKey, asEncryptionKeyList, asHeloName, asOptionalMailto } from './mail-parsers';
 import { asDuration, asDurationList, asRetentionOrOff } from './durations';
 import { asBaseUrl, asDnsServer, asListenHost, asOptionalServerUrl, asServerUrl } from './network-parsers';
-import { asOptionalReadableFile } from './file-parsers';
+import { asOptionalPemCertificates, asOptionalReadableFile } from './file-parsers';
 import { asDeliveryRetention, asRetrySchedule } from './webhook-parsers';
 
 export type AppName = 'gateway' | 'keys' | 'domains' | 'emails' | 'webhook-dispatcher' | 'launcher';
@@ -86,9 +86,12 @@ export const ENV_SCHEMA = {
   SMTP_RELAY_URL: variable({ default: '', apps: ['emails'], description: 'relay mode: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); required when DELIVERY_MODE=relay', parse: asOptionalServerUrl('smtp', 'smtps') }),
   SMTP_RELAY_SECURE: variable({ default: 'false', apps: ['emails'], description: 'relay mode: implicit TLS from the first byte (port 465); smtps:// implies it', parse: asBoolean }),
   SMTP_RELAY_REQUIRE_TLS: variable({ default: 'false', apps: ['emails'], description: 'relay mode: refuse to send unless the relay upgrades with STARTTLS', parse: asBoolean }),
-  SMTP_RELAY_TLS_VERIFY: variable({ default: 'true', apps: ['emails'], description: 'relay mode: check the relay\'s TLS certificate (mx mode never does: STARTTLS there is opportunistic)', parse: asBoolean }),
+  SMTP_RELAY_TLS_VERIFY: variable({ default: 'true', apps: ['emails'], description: 'relay mode: check the relay\'s TLS certificate (mx mode checks MX hosts\' certificates only for domains whose MTA-STS policy is enforced: otherwise STARTTLS there is opportunistic)', parse: asBoolean }),
   SMTP_MX_PORT: variable({ default: '25', apps: ['emails'], description: 'mx mode: the port of the recipients\' mail servers', parse: asInteger(1, 65535) }),
   DELIVERY_ALLOW_PRIVATE_MX: variable({ default: 'false', apps: ['emails'], description: 'mx mode: let MX hosts resolve to loopback, private, link-local and other non-public addresses (tests, or a private mail network); otherwise such a recipient bounces (550 5.4.4), so a stranger\'s DNS cannot point mail at internal hosts', parse: asBoolean }),
+  MTA_STS: variable({ default: 'enforce', apps: ['emails'], description: 'mx mode: enforce honours the MTA-STS policies (RFC 8461) recipient domains publish: to a domain whose policy is in enforce mode, mail goes only to the MX hosts the policy lists, over STARTTLS with a certificate valid for the host, and waits for a retry otherwise; off never looks policies up (see Delivery, MTA-STS)', parse: asOneOf('enforce', 'off') }),
+  MTA_STS_HTTPS_PORT: variable({ default: '443', apps: ['emails'], description: 'mx mode: the HTTPS port MTA-STS policies are fetched from (https://mta-sts.<domain>/.well-known/mta-sts.txt); only tests change it', parse: asInteger(1, 65535) }),
+  TLS_EXTRA_CA_FILE: variable({ default: '', apps: ['emails'], description: 'PEM bundle of certificate authorities trusted besides Node\'s built-in roots when checking an MTA-STS policy server\'s certificate and, for a domain whose policy is enforced, its MX hosts\' (an internal CA, or tests); empty = the built-in roots only', parse: asOptionalPemCertificates }),
   SMTP_HELO_NAME: variable({ default: '', apps: ['emails'], description: 'the name given in EHLO: a fully qualified host name or an address literal ([192.0.2.1]); empty uses the machine\'s hostname (set it to a name whose A record points at this host)', parse: asHeloName }),
   SMTP_TIMEOUT_MS: variable({ default: '30000', apps: ['emails'], description: 'SMTP connection, greeting and socket inactivity timeout; a timeout is retried', parse: asInteger(100, 600000) }),
   SMTP_MESSAGE_TIMEOUT_MS: variable({ default: '300000', apps: ['emails'], description: 'the longest one message\'s SMTP exchange may take, from waiting for a pooled connection to the reply to its final dot, however busy the server keeps the socket; past it the connection is closed and the attempt retried; in mx mode, also how long an attempt goes on to further MX hosts (after this long it starts no session beyond the second, and what is left waits for a retry)', parse: asInteger(1000, 3600000) }),

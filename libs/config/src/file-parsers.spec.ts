@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asOptionalReadableFile } from './file-parsers';
+import { asOptionalPemCertificates, asOptionalReadableFile } from './file-parsers';
 
 describe('asOptionalReadableFile', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-file-parser-'));
@@ -21,5 +21,23 @@ describe('asOptionalReadableFile', () => {
   it('refuses a missing file and a directory, naming the path', () => {
     expect(() => asOptionalReadableFile(join(dir, 'missing.creds'))).toThrow(`names a file that does not exist: '${join(dir, 'missing.creds')}'`);
     expect(() => asOptionalReadableFile(dir)).toThrow(`must name a file, got the directory '${dir}'`);
+  });
+});
+
+describe('asOptionalPemCertificates', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mailroom-pem-parser-'));
+  const bundle = join(dir, 'ca.pem');
+  writeFileSync(bundle, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  const key = join(dir, 'ca.key');
+  writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n');
+
+  it('takes empty as not set, and a file holding a PEM certificate as its path', () => {
+    expect(asOptionalPemCertificates('')).toBe('');
+    expect(asOptionalPemCertificates(bundle)).toBe(bundle);
+  });
+
+  it('refuses a file holding no certificate, and a missing one, naming the path', () => {
+    expect(() => asOptionalPemCertificates(key)).toThrow(`holds no PEM certificate ('-----BEGIN CERTIFICATE-----'): '${key}'`);
+    expect(() => asOptionalPemCertificates(join(dir, 'missing.pem'))).toThrow('names a file that does not exist');
   });
 });

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { Parser } from './parsers';
 
 /**
@@ -23,4 +23,14 @@ export const asOptionalReadableFile: Parser<string> = (untrimmed) => {
     throw new Error(`names a file this process cannot read: '${raw}'`);
   }
   return raw;
+};
+
+/**
+ * A readable PEM bundle holding at least one certificate, or empty for "not set": a file of something else (a
+ * key, a DER certificate) would otherwise only fail the first TLS check that needs it, as an untrusted certificate.
+ */
+export const asOptionalPemCertificates: Parser<string> = (untrimmed) => {
+  const path = asOptionalReadableFile(untrimmed);
+  if (path && !/-----BEGIN CERTIFICATE-----/.test(readFileSync(path, 'utf8'))) throw new Error(`holds no PEM certificate ('-----BEGIN CERTIFICATE-----'): '${path}'`);
+  return path;
 };
