@@ -6,6 +6,8 @@ import { AttemptRecorder } from './attempt-recorder';
 import { AttemptsRepository } from './attempts.repository';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryWorker } from './delivery.worker';
+import { MtaStsPurger } from './mta-sts/mta-sts.purger';
+import { MtaStsRepository } from './mta-sts/mta-sts.repository';
 import { MessageBuilder } from './message/message-builder';
 import { trackingTokensFromConfig } from '@mailroom/auth';
 import { EmailDelivery, TRACKING_TOKENS } from './email-delivery.service';
@@ -21,9 +23,11 @@ export class DeliveryModule {
       module: DeliveryModule,
       imports: [ClientsModule.register([{ name: DELIVERY_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }])],
       providers: [
-        { provide: DELIVERY_TRANSPORT, useFactory: () => createDeliveryTransport(config) },
+        { provide: DELIVERY_TRANSPORT, useFactory: (policies: MtaStsRepository) => createDeliveryTransport(config, policies), inject: [MtaStsRepository] },
         { provide: TRACKING_TOKENS, useFactory: () => trackingTokensFromConfig(config, (message) => new Logger('TrackingTokens').warn(message)) },
         DeliveryRepository,
+        MtaStsRepository,
+        MtaStsPurger,
         AttemptsRepository,
         AttemptRecorder,
         SenderIdentityCache,

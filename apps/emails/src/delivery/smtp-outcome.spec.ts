@@ -48,9 +48,16 @@ describe('smtp outcome', () => {
     const handshake = { code: 'ESOCKET', command: 'CONN', originalCode: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', library: 'SSL routines', message: 'tlsv1 alert protocol version' };
     expect(outcomeFromError(handshake)).toMatchObject({ kind: 'temporary', code: null, hostUnavailable: true, tlsFailed: true });
     expect(outcomeFromError({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' })).toMatchObject({ tlsFailed: true });
+    expect(outcomeFromError({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' }).startTlsRefused).toBeUndefined();
     expect(outcomeFromError({ code: 'ETIMEDOUT', command: 'CONN', message: 'TLS handshake timed out', timeoutType: 'UPGRADE_TIMEOUT' })).toMatchObject({ tlsFailed: true });
     expect(outcomeFromError({ code: 'ETIMEDOUT', command: 'CONN', message: 'Timeout', timeoutType: 'SOCKET_TIMEOUT' }).tlsFailed).toBeUndefined();
     expect(outcomeFromError({ code: 'ESOCKET', command: 'CONN', message: 'connect ECONNREFUSED 127.0.0.1:25' }).tlsFailed).toBeUndefined();
+  });
+
+  it('marks a refused STARTTLS command, which a host whose TLS an MTA-STS policy requires fails by', () => {
+    const refused = outcomeFromError({ code: 'ETLS', command: 'STARTTLS', responseCode: 502, response: '502 5.5.1 Error: command not implemented' });
+    expect(refused).toEqual({ kind: 'temporary', code: 502, reply: '502 5.5.1 Error: command not implemented', hostUnavailable: true, startTlsRefused: true });
+    expect(outcomeFromError({ code: 'EPROTOCOL', command: 'EHLO', responseCode: 554, response: '554 no' }).startTlsRefused).toBeUndefined();
   });
 
   it('marks a host that refused the session itself, so that the next MX host is tried', () => {

@@ -47,6 +47,11 @@ export interface SmtpOutcome {
    * plaintext. Set with hostUnavailable.
    */
   tlsFailed?: true;
+  /**
+   * The host refused the STARTTLS command itself (or does not offer it, when TLS was required): set with
+   * hostUnavailable. Not tlsFailed: a host that refuses STARTTLS is not asked again in plaintext.
+   */
+  startTlsRefused?: true;
 }
 
 /**
@@ -127,7 +132,10 @@ function repliesToTheMessage(error: SmtpErrorLike): boolean {
 export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   if (typeof error.responseCode === 'number' && error.responseCode >= 200) {
     const reply = (error.response ?? `${error.responseCode}`).trim();
-    if (SESSION_COMMANDS.test(error.command ?? '')) return { kind: 'temporary', code: error.responseCode, reply, hostUnavailable: true };
+    if (SESSION_COMMANDS.test(error.command ?? '')) {
+      const refusal: SmtpOutcome = { kind: 'temporary', code: error.responseCode, reply, hostUnavailable: true };
+      return /^STARTTLS/.test(error.command ?? '') ? Object.assign(refusal, { startTlsRefused: true as const }) : refusal;
+    }
     // A 421 closes the session (RFC 5321 §3.8): before the message (to MAIL FROM, RCPT TO or the DATA command itself,
     // whose refusal nodemailer reports as EENVELOPE) it ends the host's session, not a transaction it took (a host
     // that allows N messages per connection, say), so the next MX host may take the mail, as it does when the

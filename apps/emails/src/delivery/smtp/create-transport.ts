@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { rootCertificates } from 'node:tls';
 import type { MailroomConfig } from '@mailroom/config';
+import { createStsPolicies } from '../mta-sts/create-sts-policies';
+import { StsPolicyStore } from '../mta-sts/mta-sts.repository';
 import { MxResolver } from '../mx/mx-resolver';
 import { MxRouteCache } from '../mx/mx-route-cache';
 import { DeliveryTransport } from './delivery-transport';
@@ -7,7 +11,7 @@ import { MxTransport } from './mx-transport';
 import { RelayTransport } from './relay-transport';
 
 /** The transport DELIVERY_MODE selects; loadConfig has made sure relay mode has its SMTP_RELAY_URL. */
-export function createDeliveryTransport(config: MailroomConfig): DeliveryTransport {
+export function createDeliveryTransport(config: MailroomConfig, policyStore: StsPolicyStore): DeliveryTransport {
   const heloName = config.SMTP_HELO_NAME || hostname();
   const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, messageTimeoutMs: config.SMTP_MESSAGE_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
   if (config.DELIVERY_MODE === 'relay') {
@@ -20,5 +24,8 @@ export function createDeliveryTransport(config: MailroomConfig): DeliveryTranspo
       }),
     );
   }
-  return new MxTransport(new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX)), Object.assign({}, common, { port: config.SMTP_MX_PORT }));
+  // Node's roots and the extra bundle together: a `ca` option replaces the roots rather than adding to them.
+  const trustedCas = config.TLS_EXTRA_CA_FILE ? [...rootCertificates, readFileSync(config.TLS_EXTRA_CA_FILE, 'utf8')] : [...rootCertificates];
+  const router = new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX));
+  return new MxTransport(router, Object.assign({}, common, { port: config.SMTP_MX_PORT, trustedCas }), createStsPolicies(config, policyStore, trustedCas));
 }

@@ -3,7 +3,7 @@ import { eventually } from '@mailroom/testing';
 import { MailRoute } from '../mx/mx-resolver';
 import { MxTransport } from './mx-transport';
 
-const SETTINGS = { port: 25, heloName: 'mailroom.test', timeoutMs: 1000, messageTimeoutMs: 1000, maxConnections: 1 };
+const SETTINGS = { port: 25, heloName: 'mailroom.test', timeoutMs: 1000, messageTimeoutMs: 1000, maxConnections: 1, trustedCas: [] };
 
 /** Recipients are sent to as written ('Ann@…'); their outcomes are keyed by the lower-case address, as every transport's are. */
 describe('MxTransport outcomes of recipients it never sends to', () => {

@@ -1,5 +1,9 @@
+import { Logger } from '@nestjs/common';
+import { stsPolicyRefusals } from '../mta-sts/mta-sts-metrics';
+import { StsPolicySource } from '../mta-sts/sts-policies';
+import { mxMatchesPolicy } from '../mta-sts/sts-policy';
 import { inSendingOrder, sendingOrderKey } from '../mx/mx-order';
-import { MailRoute, MailRouter } from '../mx/mx-resolver';
+import { MailHost, MailRouter } from '../mx/mx-resolver';
 import { SmtpOutcome } from '../smtp-outcome';
 import { DeliveryTransport } from './delivery-transport';
 import { sendInTransactions } from './send-in-transactions';
@@ -13,7 +17,12 @@ export interface MxSettings {
   /** The whole exchange of one message (see sendRaw). */
   messageTimeoutMs: number;
   maxConnections: number;
+  /** The certificate authorities an MX host's certificate must chain to where an MTA-STS policy is enforced. */
+  trustedCas: string[];
 }
+
+/** How a session to an MX host uses TLS: opportunistic STARTTLS, plaintext after it failed, or STARTTLS required with a checked certificate (an enforced MTA-STS policy). */
+type TlsLevel = 'starttls' | 'plaintext' | 'verified';
 
 /**
  * How many hosts may put one message off (a 4xx inside the transaction, see hostDeferred) in one attempt before its
@@ -40,6 +49,28 @@ const every = (outcomes: RecipientOutcomes, test: (outcome: SmtpOutcome) => bool
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
+/** The recipients of one or more domains that go in one message: to the same hosts, under the same TLS level. */
+interface DeliveryGroup {
+  hosts: MailHost[];
+  enforced: boolean;
+  recipients: string[];
+}
+
+/**
+ * The outcome of recipients none of whose domain's MX hosts an enforced policy lists: temporary, as RFC 8461 §5 has
+ * it, since the domain's MX records or policy may be mended before the retries run out.
+ */
+function noMatchingMx(domain: string, patterns: string[], recipients: number): SmtpOutcome {
+  stsPolicyRefusals.labels('no_matching_mx').inc(recipients);
+  return { kind: 'temporary', code: null, reply: `MTA-STS: no MX host of ${domain} matches its policy (mx: ${patterns.join(', ')})` };
+}
+
+/** The outcome of a host that failed the TLS an enforced policy requires, saying so; any other outcome as it is. */
+function underEnforcedPolicy(outcome: SmtpOutcome, host: string): SmtpOutcome {
+  if (!outcome.tlsFailed && !outcome.startTlsRefused) return outcome;
+  return Object.assign({}, outcome, { reply: `MTA-STS: the recipient domain's policy requires TLS with a valid certificate for ${host}, which failed (${outcome.reply})` });
+}
+
 /**
  * Direct (mx) mode: recipients are grouped by domain, domains that share
  * their mail hosts in the same order of preference are grouped again, and
@@ -51,15 +82,21 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
  * last host's reply standing when none takes them (unless that host could not be reached and an earlier one put the
  * mail off: see keepsEarlierReply). STARTTLS
  * is opportunistic (a failed handshake is retried in plaintext) and
- * certificates are not checked, as between MTAs on the public internet.
+ * certificates are not checked, as between MTAs on the public internet,
+ * except for a domain whose MTA-STS policy (RFC 8461) is enforced: its mail
+ * goes only to the MX hosts the policy lists, over STARTTLS with a
+ * certificate valid for the host, or waits for a retry.
  */
 export class MxTransport implements DeliveryTransport {
   readonly acceptedStatus = 'delivered' as const;
   private readonly pool: TransporterPool;
+  private readonly logger = new Logger(MxTransport.name);
 
+  /** policies: MTA_STS=enforce; undefined when off. */
   constructor(
     private readonly resolver: MailRouter,
     private readonly settings: MxSettings,
+    private readonly policies?: StsPolicySource,
   ) {
     this.pool = new TransporterPool(settings.messageTimeoutMs);
   }
@@ -69,16 +106,20 @@ export class MxTransport implements DeliveryTransport {
     const byDomain = new Map<string, string[]>();
     for (const address of recipients) byDomain.set(domainOf(address), [...(byDomain.get(domainOf(address)) ?? []), address]);
 
-    const groups = new Map<string, { route: Extract<MailRoute, { kind: 'hosts' }>; recipients: string[] }>();
+    const groups = new Map<string, DeliveryGroup>();
     await Promise.all(
       [...byDomain].map(async ([domain, addresses]) => {
-        const route = await this.resolver.route(domain);
-        if (route.kind === 'unroutable') {
-          for (const address of addresses) outcomes.set(address.toLowerCase(), route.outcome);
-          return;
-        }
-        const key = sendingOrderKey(route.hosts);
-        const group = groups.get(key) ?? { route, recipients: [] };
+        const [route, policy] = await Promise.all([this.resolver.route(domain), this.enforcedPolicyOf(domain)]);
+        const refuse = (outcome: SmtpOutcome) => addresses.forEach((address) => outcomes.set(address.toLowerCase(), outcome));
+        if (route.kind === 'unroutable') return refuse(route.outcome);
+        if (policy.kind === 'unknown') return refuse(policy.outcome);
+        const patterns = policy.kind === 'enforce' ? policy.mx : null;
+        const hosts = patterns ? route.hosts.filter((host) => mxMatchesPolicy(host.name, patterns)) : route.hosts;
+        if (!hosts.length) return refuse(noMatchingMx(domain, patterns ?? [], addresses.length));
+        const enforced = patterns !== null;
+        // An enforced delivery and an opportunistic one never share a message, so never a connection either.
+        const key = `${enforced ? 'verified ' : ''}${sendingOrderKey(hosts)}`;
+        const group = groups.get(key) ?? { hosts, enforced, recipients: [] };
         group.recipients.push(...addresses);
         groups.set(key, group);
       }),
@@ -86,7 +127,9 @@ export class MxTransport implements DeliveryTransport {
 
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const result = await this.sendToHosts(inSendingOrder(group.route.hosts), envelopeFrom, group.recipients, raw);
+        const result = await this.sendToHosts(inSendingOrder(group.hosts), envelopeFrom, group.recipients, raw, group.enforced);
+        const tlsFailed = group.enforced ? [...result.values()].filter((outcome) => outcome.tlsFailed || outcome.startTlsRefused).length : 0;
+        if (tlsFailed) stsPolicyRefusals.labels('tls_failed').inc(tlsFailed);
         for (const [address, outcome] of result) outcomes.set(address, outcome);
       }),
     );
@@ -101,7 +144,24 @@ export class MxTransport implements DeliveryTransport {
     this.pool.close();
   }
 
-  private async sendToHosts(hosts: Extract<MailRoute, { kind: 'hosts' }>['hosts'], from: string, to: string[], raw: Buffer): Promise<RecipientOutcomes> {
+  /**
+   * The policy a domain's mail is sent under: an enforced one's MX patterns, or none to enforce (MTA_STS=off, no
+   * policy, or one in testing or none mode, which only logs). A policy that cannot be read (the database is away) is
+   * not taken for none, which would downgrade a cached enforce policy: the mail waits for a retry.
+   */
+  private async enforcedPolicyOf(domain: string): Promise<{ kind: 'enforce'; mx: string[] } | { kind: 'none' } | { kind: 'unknown'; outcome: SmtpOutcome }> {
+    if (!this.policies) return { kind: 'none' };
+    try {
+      const policy = await this.policies.policyFor(domain);
+      if (policy?.mode === 'enforce') return { kind: 'enforce', mx: policy.mx };
+      if (policy) this.logger.debug(`MTA-STS policy of ${domain} is in ${policy.mode} mode: delivering as without one`);
+      return { kind: 'none' };
+    } catch (error) {
+      return { kind: 'unknown', outcome: { kind: 'temporary', code: null, reply: `4.4.3 MTA-STS policy of ${domain} could not be read (${(error as Error).message})` } };
+    }
+  }
+
+  private async sendToHosts(hosts: MailHost[], from: string, to: string[], raw: Buffer, enforced: boolean): Promise<RecipientOutcomes> {
     const outcomes: RecipientOutcomes = new Map();
     let untaken = to;
     let hostsPuttingOff = 0;
@@ -114,12 +174,14 @@ export class MxTransport implements DeliveryTransport {
     let sessions = 0;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        let last = await sendInTransactions(this.poolFor(host.name, address, 'starttls'), { from, to: untaken }, raw, this.pool.limits);
+        let last = await sendInTransactions(this.poolFor(host.name, address, enforced ? 'verified' : 'starttls'), { from, to: untaken }, raw, this.pool.limits);
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
-        if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
+        // Never under an enforced MTA-STS policy: its TLS is what keeps an attacker from stripping STARTTLS.
+        if (enforced) last = new Map([...last].map(([recipient, outcome]) => [recipient, underEnforcedPolicy(outcome, host.name)]));
+        else if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
         for (const [recipient, outcome] of last) if (!keepsEarlierReply(outcomes.get(recipient), outcome)) outcomes.set(recipient, outcome);
         const putOff = [...last.values()].some((outcome) => outcome.hostDeferred);
         if (putOff) hostsPuttingOff += 1;
@@ -136,15 +198,20 @@ export class MxTransport implements DeliveryTransport {
     return outcomes.size ? outcomes : new Map(to.map((address) => [address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
   }
 
-  /** The pooled sessions to one address of an MX host: with opportunistic STARTTLS, or in plaintext after its TLS failed. */
-  private poolFor(hostName: string, address: string, tls: 'starttls' | 'plaintext') {
+  /**
+   * The pooled sessions to one address of an MX host: with opportunistic STARTTLS, in plaintext after its TLS failed,
+   * or with STARTTLS required and the certificate checked for the host's name (RFC 8461 §4.2), with no fallback.
+   */
+  private poolFor(hostName: string, address: string, tls: TlsLevel) {
+    const verified = tls === 'verified';
     return this.pool.get(`${hostName}|${address}:${this.settings.port}|${tls}`, () => ({
       host: address,
       port: this.settings.port,
       secure: false,
+      requireTLS: verified,
       opportunisticTLS: tls === 'starttls',
       ignoreTLS: tls === 'plaintext',
-      tls: { rejectUnauthorized: false, servername: hostName },
+      tls: verified ? { rejectUnauthorized: true, servername: hostName, ca: this.settings.trustedCas } : { rejectUnauthorized: false, servername: hostName },
       name: this.settings.heloName,
       connectionTimeout: this.settings.timeoutMs,
       greetingTimeout: this.settings.timeoutMs,

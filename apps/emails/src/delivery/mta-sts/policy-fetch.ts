@@ -1,0 +1,72 @@
+import { IncomingMessage } from 'node:http';
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+/** How long a policy fetch may take in all, connection, TLS, headers and body: RFC 8461 §3.3 suggests a minute at most; this is in a delivery's path. */
+export const POLICY_FETCH_TIMEOUT_MS = 10_000;
+/** RFC 8461 §3.3: senders may refuse a policy body past 64 KB. */
+export const MAX_POLICY_BYTES = 64 * 1024;
+
+export interface PolicyFetchSettings {
+  /** MTA_STS_HTTPS_PORT. */
+  port: number;
+  /** The certificate authorities trusted: Node's roots, plus TLS_EXTRA_CA_FILE's. */
+  ca: string[];
+  /** How `mta-sts.<domain>` is resolved (policyHostLookup). */
+  lookup: LookupFunction;
+  timeoutMs?: number;
+}
+
+export type PolicyFetch = { ok: true; text: string } | { ok: false; reason: string };
+
+/**
+ * GETs `https://mta-sts.<domain>/.well-known/mta-sts.txt` as RFC 8461 §3.3 says: the certificate must be valid for
+ * that host and chain to a trusted CA, redirects are not followed (any answer but a 2xx fails), and the body must be
+ * text/plain and at most 64 KB. What went wrong is said in `reason`, for the log.
+ */
+export function fetchPolicyText(domain: string, settings: PolicyFetchSettings): Promise<PolicyFetch> {
+  const host = `mta-sts.${domain}`;
+  const timeoutMs = settings.timeoutMs ?? POLICY_FETCH_TIMEOUT_MS;
+  return new Promise<PolicyFetch>((resolve) => {
+    let settled = false;
+    const finish = (result: PolicyFetch) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outgoing.destroy();
+      resolve(result);
+    };
+    const outgoing = request({
+      host,
+      port: settings.port,
+      path: '/.well-known/mta-sts.txt',
+      servername: host,
+      ca: settings.ca,
+      rejectUnauthorized: true,
+      lookup: settings.lookup,
+      // One-off: a policy is fetched once per max_age, and a kept-alive socket would outlive the fetch's checks.
+      agent: false,
+      headers: { accept: 'text/plain' },
+    });
+    const timer = setTimeout(() => finish({ ok: false, reason: `no complete answer within ${timeoutMs} ms` }), timeoutMs);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, reason: error.code ? `${error.code}: ${error.message}` : error.message }));
+    outgoing.on('response', (response: IncomingMessage) => readPolicy(response, finish));
+    outgoing.end();
+  });
+}
+
+function readPolicy(response: IncomingMessage, finish: (result: PolicyFetch) => void): void {
+  const status = response.statusCode ?? 0;
+  if (status < 200 || status > 299) return finish({ ok: false, reason: `HTTP ${status}${response.headers.location ? ' (a redirect, which is not followed)' : ''}` });
+  const type = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'text/plain') return finish({ ok: false, reason: `media type '${type}', not text/plain` });
+  const chunks: Buffer[] = [];
+  let received = 0;
+  response.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > MAX_POLICY_BYTES) return finish({ ok: false, reason: `a body over ${MAX_POLICY_BYTES} bytes` });
+    chunks.push(chunk);
+  });
+  response.on('end', () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+  response.on('error', (error) => finish({ ok: false, reason: error.message }));
+}

@@ -1,0 +1,38 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { DnsDeadline, lookupChannel, refusedAddressReason } from '@mailroom/runtime';
+
+/**
+ * A `lookup` for the policy fetch that resolves `mta-sts.<domain>` as MX hosts are resolved: through DNS_SERVERS
+ * within DNS_TIMEOUT_MS, and, unless DELIVERY_ALLOW_PRIVATE_MX, never to a non-public address (a recipient domain's
+ * DNS is anyone's to write, and must not aim an HTTPS request at the hosts around us). Checked when the socket
+ * connects, on the addresses it uses.
+ */
+export function policyHostLookup(servers: string[], timeoutMs: number, allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    const wanted = options as LookupOptions;
+    void addressesOf(hostname, servers, timeoutMs).then(
+      (found) => {
+        const usable = found.filter((entry) => (wanted.family === 4 || wanted.family === 6 ? entry.family === wanted.family : true));
+        const refused = allowPrivate ? null : usable.map((entry) => refusedAddressReason(entry.address)).find(Boolean);
+        if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused}, which this server does not connect to`), { code: 'EREFUSEDADDRESS' }), '', 0);
+        if (!usable.length) return callback(Object.assign(new Error(`${hostname} has no address record`), { code: 'ENOTFOUND' }), '', 0);
+        if (wanted.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, usable);
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
+
+async function addressesOf(name: string, servers: string[], timeoutMs: number): Promise<LookupAddress[]> {
+  const channel = lookupChannel(servers, timeoutMs);
+  const deadline = new DnsDeadline(channel, timeoutMs);
+  const lookup = (query: Promise<string[]>) => deadline.within(name, query).catch((error: NodeJS.ErrnoException) => (['ENODATA', 'ENOTFOUND'].includes(error.code ?? '') ? [] : Promise.reject(error)));
+  try {
+    const [v4, v6] = await Promise.all([lookup(channel.resolve4(name)), lookup(channel.resolve6(name))]);
+    return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
+  } finally {
+    deadline.end();
+  }
+}
