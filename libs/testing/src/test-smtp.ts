@@ -33,8 +33,10 @@ export interface HeldData {
 export interface TestSmtpOptions {
   /** Require AUTH with these credentials (relay tests). */
   auth?: { user: string; pass: string };
-  /** Do not advertise STARTTLS. */
+  /** Neither advertise nor take STARTTLS (a client that sends it all the same is refused). */
   disableStartTls?: boolean;
+  /** The certificate STARTTLS (or implicit TLS) presents, PEM; by default the smtp-server package's self-signed one. */
+  tls?: { key: string; cert: string };
   /** Implicit TLS from the first byte (port 465 style). */
   secure?: boolean;
   /**
@@ -132,6 +134,8 @@ export async function startTestSmtp(options: TestSmtpOptions = {}): Promise<Test
       logger: false,
       disableReverseLookup: true,
       hideSTARTTLS: options.disableStartTls ?? false,
+      disabledCommands: options.disableStartTls ? ['STARTTLS'] : [],
+      ...(options.tls ?? {}),
       // Unset, Node's default applies; the server's own default minVersion is already TLSv1.
       maxVersion: options.brokenTls ? 'TLSv1' : undefined,
       authOptional: !options.auth,

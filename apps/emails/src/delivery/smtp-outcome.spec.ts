@@ -49,6 +49,11 @@ describe('smtp outcome', () => {
     expect(outcomeFromError(handshake)).toMatchObject({ kind: 'temporary', code: null, hostUnavailable: true, tlsFailed: true });
     expect(outcomeFromError({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' })).toMatchObject({ tlsFailed: true });
     expect(outcomeFromError({ code: 'ETLS', command: 'STARTTLS', message: 'Error initiating TLS' }).startTlsRefused).toBeUndefined();
+    // A certificate checked and refused (an enforced MTA-STS policy): for another name, or from an unknown CA.
+    const altname = { code: 'ESOCKET', command: 'CONN', originalCode: 'ERR_TLS_CERT_ALTNAME_INVALID', message: "Hostname/IP does not match certificate's altnames" };
+    expect(outcomeFromError(altname)).toMatchObject({ hostUnavailable: true, tlsFailed: true });
+    expect(outcomeFromError({ code: 'ESOCKET', command: 'CONN', originalCode: 'SELF_SIGNED_CERT_IN_CHAIN', message: 'self-signed certificate in certificate chain' })).toMatchObject({ tlsFailed: true });
+    expect(outcomeFromError({ code: 'ESOCKET', command: 'CONN', originalCode: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', message: 'unable to verify the first certificate' })).toMatchObject({ tlsFailed: true });
     expect(outcomeFromError({ code: 'ETIMEDOUT', command: 'CONN', message: 'TLS handshake timed out', timeoutType: 'UPGRADE_TIMEOUT' })).toMatchObject({ tlsFailed: true });
     expect(outcomeFromError({ code: 'ETIMEDOUT', command: 'CONN', message: 'Timeout', timeoutType: 'SOCKET_TIMEOUT' }).tlsFailed).toBeUndefined();
     expect(outcomeFromError({ code: 'ESOCKET', command: 'CONN', message: 'connect ECONNREFUSED 127.0.0.1:25' }).tlsFailed).toBeUndefined();

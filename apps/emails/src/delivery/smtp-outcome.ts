@@ -95,12 +95,20 @@ export interface SmtpErrorLike {
 }
 
 /**
+ * Node's codes for a certificate that failed its check (only where one is checked: an enforced MTA-STS policy):
+ * a name it does not cover (ERR_TLS_CERT_ALTNAME_INVALID), or OpenSSL's chain verification errors.
+ */
+const CERTIFICATE_REFUSED = /^(ERR_TLS_CERT_|UNABLE_TO_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$)/;
+
+/**
  * nodemailer reports a failed STARTTLS as ETLS, or, when OpenSSL ends the handshake, as a socket error from OpenSSL,
- * or, when the handshake never ends (a middlebox that swallows it, say), as its UPGRADE_TIMEOUT.
+ * or, when the handshake never ends (a middlebox that swallows it, say), as its UPGRADE_TIMEOUT, or, when the
+ * certificate was checked and refused, as a socket error with Node's code for that.
  */
 function isTlsFailure(error: SmtpErrorLike): boolean {
   if (error.code === 'ETIMEDOUT' && error.timeoutType === 'UPGRADE_TIMEOUT') return true;
-  return error.code === 'ETLS' || /^ERR_SSL_/.test(error.originalCode ?? '') || error.library === 'SSL routines';
+  const socketCode = error.originalCode ?? '';
+  return error.code === 'ETLS' || /^ERR_SSL_/.test(socketCode) || CERTIFICATE_REFUSED.test(socketCode) || error.library === 'SSL routines';
 }
 
 /** The steps of the mail transaction: MAIL FROM, RCPT TO, and DATA (nodemailer's name for both the DATA command and the message after it). */

@@ -40,7 +40,7 @@ export class MtaStsRepository implements StsPolicyStore {
   async save(domain: string, policy: CachedStsPolicy): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO emails.mta_sts_policies (domain, policy_id, mode, mx, max_age, fetched_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $5))
+       VALUES ($1, $2, $3, $4, $5::integer, now(), now() + make_interval(secs => $5::integer))
        ON CONFLICT (domain) DO UPDATE SET policy_id = excluded.policy_id, mode = excluded.mode, mx = excluded.mx,
          max_age = excluded.max_age, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
       [domain, policy.policyId, policy.mode, policy.mx, policy.maxAgeSeconds],
