@@ -1,5 +1,6 @@
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { eventually } from '@mailroom/testing';
+import { StsPolicySource } from '../mta-sts/sts-policies';
 import { MailRoute } from '../mx/mx-resolver';
 import { MxTransport } from './mx-transport';
 
@@ -25,6 +26,30 @@ describe('MxTransport outcomes of recipients it never sends to', () => {
   it('keys the outcome of a route with no host by the lower-case address', async () => {
     const outcomes = await deliverWith({ kind: 'hosts', hosts: [], ttlSeconds: 60 }, ['Ann@nowhere.test']);
     expect([...outcomes.keys()]).toEqual(['ann@nowhere.test']);
+    expect(outcomes.get('ann@nowhere.test')?.reply).toBe('no mail host could be reached');
+  });
+});
+
+describe('MxTransport under MTA-STS policies, for recipients it never sends to', () => {
+  // A host on a port nothing listens on: reaching it at all would show as a connection failure, not the outcomes below.
+  const route: MailRoute = { kind: 'hosts', hosts: [{ name: 'mx.example.test', preference: 10, addresses: ['127.0.0.1'] }], ttlSeconds: 60 };
+  const deliverUnder = async (policies: StsPolicySource) => {
+    const transport = new MxTransport({ route: async () => route }, Object.assign({}, SETTINGS, { port: 1 }), policies);
+    try {
+      return await transport.deliver('bounces@acme.test', ['Ann@example.test'], Buffer.from('Subject: hi\r\n\r\nhi\r\n'));
+    } finally {
+      transport.close();
+    }
+  };
+
+  it('holds back, as temporary, a recipient none of whose MX hosts an enforced policy lists', async () => {
+    const outcomes = await deliverUnder({ policyFor: async () => ({ mode: 'enforce', mx: ['*.provider.test'], maxAgeSeconds: 86400 }) });
+    expect(outcomes.get('ann@example.test')).toEqual({ kind: 'temporary', code: null, reply: 'MTA-STS: no MX host of example.test matches its policy (mx: *.provider.test)' });
+  });
+
+  it('holds back, as temporary, a recipient whose domain policy cannot be read, rather than taking it for none', async () => {
+    const outcomes = await deliverUnder({ policyFor: () => Promise.reject(new Error('Connection terminated')) });
+    expect(outcomes.get('ann@example.test')).toEqual({ kind: 'temporary', code: null, reply: '4.4.3 MTA-STS policy of example.test could not be read (Connection terminated)' });
   });
 });
 

@@ -115,7 +115,7 @@ export class MxTransport implements DeliveryTransport {
         if (policy.kind === 'unknown') return refuse(policy.outcome);
         const patterns = policy.kind === 'enforce' ? policy.mx : null;
         const hosts = patterns ? route.hosts.filter((host) => mxMatchesPolicy(host.name, patterns)) : route.hosts;
-        if (!hosts.length) return refuse(noMatchingMx(domain, patterns ?? [], addresses.length));
+        if (patterns && !hosts.length) return refuse(noMatchingMx(domain, patterns, addresses.length));
         const enforced = patterns !== null;
         // An enforced delivery and an opportunistic one never share a message, so never a connection either.
         const key = `${enforced ? 'verified ' : ''}${sendingOrderKey(hosts)}`;
