@@ -69,6 +69,12 @@ describe('a send the gateway gave up on while the database was stalled', () => {
       answers = await Promise.all([...stalled, ...waiting]);
       // The sends whose statement had begun (each holding a connection): those are committed once the lock is gone.
       began = (await blockedBy(holder)).inserts;
+      // The service counts each budget from when it read the request (RpcDeadline), later than the gateway sent it
+      // by the time its event loop took to get to it: under load, long enough for a waiting send to be handed a
+      // freed connection still inside its deadline had the lock gone at once, which CI saw. The lock is held for one
+      // more budget, so that a request read up to RPC_TIMEOUT_MS late has its deadline passed too when it gets one.
+      await new Promise((resolve) => setTimeout(resolve, RPC_TIMEOUT_MS));
+      expect((await blockedBy(holder)).inserts).toBe(began);
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();
