@@ -1,11 +1,13 @@
 import { DataSource } from 'typeorm';
 
-/** Where a service stores one kind of sealed secret: text columns of `table`, each sealed with its row's `id` as context. */
+/** Where a service stores one kind of sealed secret: text columns of `table`, each sealed with its row's `id` as context (or `context`'s). */
 export interface SealedColumns {
   /** Schema-qualified: "domains.domains". */
   table: string;
   /** Nullable columns are skipped where null. */
   columns: readonly string[];
+  /** The column holding the associated data the values were sealed with, when not the row's `id` (a key sealed for its domain, kept in a row of its own). */
+  context?: string;
 }
 
 /** What opens and seals the values (SecretBox, kept out of this library's dependencies). */
@@ -37,13 +39,13 @@ export async function resealInBatches(dataSource: DataSource, sealer: Sealer, se
   let after = '';
   while (!stopped()) {
     const rows: Record<string, string | null>[] = await dataSource.query(
-      `SELECT id, ${sealed.columns.join(', ')} FROM ${sealed.table} WHERE id > $1 ORDER BY id LIMIT ${BATCH_ROWS}`,
+      `SELECT id, ${sealed.context ?? 'id'} AS sealing_context, ${sealed.columns.join(', ')} FROM ${sealed.table} WHERE id > $1 ORDER BY id LIMIT ${BATCH_ROWS}`,
       [after],
     );
     for (const row of rows) {
       for (const column of sealed.columns) {
         const value = row[column];
-        if (value !== null) await resealValue(dataSource, sealer, { table: sealed.table, column, id: row.id as string, value }, outcome);
+        if (value !== null) await resealValue(dataSource, sealer, { table: sealed.table, column, id: row.id as string, context: row.sealing_context as string, value }, outcome);
       }
     }
     if (rows.length < BATCH_ROWS) break;
@@ -52,10 +54,10 @@ export async function resealInBatches(dataSource: DataSource, sealer: Sealer, se
   return outcome;
 }
 
-async function resealValue(dataSource: DataSource, sealer: Sealer, cell: { table: string; column: string; id: string; value: string }, outcome: ResealOutcome): Promise<void> {
+async function resealValue(dataSource: DataSource, sealer: Sealer, cell: { table: string; column: string; id: string; context: string; value: string }, outcome: ResealOutcome): Promise<void> {
   let opened;
   try {
-    opened = sealer.open(cell.value, cell.id);
+    opened = sealer.open(cell.value, cell.context);
   } catch {
     outcome.unreadable += 1;
     return;
@@ -63,7 +65,7 @@ async function resealValue(dataSource: DataSource, sealer: Sealer, cell: { table
   if (!opened.sealedWithPrevious) return;
   // TypeORM answers an UPDATE on Postgres with [rows, affected count].
   const [, updated]: [unknown[], number] = await dataSource.query(`UPDATE ${cell.table} SET ${cell.column} = $1 WHERE id = $2 AND ${cell.column} = $3`, [
-    sealer.encrypt(opened.plaintext, cell.id),
+    sealer.encrypt(opened.plaintext, cell.context),
     cell.id,
     cell.value,
   ]);

@@ -9,10 +9,10 @@ const LABEL = `mr202611-${ID.slice(4).toLowerCase()}`;
 function repository() {
   const state = { down: false, lookups: 0, key: KEY as DomainKeyRow | null };
   const repo = {
-    findKey: async () => {
+    findKeys: async () => {
       state.lookups += 1;
       if (state.down) throw new Error('Connection terminated unexpectedly');
-      return state.key;
+      return state.key ? [state.key] : [];
     },
   } as unknown as DomainsRepository;
   return { repo, state };
@@ -55,8 +55,8 @@ describe(DkimKeyCache.name, () => {
   });
 
   it('reads a bounded number of keys from the database at once: past it a key not in memory fails at once (SERVFAIL), so a flood of made-up labels does not pile up reads', async () => {
-    const reads: Array<(row: DomainKeyRow | null) => void> = [];
-    const repo = { findKey: () => new Promise<DomainKeyRow | null>((resolve) => reads.push(resolve)) } as unknown as DomainsRepository;
+    const reads: Array<(rows: DomainKeyRow[]) => void> = [];
+    const repo = { findKeys: () => new Promise<DomainKeyRow[]>((resolve) => reads.push(resolve)) } as unknown as DomainsRepository;
     const cache = new DkimKeyCache(repo);
     const made = (index: number) => `mr202611-${String(index).padStart(26, '0')}`;
     const answers = Array.from({ length: 10_000 }, (_, index) => cache.byLabel(made(index)));
@@ -65,11 +65,11 @@ describe(DkimKeyCache.name, () => {
     expect(beyond.every((answer) => answer.status === 'rejected' && answer.reason instanceof DkimLookupsBusyError)).toBe(true);
 
     // Once the reads in flight are answered, the next label is read again.
-    for (const read of reads.splice(0)) read(null);
+    for (const read of reads.splice(0)) read([]);
     await Promise.all(answers.slice(0, 100));
     const next = cache.byLabel(LABEL);
     expect(reads).toHaveLength(1);
-    reads[0](KEY);
+    reads[0]([KEY]);
     expect(await next).toEqual(KEY);
   });
 
@@ -79,7 +79,7 @@ describe(DkimKeyCache.name, () => {
     expect(await cache.byLabel(LABEL)).toEqual(KEY);
     jest.advanceTimersByTime(10 * 60_000);
     let hangingReads = 0;
-    Object.assign(repo, { findKey: () => new Promise(() => (hangingReads += 1)) });
+    Object.assign(repo, { findKeys: () => new Promise(() => (hangingReads += 1)) });
     for (let index = 0; index < 200; index += 1) void cache.byLabel(`mr202611-${String(index).padStart(26, '0')}`).catch(() => undefined);
     const reads = hangingReads;
     const answer = cache.byLabel(LABEL);
@@ -88,16 +88,27 @@ describe(DkimKeyCache.name, () => {
   });
 
   it('does not keep a key read while its domain was being deleted: a read that began before forget() is answered, not remembered', async () => {
-    let finishRead: (row: DomainKeyRow | null) => void = () => undefined;
-    const repo = { findKey: () => new Promise<DomainKeyRow | null>((resolve) => (finishRead = resolve)) } as unknown as DomainsRepository;
+    let finishRead: (rows: DomainKeyRow[]) => void = () => undefined;
+    const repo = { findKeys: () => new Promise<DomainKeyRow[]>((resolve) => (finishRead = resolve)) } as unknown as DomainsRepository;
     const cache = new DkimKeyCache(repo);
     const racing = cache.byLabel(LABEL); // a resolver's query, reading the row before the delete commits
     cache.forget(ID); // the delete committed on this replica
-    finishRead(KEY);
+    finishRead([KEY]);
     expect(await racing).toEqual(KEY);
 
     const next = cache.byLabel(LABEL); // read again: the row is gone
-    finishRead(null);
+    finishRead([]);
     expect(await next).toBeNull();
+  });
+
+  it("answers each of a domain's published keys under its own selector, from one read, and no other selector", async () => {
+    const { repo, state } = repository();
+    const pending = { ...KEY, dkimSelector: 'r202611a', dkimPublicKey: 'MIIBIjAO' };
+    Object.assign(repo, { findKeys: async () => ((state.lookups += 1), [KEY, pending]) });
+    const cache = new DkimKeyCache(repo);
+    expect(await cache.byLabel(LABEL)).toEqual(KEY);
+    expect(await cache.byLabel(`r202611a-${ID.slice(4).toLowerCase()}`)).toEqual(pending);
+    expect(await cache.byLabel(`mr202610-${ID.slice(4).toLowerCase()}`)).toBeNull();
+    expect(state.lookups).toBe(1);
   });
 });

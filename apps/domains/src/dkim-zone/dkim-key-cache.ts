@@ -24,7 +24,8 @@ export class DkimLookupsBusyError extends Error {
 }
 
 interface Entry {
-  key: DomainKeyRow | null;
+  /** Every key the domain publishes (see DomainsRepository.findKeys); none when it does not exist. */
+  keys: DomainKeyRow[];
   /** When the database last said so. */
   readAt: number;
   expiresAt: number;
@@ -32,8 +33,9 @@ interface Entry {
 
 /**
  * Public keys for the DNS responder, by zone label. Read through the
- * repository and kept briefly in memory; this replica forgets an entry at once
- * when it adds or deletes the domain, other replicas within FOUND_TTL_MS.
+ * repository and kept briefly in memory, all of a domain's keys together; this
+ * replica forgets an entry at once when it adds, deletes or rotates the domain
+ * (or promotes or purges a key of it), other replicas within FOUND_TTL_MS.
  *
  * While the database cannot be read, an entry read within a day is answered
  * as it was (serve-stale, RFC 8767): a SERVFAIL for a DKIM key makes
@@ -57,8 +59,8 @@ export class DkimKeyCache {
   async byLabel(label: string): Promise<DomainKeyRow | null> {
     const ref = parseDkimTargetLabel(label);
     if (!ref) return null;
-    const key = await this.byId(ref.id);
-    return key && key.dkimSelector === ref.dkimSelector ? key : null;
+    const keys = await this.byId(ref.id);
+    return keys.find((key) => key.dkimSelector === ref.dkimSelector) ?? null;
   }
 
   forget(id: string): void {
@@ -66,34 +68,34 @@ export class DkimKeyCache {
     this.entries.delete(id);
   }
 
-  private async byId(id: string): Promise<DomainKeyRow | null> {
+  private async byId(id: string): Promise<DomainKeyRow[]> {
     const cached = this.entries.get(id);
     const now = Date.now();
-    if (cached && cached.expiresAt > now) return cached.key;
+    if (cached && cached.expiresAt > now) return cached.keys;
     // At the bound it fails towards SERVFAIL (the resolver asks again) for keys not in memory, rather than towards
     // memory that grows until the process dies and every key goes unanswered; keys read within the day still answer.
     if (this.readsInFlight >= MAX_READS_IN_FLIGHT) return standIn(cached, now, new DkimLookupsBusyError());
-    let key: DomainKeyRow | null;
+    let keys: DomainKeyRow[];
     const forgetsBefore = this.forgets;
     this.readsInFlight += 1;
     try {
-      key = await this.repository.findKey(id);
+      keys = await this.repository.findKeys(id);
     } catch (error) {
       return standIn(cached, now, error);
     } finally {
       this.readsInFlight -= 1;
     }
-    if (this.forgets !== forgetsBefore) return key;
+    if (this.forgets !== forgetsBefore) return keys;
     this.entries.delete(id); // re-inserted last, so the bound below evicts the least recently read
-    this.entries.set(id, { key, readAt: now, expiresAt: now + (key ? FOUND_TTL_MS : MISSING_TTL_MS) });
+    this.entries.set(id, { keys, readAt: now, expiresAt: now + (keys.length ? FOUND_TTL_MS : MISSING_TTL_MS) });
     if (this.entries.size > 100_000) this.entries.delete(this.entries.keys().next().value!);
-    return key;
+    return keys;
   }
 }
 
 /** The key read within the day, answered while the database cannot be asked (asked again after STALE_RETRY_MS); else `failure` is thrown. */
-function standIn(cached: Entry | undefined, now: number, failure: unknown): DomainKeyRow | null {
+function standIn(cached: Entry | undefined, now: number, failure: unknown): DomainKeyRow[] {
   if (!cached || now - cached.readAt > STALE_MAX_MS) throw failure;
   cached.expiresAt = now + STALE_RETRY_MS;
-  return cached.key;
+  return cached.keys;
 }

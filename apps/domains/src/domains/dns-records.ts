@@ -26,9 +26,9 @@ export function dkimTargetLabel(domain: DomainKeyRef): string {
   return `${domain.dkimSelector}-${domain.id.replace(/^dom_/, '').toLowerCase()}`;
 }
 
-/** The inverse of dkimTargetLabel: which domain and selector a name in the zone stands for. */
+/** The inverse of dkimTargetLabel: which domain and selector a name in the zone stands for (selectors: see rotationSelector). */
 export function parseDkimTargetLabel(label: string): DomainKeyRef | null {
-  const match = /^(mr\d{6})-([0-9a-hjkmnp-tv-z]{26})$/.exec(label.toLowerCase());
+  const match = /^(mr\d{6}|r\d{6}[0-9a-z])-([0-9a-hjkmnp-tv-z]{26})$/.exec(label.toLowerCase());
   return match ? { dkimSelector: match[1], id: `dom_${match[2].toUpperCase()}` } : null;
 }
 
@@ -45,11 +45,16 @@ export function dmarcValue(rua: string | null): string {
   return rua ? `v=DMARC1; p=none; rua=${rua};` : 'v=DMARC1; p=none;';
 }
 
+/** The CNAME that points a selector of the domain at its key in DKIM_ZONE: the active key's, or a pending rotation's. */
+export function dkimRecord(domain: DomainKeyRef, dkimZone: string): DnsRecord & { type: 'CNAME'; purpose: 'dkim' } {
+  return { type: 'CNAME', host: `${domain.dkimSelector}._domainkey`, value: dkimTarget(domain, dkimZone), purpose: 'dkim' };
+}
+
 /** The three records the owner publishes, in the order of the interface: SPF, DKIM, DMARC. */
 export function expectedRecords(domain: DomainKeyRef, settings: RecordSettings): DnsRecord[] {
   return [
     { type: 'TXT', host: '@', value: spfValue(settings.spfInclude), purpose: 'spf' },
-    { type: 'CNAME', host: `${domain.dkimSelector}._domainkey`, value: dkimTarget(domain, settings.dkimZone), purpose: 'dkim' },
+    dkimRecord(domain, settings.dkimZone),
     { type: 'TXT', host: '_dmarc', value: dmarcValue(settings.dmarcRua), purpose: 'dmarc' },
   ];
 }

@@ -1,9 +1,10 @@
-import type { DnsRecord, DomainEventData, DomainListItem, DomainResponse, DomainVerifyResponse } from '@mailroom/contracts';
+import type { DkimRotation, DnsRecord, DomainDkimRotatedEventData, DomainEventData, DomainListItem, DomainResponse, DomainVerifyResponse } from '@mailroom/contracts';
+import type { DkimKeyEntity } from '../database/entities/dkim-key.entity';
 import { DomainEntity } from '../database/entities/domain.entity';
 import { trackingOf } from '../tracking-domain/tracking-domain';
 import type { TrackingDomainCheck } from '../verification/domain-verifier';
 import type { DomainCheck } from '../verification/verification-rules';
-import { expectedRecords, RecordSettings } from './dns-records';
+import { dkimRecord, expectedRecords, RecordSettings } from './dns-records';
 
 export function toListItem(entity: DomainEntity): DomainListItem {
   return {
@@ -23,17 +24,31 @@ const verifiedAt = (entity: DomainEntity) => (entity.verifiedAt && entity.status
 
 const STATUS_OF: Record<DnsRecord['purpose'], 'spfStatus' | 'dkimStatus' | 'dmarcStatus'> = { spf: 'spfStatus', dkim: 'dkimStatus', dmarc: 'dmarcStatus' };
 
+/** The rotation waiting for its CNAME; a pending key is promoted by the check that finds it, so its record is never verified here. */
+export function toDkimRotation(domainId: string, pending: Pick<DkimKeyEntity, 'selector' | 'createdAt'> | null, dkimZone: string): DkimRotation | null {
+  if (!pending) return null;
+  const record = Object.assign(dkimRecord({ id: domainId, dkimSelector: pending.selector }, dkimZone), { verified: false });
+  return { status: 'pending', selector: pending.selector, record, startedAt: pending.createdAt.toISOString() };
+}
+
 /**
  * The full object. `withFlags`: the retrieve response marks each record verified or not; create does not.
  * `defaultTrackingHost`: the host of TRACKING_BASE_URL, shown while no custom tracking domain is set.
+ * `pending`: the domain's pending DKIM key, if a rotation waits for its CNAME.
  */
-export function toResponse(entity: DomainEntity, settings: RecordSettings, defaultTrackingHost: string, withFlags = true): DomainResponse {
+export function toResponse(
+  entity: DomainEntity,
+  pending: Pick<DkimKeyEntity, 'selector' | 'createdAt'> | null,
+  settings: RecordSettings,
+  defaultTrackingHost: string,
+  withFlags = true,
+): DomainResponse {
   const records = expectedRecords(entity, settings).map((record) =>
     withFlags ? Object.assign({}, record, { verified: entity[STATUS_OF[record.purpose]] === 'verified' }) : record,
   );
   return Object.assign(
     toListItem(entity),
-    { dnsRecords: records, openTracking: entity.openTracking, clickTracking: entity.clickTracking },
+    { dnsRecords: records, dkimRotation: toDkimRotation(entity.id, pending, settings.dkimZone), openTracking: entity.openTracking, clickTracking: entity.clickTracking },
     trackingOf(entity, defaultTrackingHost),
     verifiedAt(entity),
   );
@@ -93,5 +108,16 @@ export function toEventData(entity: DomainEntity, settings: RecordSettings, chec
     dmarcStatus: entity.dmarcStatus,
     ...verifiedAt(entity),
     ...(missing.length ? { missingRecords: missing } : {}),
+  };
+}
+
+export function toDkimRotatedEventData(entity: DomainEntity, promoted: { previousSelector: string; retireAfter: Date }): DomainDkimRotatedEventData {
+  return {
+    id: entity.id,
+    name: entity.name,
+    status: entity.status,
+    selector: entity.dkimSelector,
+    previousSelector: promoted.previousSelector,
+    previousKeyRetiresAt: promoted.retireAfter.toISOString(),
   };
 }

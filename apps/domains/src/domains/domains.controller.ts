@@ -11,6 +11,7 @@ import {
 } from '@mailroom/contracts';
 import { SenderIdentityService } from '../sender-identity/sender-identity.service';
 import { VerificationService } from '../verification/verification.service';
+import { DkimRotationService } from '../dkim-rotation/dkim-rotation.service';
 import { DkimZoneService } from '../dkim-zone/dkim-zone.service';
 import { DomainsService } from './domains.service';
 
@@ -21,6 +22,7 @@ export class DomainsController {
     private readonly verification: VerificationService,
     private readonly senderIdentity: SenderIdentityService,
     private readonly dkimZone: DkimZoneService,
+    private readonly dkimRotation: DkimRotationService,
   ) {}
 
   @MessagePattern(DomainsSubjects.create)
@@ -46,6 +48,11 @@ export class DomainsController {
   @MessagePattern(DomainsSubjects.verify)
   verify(@Payload() { ctx, id }: DomainByIdPayload) {
     return this.verification.verify(ctx, id);
+  }
+
+  @MessagePattern(DomainsSubjects.rotateDkim)
+  rotateDkim(@Payload() { ctx, id }: DomainByIdPayload) {
+    return this.dkimRotation.rotate(ctx, id);
   }
 
   @MessagePattern(DomainsSubjects.delete)

@@ -4,7 +4,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { MailroomConfig } from '@mailroom/config';
 import { OutboxRelayModule } from '@mailroom/outbox';
 import { natsClientOptions } from '@mailroom/runtime';
+import { DkimKeyEntity } from '../database/entities/dkim-key.entity';
 import { DomainEntity } from '../database/entities/domain.entity';
+import { DkimKeysRepository } from '../dkim-rotation/dkim-keys.repository';
+import { DkimPromotion } from '../dkim-rotation/dkim-promotion';
+import { DkimRotationService } from '../dkim-rotation/dkim-rotation.service';
+import { RetiredKeysPurge } from '../dkim-rotation/retired-keys-purge';
 import { DkimDnsResponder } from '../dkim-zone/dkim-dns-responder';
 import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
 import { DkimZoneService } from '../dkim-zone/dkim-zone.service';
@@ -25,7 +30,7 @@ export class DomainsModule {
     return {
       module: DomainsModule,
       imports: [
-        TypeOrmModule.forFeature([DomainEntity]),
+        TypeOrmModule.forFeature([DomainEntity, DkimKeyEntity]),
         ClientsModule.register([{ name: DOMAINS_NATS_CLIENT, transport: Transport.NATS, options: natsClientOptions(config) }]),
         OutboxRelayModule.forSchema('domains'),
       ],
@@ -43,6 +48,10 @@ export class DomainsModule {
         DkimZoneService,
         SenderIdentityService,
         DkimKeyResealer,
+        DkimKeysRepository,
+        DkimRotationService,
+        DkimPromotion,
+        RetiredKeysPurge,
       ],
     };
   }

@@ -16,6 +16,16 @@ export interface DomainKeyRow {
 
 const UNIQUE_VIOLATION = '23505';
 
+/** Each domain's active key (on its row) and the keys of its rotation that are published beside it. */
+const PUBLISHED_KEYS = `
+  SELECT d.id, d.name, k.selector AS "dkimSelector", k.public_key AS "dkimPublicKey"
+    FROM domains.domains d
+    CROSS JOIN LATERAL (
+      SELECT d.dkim_selector AS selector, d.dkim_public_key AS public_key
+      UNION ALL
+      SELECT selector, public_key FROM domains.dkim_keys WHERE domain_id = d.id AND status IN ('pending', 'retiring')
+    ) k`;
+
 @Injectable()
 export class DomainsRepository {
   constructor(
@@ -34,9 +44,14 @@ export class DomainsRepository {
     }
   }
 
-  /** Seals each DKIM private key (the domain id as context) again under the current key where a previous one opens it. */
-  resealDkimKeys(sealer: Sealer, stopped: () => boolean): Promise<ResealOutcome> {
-    return resealInBatches(this.dataSource, sealer, { table: 'domains.domains', columns: ['dkim_private_key_sealed'] }, stopped);
+  /**
+   * Seals each DKIM private key (the domain id as context) again under the current key where a previous one opens
+   * it: the active keys on the domain rows, then the pending and retiring ones of rotations.
+   */
+  async resealDkimKeys(sealer: Sealer, stopped: () => boolean): Promise<ResealOutcome> {
+    const active = await resealInBatches(this.dataSource, sealer, { table: 'domains.domains', columns: ['dkim_private_key_sealed'] }, stopped);
+    const others = await resealInBatches(this.dataSource, sealer, { table: 'domains.dkim_keys', columns: ['private_key_sealed'], context: 'domain_id' }, stopped);
+    return { resealed: active.resealed + others.resealed, remaining: active.remaining + others.remaining, unreadable: active.unreadable + others.unreadable };
   }
 
   findById(id: string): Promise<DomainEntity | null> {
@@ -66,14 +81,15 @@ export class DomainsRepository {
   /**
    * Changes one domain under a row lock and writes its events into the outbox
    * in the same transaction, so a status change and its event commit together.
-   * `updatedAt` moves only when the domain itself changed (see domainRowChange).
+   * `updatedAt` moves only when the domain itself changed (see domainRowChange). `change` gets the transaction,
+   * to hand on to DkimKeysRepository for the domain's other keys, which the row lock guards too.
    */
-  async updateLocked(id: string, change: (entity: DomainEntity) => NewEvent[]): Promise<DomainEntity | null> {
+  async updateLocked(id: string, change: (entity: DomainEntity, manager: EntityManager) => NewEvent[] | Promise<NewEvent[]>): Promise<DomainEntity | null> {
     return this.dataSource.transaction(async (manager) => {
       const entity = await manager.getRepository(DomainEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!entity) return null;
       const before = { ...entity };
-      const events = change(entity);
+      const events = await change(entity, manager);
       const changed = domainRowChange(before, entity);
       if (changed === 'domain') entity.updatedAt = new Date();
       if (changed !== 'none') await manager.getRepository(DomainEntity).save(entity);
@@ -103,11 +119,12 @@ export class DomainsRepository {
     return rows.map((row) => row.id);
   }
 
-  findKey(id: string): Promise<DomainKeyRow | null> {
-    return this.repository.findOne({ where: { id }, select: { id: true, name: true, dkimSelector: true, dkimPublicKey: true } });
+  /** Every published key of the domain: the active one and any pending or retiring one (see DkimKeyEntity); none when it does not exist. */
+  findKeys(id: string): Promise<DomainKeyRow[]> {
+    return this.dataSource.query(`${PUBLISHED_KEYS} WHERE d.id = $1 ORDER BY 1, 3`, [id]);
   }
 
   allKeys(): Promise<DomainKeyRow[]> {
-    return this.repository.find({ select: { id: true, name: true, dkimSelector: true, dkimPublicKey: true }, order: { id: 'ASC' } });
+    return this.dataSource.query(`${PUBLISHED_KEYS} ORDER BY 1, 3`);
   }
 }

@@ -16,7 +16,9 @@ import {
   RequestContext,
 } from '@mailroom/contracts';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import type { DkimKeyEntity } from '../database/entities/dkim-key.entity';
 import { DomainEntity } from '../database/entities/domain.entity';
+import { DkimKeysRepository } from '../dkim-rotation/dkim-keys.repository';
 import { DkimKeyCache } from '../dkim-zone/dkim-key-cache';
 import { applyDomainUpdate, assertTrackingDomainApart, requestedTrackingDomain } from '../tracking-domain/tracking-domain';
 import { dkimSelectorFor } from './dns-records';
@@ -34,6 +36,7 @@ export class DomainsService {
     private readonly settings: DomainSettings,
     private readonly emailsUsage: EmailsUsageClient,
     private readonly keyCache: DkimKeyCache,
+    private readonly dkimKeys: DkimKeysRepository,
     @Inject(DOMAINS_NATS_CLIENT) private readonly events: ClientProxy,
   ) {}
 
@@ -76,7 +79,7 @@ export class DomainsService {
     } satisfies DomainEntity);
     if (!(await this.repository.insert(entity))) throw this.alreadyExists((await this.repository.findByName(name)) ?? entity);
     this.keyCache.forget(id);
-    return toResponse(entity, this.settings.records, this.settings.trackingDomain, false);
+    return toResponse(entity, null, this.settings.records, this.settings.trackingDomain, false);
   }
 
   async list({ ctx, params, status }: DomainListPayload): Promise<DomainList> {
@@ -86,7 +89,7 @@ export class DomainsService {
 
   async get(ctx: RequestContext, id: string): Promise<DomainResponse> {
     const entity = assertVisible(ctx, await this.repository.findById(id), id);
-    return toResponse(entity, this.settings.records, this.settings.trackingDomain);
+    return toResponse(entity, await this.dkimKeys.findPending(id), this.settings.records, this.settings.trackingDomain);
   }
 
   /**
@@ -100,12 +103,14 @@ export class DomainsService {
     assertMayTrackUnder(ctx, checked.trackingDomain);
     assertTrackingDomainApart(checked.trackingDomain, name);
     const firstCheckAt = new Date(Date.now() + this.settings.schedule.recheckSchedule[0]);
-    const updated = await this.repository.updateLocked(id, (entity) => {
+    let pending: DkimKeyEntity | null = null;
+    const updated = await this.repository.updateLocked(id, async (entity, manager) => {
       applyDomainUpdate(entity, checked, firstCheckAt);
+      pending = await this.dkimKeys.findPending(id, manager);
       return [];
     });
     if (!updated) throw DomainError.notFound('domain', id);
-    return toResponse(updated, this.settings.records, this.settings.trackingDomain);
+    return toResponse(updated, pending, this.settings.records, this.settings.trackingDomain);
   }
 
   /** The gateway validated the DTO; checked again (and normalized) because NATS callers are not only the gateway. */

@@ -31,6 +31,11 @@ export class DomainVerifier {
     return { spf, dkim, dmarc };
   }
 
+  /** The DKIM record of one key of the domain, judged by the same rule whether it is the active key or a rotation's pending one. */
+  checkDkimKey(domain: Pick<DomainEntity, 'id' | 'name'>, key: { selector: string; publicKey: string }): Promise<RecordOutcome> {
+    return this.checkDkim(new DnsLookup(this.settings.dnsServers, this.settings.dnsTimeoutMs), { id: domain.id, name: domain.name, dkimSelector: key.selector, dkimPublicKey: key.publicKey });
+  }
+
   private checkDkim(dns: DnsLookup, domain: Pick<DomainEntity, 'id' | 'name' | 'dkimSelector' | 'dkimPublicKey'>): Promise<RecordOutcome> {
     return checkDkim(absoluteHost(`${domain.dkimSelector}._domainkey`, domain.name), dkimTarget(domain, this.settings.dkimZone), domain.dkimPublicKey, dns);
   }

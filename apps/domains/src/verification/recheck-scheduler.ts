@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { RetiredKeysPurge } from '../dkim-rotation/retired-keys-purge';
 import { DomainSettings } from '../domains/domain-settings';
 import { DomainsRepository } from '../domains/domains.repository';
 import { VerificationService } from './verification.service';
@@ -11,7 +12,7 @@ const BATCH_SIZE = 20;
  * records are confirmed), failed ones that had been verified slowly for a while
  * (see nextState: a due domain is one with next_check_at set). Due domains are claimed
  * in Postgres (FOR UPDATE SKIP LOCKED plus a lease), so replicas share the work
- * and a crashed replica's claims come due again.
+ * and a crashed replica's claims come due again. Each round also purges retiring DKIM keys past their week.
  */
 @Injectable()
 export class RecheckScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -24,6 +25,7 @@ export class RecheckScheduler implements OnApplicationBootstrap, OnApplicationSh
     private readonly repository: DomainsRepository,
     private readonly verification: VerificationService,
     private readonly settings: DomainSettings,
+    private readonly retiredKeys: RetiredKeysPurge,
   ) {}
 
   /** Poll at half the shortest interval, between 50 ms (compressed schedules in tests) and 30 s. */
@@ -48,8 +50,9 @@ export class RecheckScheduler implements OnApplicationBootstrap, OnApplicationSh
     await this.tick;
   }
 
-  /** Checks what is due now; returns how many domains it checked. */
+  /** Checks what is due now, and unpublishes rotated-out DKIM keys whose time is up; returns how many domains it checked. */
   async runOnce(): Promise<number> {
+    await this.retiredKeys.run().catch((error: Error) => this.logger.warn({ err: error.message }, 'purging retired DKIM keys failed; tried again next round'));
     const ids = await this.repository.claimDue(new Date(), this.leaseMs, BATCH_SIZE);
     await Promise.all(
       ids.map((id) =>

@@ -33,6 +33,9 @@ export class DomainsClient {
   verify(ctx: RequestContext, id: string) {
     return this.rpc.request(DomainsSubjects.verify, { ctx, id });
   }
+  rotateDkim(ctx: RequestContext, id: string) {
+    return this.rpc.request(DomainsSubjects.rotateDkim, { ctx, id });
+  }
   delete(ctx: RequestContext, id: string) {
     return this.rpc.request(DomainsSubjects.delete, { ctx, id });
   }

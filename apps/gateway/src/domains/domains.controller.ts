@@ -43,6 +43,13 @@ export class DomainsController {
     return this.domains.verify(ctx, id);
   }
 
+  /** A new DKIM key under a new selector, pending until its CNAME is found; 200 with the domain (its dkimRotation). */
+  @Post(':id/dkim/rotate')
+  @HttpCode(200)
+  rotateDkim(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.domains.rotateDkim(ctx, id);
+  }
+
   @Delete(':id')
   delete(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     return this.domains.delete(ctx, id);

@@ -53,6 +53,7 @@ const KEYED_CODES = [ErrorCode.Conflict, ErrorCode.IdempotencyKeyInUse];
 export const CONFLICTS: Record<string, { codes: readonly ErrorCode[]; why: string }> = {
   'PATCH /v1/api-keys/{id}': { codes: [ErrorCode.Conflict], why: 'The key has expired, and its expiresAt can no longer change; create a new key.' },
   'POST /v1/domains': { codes: [ErrorCode.Conflict], why: 'A domain with this name already exists.' },
+  'POST /v1/domains/{id}/dkim/rotate': { codes: [ErrorCode.Conflict], why: 'The domain is not verified (verify it first), or it has used every DKIM selector of this month.' },
   'DELETE /v1/domains/{id}': { codes: [ErrorCode.InUse], why: 'Emails from this domain are still queued, scheduled or being delivered.' },
   'POST /v1/emails': { codes: KEYED_CODES, why: KEYED_CONFLICT },
   'POST /v1/emails/batch': { codes: KEYED_CODES, why: KEYED_CONFLICT },

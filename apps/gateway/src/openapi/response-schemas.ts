@@ -87,6 +87,18 @@ const domainWith = (record: string): JsonSchema =>
       dnsRecords: { type: 'array', items: schemaRef(record) },
       openTracking: { type: 'boolean', description: 'Whether html mail gets the open pixel (an email may override it).' },
       clickTracking: { type: 'boolean', description: 'Whether links in html mail are rewritten (an email may override it).' },
+      dkimRotation: {
+        oneOf: [
+          { type: 'null' },
+          objectOf('', {
+            status: { const: 'pending' },
+            selector: str(),
+            record: schemaRef(record),
+            startedAt: time,
+          }),
+        ],
+        description: "A DKIM key rotation waiting for its CNAME (null when none): the new key signs once a check finds `record`; dnsRecords keeps the active key's.",
+      },
       ...tracking,
       verifiedAt: time,
     },
@@ -257,6 +269,10 @@ export const RESPONSES_BY_OPERATION: Record<string, OperationResponse> = {
     schema: { type: 'string', contentMediaType: 'text/plain' },
   },
   'PATCH /v1/domains/{id}': { description: 'The updated domain. A new trackingDomain is `pending` until its CNAME verifies.', schema: schemaRef('Domain') },
+  'POST /v1/domains/{id}/dkim/rotate': {
+    description: 'The domain, its new DKIM key pending in dkimRotation (the CNAME to publish) until a check finds the CNAME and makes it the active key.',
+    schema: schemaRef('Domain'),
+  },
   'POST /v1/domains/{id}/verify': { description: 'The verification result: verifiedAt, or the records still missing.', schema: schemaRef('DomainVerification') },
   'POST /v1/emails': { description: 'Accepted: queued, or scheduled when scheduledAt is given.', schema: schemaRef('Email') },
   'POST /v1/emails/batch': { description: 'Accepted, all or nothing; one item per email in request order.', schema: schemaRef('EmailBatchResult') },

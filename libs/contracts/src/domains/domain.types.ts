@@ -41,8 +41,24 @@ export interface DomainTracking {
   trackingDomainStatus: TrackingDomainStatus;
 }
 
+/**
+ * A DKIM key rotation waiting for its CNAME: the new key is published in DKIM_ZONE but signs nothing until a check
+ * finds `record` in place; then it becomes the active key (dnsRecords shows its CNAME) and this goes back to null.
+ */
+export interface DkimRotation {
+  status: 'pending';
+  selector: string;
+  /** The CNAME to publish, beside the active one (both stay until the old key is retired). `verified` is false while pending. */
+  record: DnsRecord & { type: 'CNAME'; purpose: 'dkim'; verified: boolean };
+  /** When the pending key was made (a rotation repeated while pending makes a new one). */
+  startedAt: string;
+}
+
 export interface DomainResponse extends DomainListItem, DomainTracking {
+  /** The three records of the active keys and settings: SPF, DKIM, DMARC. A pending rotation's CNAME is in dkimRotation. */
   dnsRecords: DnsRecord[];
+  /** Null when no rotation is pending. */
+  dkimRotation: DkimRotation | null;
   openTracking: boolean;
   clickTracking: boolean;
   /** Present once verified. */
@@ -124,6 +140,16 @@ export interface DkimZoneExportReply {
 }
 
 export type DomainList = ListEnvelope<DomainListItem>;
+
+/** The data of `domain.dkim_rotated`: a rotation's new key now signs; the old one is published until `previousKeyRetiresAt`. */
+export interface DomainDkimRotatedEventData {
+  id: string;
+  name: string;
+  status: DomainStatus;
+  selector: string;
+  previousSelector: string;
+  previousKeyRetiresAt: string;
+}
 
 /** The data of `domain.verified` and `domain.failed` events. */
 export interface DomainEventData {

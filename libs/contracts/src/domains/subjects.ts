@@ -19,6 +19,7 @@ export const DomainsSubjects = {
   get: 'domains.domain.get',
   update: 'domains.domain.update',
   verify: 'domains.domain.verify',
+  rotateDkim: 'domains.domain.rotate-dkim',
   delete: 'domains.domain.delete',
   senderIdentity: SENDER_IDENTITY_SUBJECT,
   zoneExport: 'domains.dkim-zone.export',
@@ -28,6 +29,7 @@ export const DomainsSubjects = {
 export const DomainEvents = {
   verified: 'domain.verified',
   failed: 'domain.failed',
+  dkimRotated: 'domain.dkim_rotated',
 } as const;
 
 /** Fire-and-forget subjects. */
@@ -51,6 +53,7 @@ export interface DomainsRpc {
   [DomainsSubjects.get]: { payload: DomainByIdPayload; reply: DomainResponse };
   [DomainsSubjects.update]: { payload: DomainUpdatePayload; reply: DomainResponse };
   [DomainsSubjects.verify]: { payload: DomainByIdPayload; reply: DomainVerifyResponse };
+  [DomainsSubjects.rotateDkim]: { payload: DomainByIdPayload; reply: DomainResponse };
   [DomainsSubjects.delete]: { payload: DomainByIdPayload; reply: DeletedResponse<'domain'> };
   [DomainsSubjects.senderIdentity]: { payload: SenderIdentityPayload; reply: SenderIdentityReply };
   [DomainsSubjects.zoneExport]: { payload: DkimZoneExportPayload; reply: DkimZoneExportReply };

@@ -14,7 +14,7 @@ export const EMAIL_EVENT_TYPES = [
   'email.cancelled',
 ] as const;
 
-export const DOMAIN_EVENT_TYPES = ['domain.verified', 'domain.failed'] as const;
+export const DOMAIN_EVENT_TYPES = ['domain.verified', 'domain.failed', 'domain.dkim_rotated'] as const;
 
 export const EVENT_TYPES = [...EMAIL_EVENT_TYPES, ...DOMAIN_EVENT_TYPES] as const;
 
