@@ -12,14 +12,18 @@ function pemBodyLines(pem: string): string[] {
   return pem.split('\n').filter((line) => line && !line.startsWith('-----'));
 }
 
-/** Sends an email from `domain` to `to` (a recipient no other email went to) and answers the DKIM verdicts of the message that reached it. */
-async function dkimResultsOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<string[]> {
+/** Sends an email from `domain` to `to` (a recipient no other email went to) and answers the DKIM verdicts (and selectors) of the message that reached it. */
+async function dkimOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<Array<{ result: string; selector: string }>> {
   const sent = await harness.stack.api.post('/v1/emails', { from: `hi@${domain}`, to, subject: 'Signed', text: 'Hello' });
   expect(sent.status).toBe(202);
   await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
   const [message] = harness.smtp.messagesFor(to);
   const verdict = await authenticate(message.raw, { ip: '127.0.0.1', helo: 'mailroom.test', sender: `bounces@${domain}`, mta: 'mx.example.test', resolver: testDnsResolver(harness.dns) });
-  return verdict.dkim.results.map((result: { status: { result: string } }) => result.status.result);
+  return verdict.dkim.results.map((result: { status: { result: string }; selector: string }) => ({ result: result.status.result, selector: result.selector }));
+}
+
+async function dkimResultsOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<string[]> {
+  return (await dkimOfDelivered(harness, domain, to)).map((verdict) => verdict.result);
 }
 
 /**
@@ -149,12 +153,36 @@ describe('DKIM keys across an ENCRYPTION_KEY rotation', () => {
 
   const gauge = async () => (await scrapeMetrics(harness.stack.opsUrl('domains'))).find('mailroom_secrets_sealed_with_previous_key', { kind: 'dkim_key' })[0]?.value;
 
-  it('signs at once with keys sealed under the previous key, seals them again under the new one, and signs without the old key', async () => {
+  /** The domain's other keys (a rotation's pending and retiring ones), opened with `key`, by selector; a value it does not open is null. */
+  const otherKeysOpenedWith = async (domainId: string, key: string): Promise<Record<string, string | null>> => {
+    const { rows } = await harness.db.query(`SELECT selector, private_key_sealed FROM domains.dkim_keys WHERE domain_id = $1 ORDER BY selector`, [domainId]);
+    return Object.fromEntries(
+      rows.map((row: { selector: string; private_key_sealed: string }) => {
+        try {
+          return [row.selector, new SecretBox(key).decrypt(row.private_key_sealed, domainId)];
+        } catch {
+          return [row.selector, null];
+        }
+      }),
+    );
+  };
+
+  it('signs at once with keys sealed under the previous key, seals them again under the new one (a rotation\'s pending and retiring keys too), and signs without the old key', async () => {
     const domain = await verifiedDomain(harness, 'rotated.test');
+    // A DKIM rotation promoted (the first key retiring) and another one pending: three keys of the domain sealed under A.
+    const api = harness.stack.api;
+    const rotation = (await api.post(`/v1/domains/${domain.id}/dkim/rotate`)).body.dkimRotation;
+    harness.dns.set(`${rotation.record.host}.${domain.name}`, 'CNAME', rotation.record.value);
+    expect((await api.post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
+    expect((await api.get(`/v1/domains/${domain.id}`)).body.dkimRotation).toBeNull();
+    expect((await api.post(`/v1/domains/${domain.id}/dkim/rotate`)).body.dkimRotation.status).toBe('pending');
     const pem = new SecretBox(keyA).decrypt(await storedSealed(domain.id), domain.id);
+    const otherPems = await otherKeysOpenedWith(domain.id, keyA);
+    expect(Object.values(otherPems)).toEqual([expect.stringContaining('BEGIN PRIVATE KEY'), expect.stringContaining('BEGIN PRIVATE KEY')]);
 
     await restartWith({ ENCRYPTION_KEY: keyB, ENCRYPTION_KEY_PREVIOUS: keyA });
-    expect(await dkimResultsOfDelivered(harness, 'rotated.test', 'cat@example.test')).toEqual(['pass']);
+    // Signed with the promoted key, verified through the zone as a receiver does.
+    expect(await dkimOfDelivered(harness, 'rotated.test', 'cat@example.test')).toEqual([{ result: 'pass', selector: rotation.selector }]);
     const underB = await eventually(async () => {
       try {
         return new SecretBox(keyB).decrypt(await storedSealed(domain.id), domain.id);
@@ -164,6 +192,7 @@ describe('DKIM keys across an ENCRYPTION_KEY rotation', () => {
     });
     expect(underB).toBe(pem);
     expect(await eventually(async () => (await gauge()) === 0)).toBe(true);
+    expect(await otherKeysOpenedWith(domain.id, keyB)).toEqual(otherPems);
 
     await restartWith({ ENCRYPTION_KEY: keyB });
     expect(await dkimResultsOfDelivered(harness, 'rotated.test', 'dan@example.test')).toEqual(['pass']);
