@@ -122,6 +122,10 @@ describe('OpenAPI responses: real answers match the documented schemas', () => {
     expect({ status: verified.status, trackingDomainProblem: typeof verified.trackingDomainProblem }).toEqual({ status: 'verified', trackingDomainProblem: 'string' });
     const fetched = await succeeds('GET /v1/domains/{id}', { id: created.id });
     expect(fetched.verifiedAt).toEqual(expect.any(String));
+    expect(fetched.dkimRotation).toBeNull();
+    const rotating = await succeeds('POST /v1/domains/{id}/dkim/rotate', { id: created.id });
+    expect(rotating.dkimRotation.status).toBe('pending');
+    expect((await succeeds('GET /v1/domains/{id}', { id: created.id })).dkimRotation).toEqual(rotating.dkimRotation);
     await succeeds('GET /v1/domains');
     await succeeds('GET /v1/domains/dkim-zone');
     await succeeds('DELETE /v1/domains/{id}', { id: created.id });

@@ -372,6 +372,7 @@ describe('OpenAPI reference (GET /openapi.json, /docs)', () => {
       dmarcStatus: 'pending',
       createdAt: '2026-11-27T12:00:00.000Z',
       dnsRecords: [record],
+      dkimRotation: null,
       openTracking: true,
       clickTracking: true,
       trackingDomain: 'track.example.net',
