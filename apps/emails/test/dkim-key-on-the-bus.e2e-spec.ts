@@ -13,13 +13,13 @@ function pemBodyLines(pem: string): string[] {
 }
 
 /** Sends an email from `domain` to `to` (a recipient no other email went to) and answers the DKIM verdicts (and selectors) of the message that reached it. */
-async function dkimOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<Array<{ result: string; selector: string }>> {
+async function dkimOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<Array<{ result: string; selector?: string }>> {
   const sent = await harness.stack.api.post('/v1/emails', { from: `hi@${domain}`, to, subject: 'Signed', text: 'Hello' });
   expect(sent.status).toBe(202);
   await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['delivered']);
   const [message] = harness.smtp.messagesFor(to);
   const verdict = await authenticate(message.raw, { ip: '127.0.0.1', helo: 'mailroom.test', sender: `bounces@${domain}`, mta: 'mx.example.test', resolver: testDnsResolver(harness.dns) });
-  return verdict.dkim.results.map((result: { status: { result: string }; selector: string }) => ({ result: result.status.result, selector: result.selector }));
+  return verdict.dkim.results.map((result: { status: { result: string }; selector?: string }) => ({ result: result.status.result, selector: result.selector }));
 }
 
 async function dkimResultsOfDelivered(harness: DeliveryHarness, domain: string, to: string): Promise<string[]> {
@@ -173,6 +173,8 @@ describe('DKIM keys across an ENCRYPTION_KEY rotation', () => {
     const api = harness.stack.api;
     const rotation = (await api.post(`/v1/domains/${domain.id}/dkim/rotate`)).body.dkimRotation;
     harness.dns.set(`${rotation.record.host}.${domain.name}`, 'CNAME', rotation.record.value);
+    // A key is promoted once every domains replica answers it, a minute after it was made: that minute, passed.
+    await harness.db.query(`UPDATE domains.dkim_keys SET created_at = created_at - interval '1 minute' WHERE domain_id = $1`, [domain.id]);
     expect((await api.post(`/v1/domains/${domain.id}/verify`)).body.status).toBe('verified');
     expect((await api.get(`/v1/domains/${domain.id}`)).body.dkimRotation).toBeNull();
     expect((await api.post(`/v1/domains/${domain.id}/dkim/rotate`)).body.dkimRotation.status).toBe('pending');

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { parseDkimTargetLabel } from '../domains/dns-records';
 import { DomainKeyRow, DomainsRepository } from '../domains/domains.repository';
 
-const FOUND_TTL_MS = 60_000;
+/** How long a replica answers a domain's keys as it read them: a key made this long ago is answered by every replica. */
+export const FOUND_TTL_MS = 60_000;
 const MISSING_TTL_MS = 5_000;
 /** While the database is away, how long a stale answer stands before the database is asked again. */
 const STALE_RETRY_MS = 5_000;
