@@ -72,12 +72,14 @@ export class DkimKeysRepository {
    * their selectors stay, as `retired`, so none is handed out again. Answers the domains whose keys went.
    */
   async retireDue(now: Date): Promise<string[]> {
-    const rows: Array<{ domain_id: string }> = await this.dataSource.query(
+    const result: unknown = await this.dataSource.query(
       `UPDATE domains.dkim_keys SET status = 'retired', public_key = NULL, private_key_sealed = NULL
         WHERE status = 'retiring' AND retire_after <= $1
         RETURNING domain_id`,
       [now],
-    ).then((result: unknown) => (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ domain_id: string }>);
+    );
+    // TypeORM's Postgres driver answers an UPDATE … RETURNING as [rows, rowCount], not as the rows.
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ domain_id: string }>;
     return [...new Set(rows.map((row) => row.domain_id))];
   }
 }

@@ -39,7 +39,7 @@ export class DkimRotationService {
       const selector = existing?.selector ?? rotationSelector(now, await this.dkimKeys.usedSelectors(manager, domain));
       if (!selector) throw DomainError.conflict(`Domain ${domain.name} has used every DKIM selector of this month; rotate it again next month.`);
       pending = await this.dkimKeys.savePending(manager, id, existing, { selector, publicKey: keys.publicKeyBase64, privateKeySealed }, now);
-      // The new CNAME is looked for on the pending schedule, from its first step (see DkimPromotion.nextCheck).
+      // The new CNAME is looked for on the pending schedule, from its first step (see DkimPromotion.settle).
       const firstCheck = new Date(now.getTime() + this.settings.schedule.recheckSchedule[0]);
       if (domain.nextCheckAt && domain.nextCheckAt > firstCheck) domain.nextCheckAt = firstCheck;
       domain.updatedAt = now; // the domain object changed (dkimRotation), though none of its row's own columns did
