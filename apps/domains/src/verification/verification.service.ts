@@ -79,7 +79,7 @@ export class VerificationService {
       const now = new Date();
       const previousCheck = entity.lastCheckedAt;
       const rotation = await this.promotion.settle(manager, entity, lookups.rotation, trigger, now);
-      if (rotation.promoted) check = { ...check, dkim: { result: 'pass' } };
+      if (rotation.promoted) check = Object.assign({}, check, { dkim: { result: 'pass' } });
       const { state, event } = nextState(entity, check, trigger, { askedAt, now }, this.settings.schedule);
       const nextCheckAt = earliest(this.notPastTrackingCheck(state.nextCheckAt, entity, tracking), state.nextCheckAt && rotation.nextCheckAt);
       Object.assign(entity, state, { lastCheckedAt: now, nextCheckAt });
