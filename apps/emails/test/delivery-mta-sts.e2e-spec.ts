@@ -32,7 +32,7 @@ describe('delivery under MTA-STS policies', () => {
   };
 
   beforeAll(async () => {
-    const names = ['enforced.test', 'unlisted.test', 'no-starttls.test', 'wrong-name.test', 'testing-mode.test'];
+    const names = ['enforced.test', 'unlisted.test', 'no-starttls.test', 'wrong-name.test', 'testing-mode.test', 'refreshed.test'];
     policyServer = createServer(ca.issueServer(names.map((name) => `mta-sts.${name}`)), (request, response) => {
       const text = policies.get((request.headers.host ?? '').replace(/:\d+$/, ''));
       if (request.url !== '/.well-known/mta-sts.txt' || text === undefined) return void response.writeHead(404).end();
@@ -41,7 +41,7 @@ describe('delivery under MTA-STS policies', () => {
     await new Promise<void>((resolve) => policyServer.listen(0, '127.0.0.1', resolve));
     harness = await startDeliveryHarness({ TLS_EXTRA_CA_FILE: ca.caFile, MTA_STS_HTTPS_PORT: String((policyServer.address() as AddressInfo).port) });
     const port = harness.smtp.port;
-    verified = await startTestSmtp({ host: '127.0.0.2', port, tls: ca.issueServer(['mx.enforced.test', 'mx.unlisted.test']) });
+    verified = await startTestSmtp({ host: '127.0.0.2', port, tls: ca.issueServer(['mx.enforced.test', 'mx.unlisted.test', 'mx.refreshed.test']) });
     plaintextOnly = await startTestSmtp({ host: '127.0.0.3', port, disableStartTls: true });
     wrongName = await startTestSmtp({ host: '127.0.0.4', port, tls: ca.issueServer(['mx.someone-else.test']) });
     publish('enforced.test', '127.0.0.2', 'v1', policy('enforce', 'mx.enforced.test'));
@@ -49,6 +49,7 @@ describe('delivery under MTA-STS policies', () => {
     publish('no-starttls.test', '127.0.0.3', 'v1', policy('enforce', 'mx.no-starttls.test'));
     publish('wrong-name.test', '127.0.0.4', 'v1', policy('enforce', 'mx.wrong-name.test'));
     publish('testing-mode.test', '127.0.0.3', 'v1', policy('testing', 'mx.testing-mode.test'));
+    publish('refreshed.test', '127.0.0.2', 'v1', policy('enforce', 'mx.refreshed.test'));
     routeMailTo(harness.dns, 'no-policy.test');
     await verifiedDomain(harness, 'acme.test');
   });
@@ -114,6 +115,19 @@ describe('delivery under MTA-STS policies', () => {
     await emailReaching(harness.stack, harness.stack.rootKey, id, ['delivered']);
     // The harness's SMTP server presents the smtp-server package's self-signed certificate.
     expect(harness.smtp.messagesFor('frank@no-policy.test')[0].secure).toBe(true);
+  });
+
+  it('refreshes a cached policy due for it while its record announces the same id, and keeps it for its max_age from then', async () => {
+    await emailReaching(harness.stack, harness.stack.rootKey, await send('hana@refreshed.test'), ['delivered']);
+    // 13 hours later (a policy whose max_age is a day is refreshed after half of it), still cached, the host serves a
+    // policy with another pattern under the same id; a restart forgets the answer remembered in memory.
+    await harness.db.query(`UPDATE emails.mta_sts_policies SET fetched_at = fetched_at - interval '13 hours', expires_at = expires_at - interval '13 hours' WHERE domain = 'refreshed.test'`);
+    policies.set('mta-sts.refreshed.test', policy('enforce', 'mx.refreshed.test', '*.backup.refreshed.test'));
+    await harness.stack.stopApp('emails');
+    await harness.stack.startApp('emails');
+    await emailReaching(harness.stack, harness.stack.rootKey, await send('ivan@refreshed.test'), ['delivered']);
+    const { rows } = await harness.db.query(`SELECT policy_id, mx, expires_at > now() + interval '23 hours' AS extended FROM emails.mta_sts_policies WHERE domain = 'refreshed.test'`);
+    expect(rows).toEqual([{ policy_id: 'v1', mx: ['mx.refreshed.test', '*.backup.refreshed.test'], extended: true }]);
   });
 
   it('keeps enforcing a cached policy across a restart after its record is stripped and its MX pointed elsewhere', async () => {

@@ -2,9 +2,10 @@ import { Counter } from 'prom-client';
 import { metricsRegistry, registeredMetric } from '@mailroom/runtime';
 
 /**
- * Each MTA-STS policy fetch (a domain's `_mta-sts` record announced an id not cached): `fetched` when a valid policy
- * came back, `invalid` when the answer was no valid policy, `failed` when there was no answer (DNS, TLS, HTTP status,
- * media type, size, timeout). A burst of failures is what an attacker blocking the policy host looks like.
+ * Each MTA-STS policy fetch (a domain's `_mta-sts` record announced an id not cached, or the cached policy was due
+ * for a refresh under its id): `fetched` when a valid policy came back, `invalid` when the answer was no valid
+ * policy, `failed` when there was no answer (DNS, TLS, HTTP status, media type, size, timeout). A burst of failures
+ * is what an attacker blocking the policy host looks like.
  */
 export const stsPolicyFetches = registeredMetric(
   'mailroom_mta_sts_policy_fetches_total',

@@ -8,10 +8,16 @@ export interface CachedStsPolicy extends StsPolicy {
   policyId: string;
 }
 
+/** A cached policy as read back: when it was last fetched (or refreshed), which decides when it is refreshed. */
+export interface StoredStsPolicy extends CachedStsPolicy {
+  fetchedAt: Date;
+}
+
 /** Where fetched policies are kept between deliveries and across restarts (StsPolicies reads and writes it). */
 export interface StsPolicyStore {
   /** The domain's policy while its max_age has not run out, or null. */
-  find(domain: string): Promise<CachedStsPolicy | null>;
+  find(domain: string): Promise<StoredStsPolicy | null>;
+  /** Keeps the policy as fetched now, for its max_age from now (a refresh under the same id extends its life). */
   save(domain: string, policy: CachedStsPolicy): Promise<void>;
 }
 
@@ -20,6 +26,7 @@ interface PolicyRow {
   mode: StsMode;
   mx: string[];
   max_age: number;
+  fetched_at: Date;
 }
 
 /** emails.mta_sts_policies: one row per recipient domain whose policy was fetched, until it expires. */
@@ -27,14 +34,14 @@ interface PolicyRow {
 export class MtaStsRepository implements StsPolicyStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  async find(domain: string): Promise<CachedStsPolicy | null> {
+  async find(domain: string): Promise<StoredStsPolicy | null> {
     const rows: PolicyRow[] = await this.dataSource.query(
-      'SELECT policy_id, mode, mx, max_age FROM emails.mta_sts_policies WHERE domain = $1 AND expires_at > now()',
+      'SELECT policy_id, mode, mx, max_age, fetched_at FROM emails.mta_sts_policies WHERE domain = $1 AND expires_at > now()',
       [domain],
     );
     if (!rows.length) return null;
     const [row] = rows;
-    return { policyId: row.policy_id, mode: row.mode, mx: row.mx, maxAgeSeconds: row.max_age };
+    return { policyId: row.policy_id, mode: row.mode, mx: row.mx, maxAgeSeconds: row.max_age, fetchedAt: row.fetched_at };
   }
 
   async save(domain: string, policy: CachedStsPolicy): Promise<void> {

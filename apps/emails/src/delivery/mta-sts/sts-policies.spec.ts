@@ -1,19 +1,28 @@
-import { CachedStsPolicy, StsPolicyStore } from './mta-sts.repository';
+import { stsPolicyFetches } from './mta-sts-metrics';
+import { StoredStsPolicy, StsPolicyStore } from './mta-sts.repository';
 import { PolicyFetch } from './policy-fetch';
 import { StsAnnouncement } from './sts-discovery';
 import { StsPolicies } from './sts-policies';
 
 const ENFORCE_TEXT = 'version: STSv1\nmode: enforce\nmx: mx.example.com\nmax_age: 86400\n';
 const ENFORCE = { mode: 'enforce', mx: ['mx.example.com'], maxAgeSeconds: 86400 };
-const CACHED: CachedStsPolicy = { policyId: 'old', mode: 'enforce', mx: ['mx.cached.example.com'], maxAgeSeconds: 604800 };
+/** Fetched when the test's clock starts, with a week's max_age: a refresh is due a day later. */
+const CACHED: StoredStsPolicy = { policyId: 'old', mode: 'enforce', mx: ['mx.cached.example.com'], maxAgeSeconds: 604800, fetchedAt: new Date(0) };
+const DAY_MS = 24 * 3600_000;
 
-/** StsPolicies over an in-memory store, a scripted TXT answer and a scripted fetch, with a clock the test moves. */
-function subject(options: { announcement: StsAnnouncement; fetched?: PolicyFetch; cached?: CachedStsPolicy }) {
-  const rows = new Map<string, CachedStsPolicy>(options.cached ? [['example.com', options.cached]] : []);
-  const store: StsPolicyStore = { find: async (domain) => rows.get(domain) ?? null, save: async (domain, policy) => void rows.set(domain, policy) };
+/**
+ * StsPolicies over an in-memory store (which stamps what it saves with the test's clock, as the table does with
+ * now()), a scripted TXT answer and a scripted fetch, with a clock the test moves.
+ */
+function subject(options: { announcement: StsAnnouncement; fetched?: PolicyFetch; cached?: StoredStsPolicy }) {
+  let now = 0;
+  const rows = new Map<string, StoredStsPolicy>(options.cached ? [['example.com', options.cached]] : []);
+  const store: StsPolicyStore = {
+    find: async (domain) => rows.get(domain) ?? null,
+    save: async (domain, policy) => void rows.set(domain, Object.assign({ fetchedAt: new Date(now) }, policy)),
+  };
   const fetch = jest.fn(async (): Promise<PolicyFetch> => options.fetched ?? { ok: false, reason: 'not scripted' });
   const discover = jest.fn(async () => options.announcement);
-  let now = 0;
   const policies = new StsPolicies(store, { discover, fetch }, () => now);
   return { policies, rows, fetch, discover, advance: (ms: number) => (now += ms) };
 }
@@ -23,7 +32,7 @@ describe(StsPolicies.name, () => {
     const { policies, rows, fetch } = subject({ announcement: { kind: 'policy', id: 'v1' }, fetched: { ok: true, text: ENFORCE_TEXT } });
     expect(await policies.policyFor('example.com')).toEqual(ENFORCE);
     expect(fetch).toHaveBeenCalledWith('example.com');
-    expect(rows.get('example.com')).toEqual(Object.assign({ policyId: 'v1' }, ENFORCE));
+    expect(rows.get('example.com')).toEqual(Object.assign({ policyId: 'v1', fetchedAt: new Date(0) }, ENFORCE));
   });
 
   it('uses the cached policy without fetching while the record announces its id', async () => {
@@ -70,4 +79,60 @@ describe(StsPolicies.name, () => {
     await policies.policyFor('example.com');
     expect(discover).toHaveBeenCalledTimes(2);
   });
+
+  describe('refreshing a cached policy while its id is unchanged (RFC 8461 §5.1)', () => {
+    const SAME_ID: StsAnnouncement = { kind: 'policy', id: 'old' };
+    /** The refresh interval: the smaller of a day and half the max_age. */
+    const INTERVALS: [string, number, number][] = [
+      ['a day, for a policy of a week', 604800, DAY_MS],
+      ['half its max_age, for a policy of an hour', 3600, 1800_000],
+    ];
+
+    it.each(INTERVALS)('fetches it again after %s, and saves it under the same id from now', async (_, maxAgeSeconds, intervalMs) => {
+      const cached = Object.assign({}, CACHED, { maxAgeSeconds });
+      const { policies, rows, fetch, advance } = subject({ announcement: SAME_ID, fetched: { ok: true, text: ENFORCE_TEXT }, cached });
+      advance(intervalMs);
+      expect(await policies.policyFor('example.com')).toEqual(ENFORCE);
+      expect(fetch).toHaveBeenCalledWith('example.com');
+      expect(rows.get('example.com')).toEqual(Object.assign({ policyId: 'old', fetchedAt: new Date(intervalMs) }, ENFORCE));
+    });
+
+    it.each(INTERVALS)('does not fetch it before %s', async (_, maxAgeSeconds, intervalMs) => {
+      const cached = Object.assign({}, CACHED, { maxAgeSeconds });
+      const { policies, rows, fetch, advance } = subject({ announcement: SAME_ID, fetched: { ok: true, text: ENFORCE_TEXT }, cached });
+      advance(intervalMs - 1000);
+      expect(await policies.policyFor('example.com')).toEqual(cached);
+      expect(fetch).not.toHaveBeenCalled();
+      expect(rows.get('example.com')).toEqual(cached);
+    });
+
+    it.each<[string, PolicyFetch, string]>([
+      ['cannot be fetched', { ok: false, reason: 'ECONNREFUSED' }, 'failed'],
+      ['is no valid policy', { ok: true, text: '<html>' }, 'invalid'],
+    ])('keeps the cached policy, its expiry unchanged, when the refresh %s, and counts the fetch', async (_, fetched, outcome) => {
+      const { policies, rows, fetch, advance } = subject({ announcement: SAME_ID, fetched, cached: CACHED });
+      const before = await fetchCount(outcome);
+      advance(DAY_MS);
+      expect(await policies.policyFor('example.com')).toEqual(CACHED);
+      expect(fetch).toHaveBeenCalledTimes(1);
+      expect(rows.get('example.com')).toBe(CACHED);
+      expect(await fetchCount(outcome)).toBe(before + 1);
+    });
+
+    it.each<[string, StsAnnouncement]>([
+      ['the record is gone', { kind: 'none' }],
+      ['the record lookup failed', { kind: 'failed', reason: 'ESERVFAIL' }],
+    ])('does not refresh it when %s: it applies as it is until it expires', async (_, announcement) => {
+      const { policies, fetch, advance } = subject({ announcement, fetched: { ok: true, text: ENFORCE_TEXT }, cached: CACHED });
+      advance(DAY_MS);
+      expect(await policies.policyFor('example.com')).toEqual(CACHED);
+      expect(fetch).not.toHaveBeenCalled();
+    });
+  });
 });
+
+/** How many fetches mailroom_mta_sts_policy_fetches_total has counted with this outcome so far. */
+async function fetchCount(outcome: string): Promise<number> {
+  const { values } = await stsPolicyFetches.get();
+  return values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
+}
