@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { DnsDeadline, lookupChannel, refusedAddressReason } from '@mailroom/runtime';
+import { hostAddresses } from '../mx/host-addresses';
 
 /**
  * A `lookup` for the policy fetch that resolves `mta-sts.<domain>` as MX hosts are resolved: through DNS_SERVERS
@@ -25,13 +26,13 @@ export function policyHostLookup(servers: string[], timeoutMs: number, allowPriv
   };
 }
 
+/** The host's addresses, as an MX host's are found (hostAddresses), with their families. */
 async function addressesOf(name: string, servers: string[], timeoutMs: number): Promise<LookupAddress[]> {
   const channel = lookupChannel(servers, timeoutMs);
   const deadline = new DnsDeadline(channel, timeoutMs);
-  const lookup = (query: Promise<string[]>) => deadline.within(name, query).catch((error: NodeJS.ErrnoException) => (['ENODATA', 'ENOTFOUND'].includes(error.code ?? '') ? [] : Promise.reject(error)));
   try {
-    const [v4, v6] = await Promise.all([lookup(channel.resolve4(name)), lookup(channel.resolve6(name))]);
-    return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
+    const { addresses } = await hostAddresses(name, channel, deadline);
+    return addresses.map((address) => ({ address, family: isIP(address) }));
   } finally {
     deadline.end();
   }

@@ -1,8 +1,7 @@
-import type { RecordWithTtl } from 'node:dns';
 import type { Resolver } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { DnsDeadline, lookupChannel, refusedAddressReason } from '@mailroom/runtime';
 import { SmtpOutcome } from '../smtp-outcome';
+import { hostAddresses } from './host-addresses';
 import { isNullMx, orderMxHosts, PreferredHost } from './mx-order';
 
 export interface MailHost extends PreferredHost {
@@ -21,15 +20,6 @@ export type MailRoute = { kind: 'hosts'; hosts: MailHost[]; ttlSeconds: number }
 export interface MailRouter {
   route(domain: string): Promise<MailRoute>;
 }
-
-interface HostAddresses {
-  addresses: string[];
-  ttlSeconds: number;
-  /** One address family's lookup failed: the addresses are the other family's alone. */
-  partial: boolean;
-}
-
-const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
 
 /**
  * The most MX hosts looked up, and addresses kept, for one route: Exim's hosts_max_try_hardlimit, far more than any
@@ -99,7 +89,7 @@ export class MxResolver implements MailRouter {
     // the mail goes to the hosts that can be found, and waits only when none can.
     // (A failed lookup is marked rather than told apart with instanceof Error, which fails for errors of another realm.)
     const lookups = await Promise.all(
-      names.map((host) => this.addressesOf(host.name, channel, deadline).catch((error: NodeJS.ErrnoException): { failure: NodeJS.ErrnoException } => ({ failure: error }))),
+      names.map((host) => hostAddresses(host.name, channel, deadline).catch((error: NodeJS.ErrnoException): { failure: NodeJS.ErrnoException } => ({ failure: error }))),
     );
     const hosts: MailHost[] = [];
     const refused: string[] = [];
@@ -133,22 +123,5 @@ export class MxResolver implements MailRouter {
     const implicit = names.length === 1 && names[0].name === domain;
     const reply = implicit ? `550 5.1.2 ${domain} has no MX and no address record` : `550 5.4.4 no MX host of ${domain} has an address record`;
     return { kind: 'unroutable', outcome: { kind: 'permanent', code: 550, reply } };
-  }
-
-  /**
-   * A host's A and AAAA records. When one family's lookup fails and the other
-   * found addresses, those are used, as Postfix does: resolvers and
-   * middleboxes that drop or SERVFAIL AAAA queries are common, and the host is
-   * reachable over IPv4 all the same. A failure with nothing found fails.
-   */
-  private async addressesOf(name: string, channel: Resolver, deadline: DnsDeadline): Promise<HostAddresses> {
-    if (isIP(name)) return { addresses: [name], ttlSeconds: Infinity, partial: false };
-    const lookup = (query: Promise<RecordWithTtl[]>) =>
-      deadline.within(name, query).catch((error: NodeJS.ErrnoException) => (NO_DATA.has(error.code ?? '') ? [] : Promise.reject(error)));
-    const families = await Promise.allSettled([lookup(channel.resolve4(name, { ttl: true })), lookup(channel.resolve6(name, { ttl: true }))]);
-    const records = families.flatMap((family) => (family.status === 'fulfilled' ? family.value : []));
-    const failed = families.find((family): family is PromiseRejectedResult => family.status === 'rejected');
-    if (failed && !records.length) throw failed.reason;
-    return { addresses: records.map((record) => record.address), ttlSeconds: Math.min(...records.map((record) => record.ttl)), partial: failed !== undefined };
   }
 }
