@@ -307,6 +307,33 @@ describe('batch, cancel, reschedule and domain usage', () => {
       expect((await reader.post(`/v1/emails/${email.id}/cancel`)).status).toBe(403);
       expect((await reader.patch(`/v1/emails/${email.id}`, { scheduledAt: inOneDay() })).status).toBe(403);
     });
+
+    it('answers a key that may send but not read with the change alone, never the content', async () => {
+      const secret = 'CONTENT-a81f-only-for-readers';
+      const later = new Date(Date.now() + 2 * 24 * 3600 * 1000).toISOString();
+      const sender = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:send'] })).key);
+      const both = stack.api.withKey((await stack.issueKey({ mode: 'test', permissions: ['emails:send', 'emails:read'] })).key);
+      const scheduled = () => test.post('/v1/emails', emailBody({ subject: 'S', text: secret, html: `<p>${secret}</p>`, cc: ['cc@example.com'], metadata: { note: secret }, scheduledAt: inOneDay() }));
+      const [first, second, third] = [(await scheduled()).body, (await scheduled()).body, (await scheduled()).body];
+      const changeAlone = (id: string, status: string, scheduledAt: string | null) => ({ id, object: 'email', from: first.from, to: first.to, subject: 'S', status, scheduledAt, createdAt: expect.any(String) });
+
+      const rescheduled = await sender.patch(`/v1/emails/${first.id}`, { scheduledAt: later });
+      expect(rescheduled.status).toBe(200);
+      expect(rescheduled.body).toStrictEqual(changeAlone(first.id, 'scheduled', later));
+      // A reschedule to the time it already has changes nothing, and tells no more.
+      const retried = await sender.patch(`/v1/emails/${second.id}`, { scheduledAt: second.scheduledAt });
+      expect(retried.body).toStrictEqual(changeAlone(second.id, 'scheduled', second.scheduledAt));
+      const cancelled = await sender.post(`/v1/emails/${second.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toStrictEqual(changeAlone(second.id, 'cancelled', second.scheduledAt));
+      expect(JSON.stringify([rescheduled.body, retried.body, cancelled.body])).not.toContain(secret);
+
+      // With emails:read too, the full email, as GET answers it.
+      const full = await both.post(`/v1/emails/${third.id}/cancel`);
+      expect(full.status).toBe(200);
+      expect(full.body).toMatchObject({ id: third.id, status: 'cancelled', text: secret, cc: ['cc@example.com'], metadata: { note: secret } });
+      expect(full.body).toStrictEqual((await both.get(`/v1/emails/${third.id}`)).body);
+    });
   });
 
   it('answers emails.domain.usage with the live emails from the domain still queued or scheduled', async () => {

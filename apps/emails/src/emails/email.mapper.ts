@@ -1,4 +1,4 @@
-import type { EmailListItem, EmailResponse } from '@mailroom/contracts';
+import type { EmailListItem, EmailResponse, EmailScheduleChange } from '@mailroom/contracts';
 import { EmailEntity } from '../database/entities/email.entity';
 import { RecipientEntity } from '../database/entities/recipient.entity';
 import { recipientSpelling } from './recipient-spelling';
@@ -15,6 +15,10 @@ export function toListItem(email: EmailEntity): EmailListItem {
     status: email.status,
     createdAt: email.createdAt.toISOString(),
   };
+}
+
+export function toScheduleChange(email: EmailEntity): EmailScheduleChange {
+  return Object.assign(toListItem(email), { scheduledAt: iso(email.scheduledAt) });
 }
 
 /**

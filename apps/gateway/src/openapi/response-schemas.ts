@@ -164,6 +164,7 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
       }),
     },
   }),
+  EmailScheduleChange: extend('EmailListItem', { scheduledAt: timeOrNull }),
   EmailBatchResult: objectOf('list', {
     data: { type: 'array', items: schemaRef('EmailListItem') },
     hasMore: { const: false, description: 'Every email of the batch is in data.' },
@@ -260,6 +261,8 @@ export interface OperationResponse {
   sameBodyAlso?: { status: number; description: string };
 }
 
+const SCHEDULE_CHANGE_ANSWER = 'The full email (as GET /v1/emails/{id}) for a key that also holds emails:read; otherwise EmailScheduleChange: the list item\'s fields and scheduledAt, without the content.';
+
 /** Everything that is not plain CRUD. Keys are `METHOD /path`; the e2e test fails on a key that names no route. */
 export const RESPONSES_BY_OPERATION: Record<string, OperationResponse> = {
   'GET /v1/domains/dkim-zone': {
@@ -276,8 +279,8 @@ export const RESPONSES_BY_OPERATION: Record<string, OperationResponse> = {
   'POST /v1/domains/{id}/verify': { description: 'The verification result: verifiedAt, or the records still missing.', schema: schemaRef('DomainVerification') },
   'POST /v1/emails': { description: 'Accepted: queued, or scheduled when scheduledAt is given.', schema: schemaRef('Email') },
   'POST /v1/emails/batch': { description: 'Accepted, all or nothing; one item per email in request order.', schema: schemaRef('EmailBatchResult') },
-  'POST /v1/emails/{id}/cancel': { description: 'The cancelled email.', schema: schemaRef('Email') },
-  'PATCH /v1/emails/{id}': { description: 'The rescheduled email.', schema: schemaRef('Email') },
+  'POST /v1/emails/{id}/cancel': { description: `The cancelled email. ${SCHEDULE_CHANGE_ANSWER}`, schema: { anyOf: [schemaRef('Email'), schemaRef('EmailScheduleChange')] } },
+  'PATCH /v1/emails/{id}': { description: `The rescheduled email. ${SCHEDULE_CHANGE_ANSWER}`, schema: { anyOf: [schemaRef('Email'), schemaRef('EmailScheduleChange')] } },
   'DELETE /v1/suppressions/{email}': { description: 'The address may receive mail again.', schema: schemaRef('SuppressionDeleted') },
   'GET /v1/webhooks/{id}/secret': { schema: schemaRef('WebhookSecret') },
   'POST /v1/webhooks/{id}/secret/rotate': { schema: schemaRef('WebhookSecretRotated') },

@@ -62,6 +62,13 @@ export type EmailListItem = Pick<EmailResponse, 'id' | 'object' | 'from' | 'to' 
 export type EmailList = ListEnvelope<EmailListItem>;
 
 /**
+ * The answer to cancel and reschedule for a key without emails:read: what the
+ * change is about (the list item's fields and scheduledAt), never the content
+ * a key that may only send was not granted to read.
+ */
+export type EmailScheduleChange = EmailListItem & Pick<EmailResponse, 'scheduledAt'>;
+
+/**
  * Batch answer: one list item per email, in request order. It is the interface's
  * list envelope, since a client reads any `object: "list"` as one: all of it in one page.
  */
