@@ -1,6 +1,6 @@
 import { IncomingMessage } from 'node:http';
-import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { httpsExchange, notTaken } from '../outbound-https';
 
 /** How long a policy fetch may take in all, connection, TLS, headers and body: RFC 8461 §3.3 suggests a minute at most; this is in a delivery's path. */
 export const POLICY_FETCH_TIMEOUT_MS = 10_000;
@@ -26,38 +26,13 @@ export type PolicyFetch = { ok: true; text: string } | { ok: false; reason: stri
  */
 export function fetchPolicyText(domain: string, settings: PolicyFetchSettings): Promise<PolicyFetch> {
   const host = `mta-sts.${domain}`;
-  const timeoutMs = settings.timeoutMs ?? POLICY_FETCH_TIMEOUT_MS;
-  return new Promise<PolicyFetch>((resolve) => {
-    let settled = false;
-    const finish = (result: PolicyFetch) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      outgoing.destroy();
-      resolve(result);
-    };
-    const outgoing = request({
-      host,
-      port: settings.port,
-      path: '/.well-known/mta-sts.txt',
-      servername: host,
-      ca: settings.ca,
-      rejectUnauthorized: true,
-      lookup: settings.lookup,
-      // One-off: a policy is fetched once per max_age, and a kept-alive socket would outlive the fetch's checks.
-      agent: false,
-      headers: { accept: 'text/plain' },
-    });
-    const timer = setTimeout(() => finish({ ok: false, reason: `no complete answer within ${timeoutMs} ms` }), timeoutMs);
-    outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, reason: error.code ? `${error.code}: ${error.message}` : error.message }));
-    outgoing.on('response', (response: IncomingMessage) => readPolicy(response, finish));
-    outgoing.end();
-  });
+  const options = { host, port: settings.port, path: '/.well-known/mta-sts.txt', servername: host, ca: settings.ca, rejectUnauthorized: true, lookup: settings.lookup, headers: { accept: 'text/plain' } };
+  return httpsExchange<PolicyFetch>(options, settings.timeoutMs ?? POLICY_FETCH_TIMEOUT_MS, readPolicy);
 }
 
 function readPolicy(response: IncomingMessage, finish: (result: PolicyFetch) => void): void {
   const status = response.statusCode ?? 0;
-  if (status < 200 || status > 299) return finish({ ok: false, reason: `HTTP ${status}${response.headers.location ? ' (a redirect, which is not followed)' : ''}` });
+  if (status < 200 || status > 299) return finish(notTaken(response));
   const type = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'text/plain') return finish({ ok: false, reason: `media type '${type}', not text/plain` });
   const chunks: Buffer[] = [];
