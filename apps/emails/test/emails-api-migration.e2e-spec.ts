@@ -77,7 +77,7 @@ describe('emails schema migrations', () => {
   });
 
   it('creates every table of the emails schema, and every down() removes what its up() made', async () => {
-    const mine = ['emails', 'idempotency_keys', 'mta_sts_policies', 'outbox', 'recipients', 'suppressions'];
+    const mine = ['emails', 'idempotency_keys', 'mta_sts_policies', 'outbox', 'recipients', 'suppressions', 'tlsrpt_counts', 'tlsrpt_reports'];
     const created = await tablesIn(dataSource);
     expect(created).toEqual(expect.arrayContaining(mine));
     // Undo every migration after the one that creates the schema itself.

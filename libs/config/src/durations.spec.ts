@@ -1,4 +1,5 @@
-import { asDuration, asDurationList, asRetentionOrOff } from './durations';
+import { asDuration, asDurationList, asDurationUpTo, asRetentionOrOff } from './durations';
+import { asOptionalAddress } from './mail-parsers';
 
 describe('durations', () => {
   it('reads each unit in milliseconds', () => {
@@ -48,5 +49,21 @@ describe('asRetentionOrOff', () => {
     expect(() => asRetentionOrOff('5m')).toThrow(/shorter than 1d; use off/);
     expect(() => asRetentionOrOff('0d')).toThrow(/longer than 0/);
     expect(() => asRetentionOrOff('never')).toThrow(/not a duration/);
+  });
+});
+
+describe('asDurationUpTo (TLSRPT_SEND_DELAY)', () => {
+  it('takes a duration up to the bound, and refuses a longer one', () => {
+    expect(asDurationUpTo('12h')('1h')).toBe(3_600_000);
+    expect(asDurationUpTo('12h')('12h')).toBe(12 * 3_600_000);
+    expect(() => asDurationUpTo('12h')('13h')).toThrow(/longer than 12h/);
+  });
+});
+
+describe('asOptionalAddress (TLSRPT_FROM)', () => {
+  it('takes an address or empty, and refuses anything else', () => {
+    expect(asOptionalAddress(' tls-reports@example.com ')).toBe('tls-reports@example.com');
+    expect(asOptionalAddress('')).toBe('');
+    expect(() => asOptionalAddress('Reports <r@example.com>')).toThrow(/must be an email address/);
   });
 });

@@ -44,3 +44,13 @@ export const asRetentionOrOff: Parser<number> = (raw) => {
   if (ms < UNIT_MS.d) throw new Error(`'${raw}' is shorter than 1d; use off to keep everything`);
   return ms;
 };
+
+/** A duration of at most `longest` (written as a duration too). */
+export function asDurationUpTo(longest: string): Parser<number> {
+  const maxMs = asDuration(longest);
+  return (raw) => {
+    const ms = asDuration(raw);
+    if (ms > maxMs) throw new Error(`'${raw}' is longer than ${longest}`);
+    return ms;
+  };
+}

@@ -70,6 +70,13 @@ export const asOptionalMailto: Parser<string | null> = (raw) => {
   return `mailto:${address}`;
 };
 
+/** A bare email address, or empty for none. */
+export const asOptionalAddress: Parser<string> = (raw) => {
+  const value = raw.trim();
+  if (value !== '' && !/^[^\s@;,<>]+@[^\s@;,<>]+\.[^\s@;,<>]+$/.test(value)) throw new Error(`must be an email address such as tls-reports@example.com, or empty, got '${raw}'`);
+  return value;
+};
+
 /** 32 random bytes, base64: the AES-256-GCM key for secrets at rest. Empty means unset (refused in production at boot). */
 export const asEncryptionKey: Parser<string | null> = (raw) => (raw.trim() === '' ? null : asKeyBytes(raw));
 

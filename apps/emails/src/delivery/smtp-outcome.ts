@@ -52,6 +52,11 @@ export interface SmtpOutcome {
    * hostUnavailable. Not tlsFailed: a host that refuses STARTTLS is not asked again in plaintext.
    */
   startTlsRefused?: true;
+  /**
+   * With tlsFailed: Node's or OpenSSL's code for what failed (ERR_TLS_CERT_ALTNAME_INVALID, CERT_HAS_EXPIRED…), or
+   * nodemailer's (ETLS) when there is none; what a TLS report (RFC 8460) names the failure by.
+   */
+  tlsCode?: string;
 }
 
 /**
@@ -161,6 +166,6 @@ export function outcomeFromError(error: SmtpErrorLike): SmtpOutcome {
   }
   const what = error.code ? `${error.code}: ` : '';
   const reply = `${what}${error.message ?? 'connection failed'}`.slice(0, 1000);
-  if (isTlsFailure(error)) return { kind: 'temporary', code: null, reply, hostUnavailable: true, tlsFailed: true };
+  if (isTlsFailure(error)) return { kind: 'temporary', code: null, reply, hostUnavailable: true, tlsFailed: true, tlsCode: error.originalCode ?? error.code ?? 'ETLS' };
   return { kind: 'temporary', code: null, reply, hostUnavailable: true };
 }

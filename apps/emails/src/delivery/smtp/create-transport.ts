@@ -7,11 +7,15 @@ import { StsPolicyStore } from '../mta-sts/mta-sts.repository';
 import { MxResolver } from '../mx/mx-resolver';
 import { MxRouteCache } from '../mx/mx-route-cache';
 import { DeliveryTransport } from './delivery-transport';
+import { TlsSessionRecorder } from '../tls-rpt/tls-session';
 import { MxTransport } from './mx-transport';
 import { RelayTransport } from './relay-transport';
 
-/** The transport DELIVERY_MODE selects; loadConfig has made sure relay mode has its SMTP_RELAY_URL. */
-export function createDeliveryTransport(config: MailroomConfig, policyStore: StsPolicyStore): DeliveryTransport {
+/**
+ * The transport DELIVERY_MODE selects; loadConfig has made sure relay mode has its SMTP_RELAY_URL. tlsReports (mx
+ * mode with TLSRPT=on) hears of every SMTP session to an MX host.
+ */
+export function createDeliveryTransport(config: MailroomConfig, policyStore: StsPolicyStore, tlsReports?: TlsSessionRecorder): DeliveryTransport {
   const heloName = config.SMTP_HELO_NAME || hostname();
   const common = { heloName, timeoutMs: config.SMTP_TIMEOUT_MS, messageTimeoutMs: config.SMTP_MESSAGE_TIMEOUT_MS, maxConnections: config.SMTP_MAX_CONNECTIONS };
   if (config.DELIVERY_MODE === 'relay') {
@@ -27,5 +31,5 @@ export function createDeliveryTransport(config: MailroomConfig, policyStore: Sts
   // Node's roots and the extra bundle together: a `ca` option replaces the roots rather than adding to them.
   const trustedCas = config.TLS_EXTRA_CA_FILE ? [...rootCertificates, readFileSync(config.TLS_EXTRA_CA_FILE, 'utf8')] : [...rootCertificates];
   const router = new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX));
-  return new MxTransport(router, Object.assign({}, common, { port: config.SMTP_MX_PORT, trustedCas }), createStsPolicies(config, policyStore, trustedCas));
+  return new MxTransport(router, Object.assign({}, common, { port: config.SMTP_MX_PORT, trustedCas }), createStsPolicies(config, policyStore, trustedCas), tlsReports);
 }

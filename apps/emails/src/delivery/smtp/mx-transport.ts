@@ -5,8 +5,10 @@ import { mxMatchesPolicy } from '../mta-sts/sts-policy';
 import { inSendingOrder, sendingOrderKey } from '../mx/mx-order';
 import { MailHost, MailRouter } from '../mx/mx-resolver';
 import { SmtpOutcome } from '../smtp-outcome';
+import { NO_POLICY, ReportedPolicy, reportedPolicy, sessionResult, TlsSessionRecorder } from '../tls-rpt/tls-session';
 import { DeliveryTransport } from './delivery-transport';
 import { sendInTransactions } from './send-in-transactions';
+import { negotiatedTls } from './negotiated-tls';
 import { RecipientOutcomes } from './smtp-send';
 import { TransporterPool } from './transporter-pool';
 
@@ -54,6 +56,8 @@ interface DeliveryGroup {
   hosts: MailHost[];
   enforced: boolean;
   recipients: string[];
+  /** Each recipient domain's policy, as its TLS report names it. */
+  policies: Map<string, ReportedPolicy>;
 }
 
 /**
@@ -92,11 +96,12 @@ export class MxTransport implements DeliveryTransport {
   private readonly pool: TransporterPool;
   private readonly logger = new Logger(MxTransport.name);
 
-  /** policies: MTA_STS=enforce; undefined when off. */
+  /** policies: MTA_STS=enforce; undefined when off. tlsReports: TLSRPT=on; undefined when off. */
   constructor(
     private readonly resolver: MailRouter,
     private readonly settings: MxSettings,
     private readonly policies?: StsPolicySource,
+    private readonly tlsReports?: TlsSessionRecorder,
   ) {
     this.pool = new TransporterPool(settings.messageTimeoutMs);
   }
@@ -109,25 +114,31 @@ export class MxTransport implements DeliveryTransport {
     const groups = new Map<string, DeliveryGroup>();
     await Promise.all(
       [...byDomain].map(async ([domain, addresses]) => {
-        const [route, policy] = await Promise.all([this.resolver.route(domain), this.enforcedPolicyOf(domain)]);
+        const [route, policy] = await Promise.all([this.resolver.route(domain), this.policyOf(domain)]);
         const refuse = (outcome: SmtpOutcome) => addresses.forEach((address) => outcomes.set(address.toLowerCase(), outcome));
         if (route.kind === 'unroutable') return refuse(route.outcome);
         if (policy.kind === 'unknown') return refuse(policy.outcome);
         const patterns = policy.kind === 'enforce' ? policy.mx : null;
         const hosts = patterns ? route.hosts.filter((host) => mxMatchesPolicy(host.name, patterns)) : route.hosts;
-        if (patterns && !hosts.length) return refuse(noMatchingMx(domain, patterns, addresses.length));
+        if (patterns && !hosts.length) {
+          // No session is attempted; each MX host the policy does not list counts as a failed one (RFC 8460 §4.3.1's
+          // validation-failure: the host failed the policy's validation), so the domain hears its MX and policy disagree.
+          for (const host of route.hosts) this.tlsReports?.record(domain, policy.reported, { ok: false, resultType: 'validation-failure', mxHostname: host.name, ip: '' });
+          return refuse(noMatchingMx(domain, patterns, addresses.length));
+        }
         const enforced = patterns !== null;
         // An enforced delivery and an opportunistic one never share a message, so never a connection either.
         const key = `${enforced ? 'verified ' : ''}${sendingOrderKey(hosts)}`;
-        const group = groups.get(key) ?? { hosts, enforced, recipients: [] };
+        const group = groups.get(key) ?? { hosts, enforced, recipients: [], policies: new Map<string, ReportedPolicy>() };
         group.recipients.push(...addresses);
+        group.policies.set(domain, policy.reported);
         groups.set(key, group);
       }),
     );
 
     await Promise.all(
       [...groups.values()].map(async (group) => {
-        const result = await this.sendToHosts(inSendingOrder(group.hosts), envelopeFrom, group.recipients, raw, group.enforced);
+        const result = await this.sendToHosts(inSendingOrder(group.hosts), envelopeFrom, group.recipients, raw, group);
         const tlsFailed = group.enforced ? [...result.values()].filter((outcome) => outcome.tlsFailed || outcome.startTlsRefused).length : 0;
         if (tlsFailed) stsPolicyRefusals.labels('tls_failed').inc(tlsFailed);
         for (const [address, outcome] of result) outcomes.set(address, outcome);
@@ -149,19 +160,22 @@ export class MxTransport implements DeliveryTransport {
    * policy, or one in testing or none mode, which only logs). A policy that cannot be read (the database is away) is
    * not taken for none, which would downgrade a cached enforce policy: the mail waits for a retry.
    */
-  private async enforcedPolicyOf(domain: string): Promise<{ kind: 'enforce'; mx: string[] } | { kind: 'none' } | { kind: 'unknown'; outcome: SmtpOutcome }> {
-    if (!this.policies) return { kind: 'none' };
+  private async policyOf(
+    domain: string,
+  ): Promise<{ kind: 'enforce'; mx: string[]; reported: ReportedPolicy } | { kind: 'none'; reported: ReportedPolicy } | { kind: 'unknown'; outcome: SmtpOutcome }> {
+    if (!this.policies) return { kind: 'none', reported: NO_POLICY };
     try {
       const policy = await this.policies.policyFor(domain);
-      if (policy?.mode === 'enforce') return { kind: 'enforce', mx: policy.mx };
+      if (policy?.mode === 'enforce') return { kind: 'enforce', mx: policy.mx, reported: reportedPolicy(policy) };
       if (policy) this.logger.debug(`MTA-STS policy of ${domain} is in ${policy.mode} mode: delivering as without one`);
-      return { kind: 'none' };
+      return { kind: 'none', reported: reportedPolicy(policy) };
     } catch (error) {
       return { kind: 'unknown', outcome: { kind: 'temporary', code: null, reply: `4.4.3 MTA-STS policy of ${domain} could not be read (${(error as Error).message})` } };
     }
   }
 
-  private async sendToHosts(hosts: MailHost[], from: string, to: string[], raw: Buffer, enforced: boolean): Promise<RecipientOutcomes> {
+  private async sendToHosts(hosts: MailHost[], from: string, to: string[], raw: Buffer, group: DeliveryGroup): Promise<RecipientOutcomes> {
+    const { enforced } = group;
     const outcomes: RecipientOutcomes = new Map();
     let untaken = to;
     let hostsPuttingOff = 0;
@@ -174,7 +188,10 @@ export class MxTransport implements DeliveryTransport {
     let sessions = 0;
     for (const host of hosts) {
       for (const address of host.addresses) {
-        let last = await sendInTransactions(this.poolFor(host.name, address, enforced ? 'verified' : 'starttls'), { from, to: untaken }, raw, this.pool.limits);
+        const tlsPool = this.poolFor(host.name, address, enforced ? 'verified' : 'starttls');
+        let last = await sendInTransactions(tlsPool, { from, to: untaken }, raw, this.pool.limits);
+        // Counted once per session with TLS tried: a plaintext retry below is that same attempt going on.
+        this.recordSessions(group.policies, last, { mxHostname: host.name, ip: address, tlsNegotiated: enforced || negotiatedTls(tlsPool) });
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS
@@ -196,6 +213,18 @@ export class MxTransport implements DeliveryTransport {
       }
     }
     return outcomes.size ? outcomes : new Map(to.map((address) => [address.toLowerCase(), { kind: 'temporary', code: null, reply: 'no mail host could be reached' } as SmtpOutcome]));
+  }
+
+  /** Tells the TLS report counts what the session to one MX address was for each recipient domain it carried. */
+  private recordSessions(policies: Map<string, ReportedPolicy>, outcomes: RecipientOutcomes, session: { mxHostname: string; ip: string; tlsNegotiated: boolean }): void {
+    if (!this.tlsReports) return;
+    const byDomain = new Map<string, SmtpOutcome[]>();
+    for (const [recipient, outcome] of outcomes) byDomain.set(domainOf(recipient), [...(byDomain.get(domainOf(recipient)) ?? []), outcome]);
+    for (const [domain, domainOutcomes] of byDomain) {
+      const policy = policies.get(domain) ?? NO_POLICY;
+      const result = sessionResult(domainOutcomes, Object.assign({ underPolicy: policy.type === 'sts' }, session));
+      if (result) this.tlsReports.record(domain, policy, result);
+    }
   }
 
   /**
