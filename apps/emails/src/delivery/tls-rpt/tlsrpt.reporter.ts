@@ -101,11 +101,12 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
       }
       for (const address of destinations.mailto.filter((rua) => !sentTo.includes(`mailto:${rua}`))) {
         if (!this.config.TLSRPT_FROM) {
-          this.skipMailto();
+          this.skipMailto('TLSRPT_FROM is not set');
           continue;
         }
         const mailed = await this.mail(report, address, gzipped);
-        failed = this.counted(mailed, 'mailto', `mailto:${address}`, sentTo) || failed;
+        if (mailed === 'unsigned') this.skipMailto(`TLSRPT_FROM's domain (${this.config.TLSRPT_FROM}) is not a verified sending domain, and receivers ignore reports without a DKIM signature (RFC 8460 §5.3)`);
+        else failed = this.counted(mailed === 'sent', 'mailto', `mailto:${address}`, sentTo) || failed;
       }
     }
     if (!failed) return this.repository.finish(report, 'sent', sentTo);
@@ -123,30 +124,33 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
     return !ok;
   }
 
-  /** Mails the report through the delivery transport, DKIM-signed when TLSRPT_FROM's domain is a verified sending domain. */
-  private async mail(report: ClaimedReport, address: string, gzipped: Buffer): Promise<boolean> {
+  /**
+   * Mails the report through the delivery transport, DKIM-signed for TLSRPT_FROM's domain; 'unsigned' when that
+   * domain is not a verified sending domain, since a report without a signature is ignored (RFC 8460 §5.3).
+   */
+  private async mail(report: ClaimedReport, address: string, gzipped: Buffer): Promise<'sent' | 'failed' | 'unsigned'> {
     const from = this.config.TLSRPT_FROM;
     try {
-      let raw = reportEmail(report, this.submitter, from, address, gzipped);
       const identity = await this.identities.get(from.slice(from.lastIndexOf('@') + 1).toLowerCase());
-      if (identity?.status === 'verified') {
-        raw = await signMessage(raw, { domainName: identity.name, keySelector: identity.dkim.selector, privateKey: parsedPrivateKey(identity.dkim) });
-      }
+      if (identity?.status !== 'verified') return 'unsigned';
+      const unsigned = reportEmail(report, this.submitter, from, address, gzipped);
+      const raw = await signMessage(unsigned, { domainName: identity.name, keySelector: identity.dkim.selector, privateKey: parsedPrivateKey(identity.dkim) });
       const outcomes = await this.transport.deliver(from, [address], raw);
       const outcome = outcomes.get(address.toLowerCase());
-      if (outcome?.kind === 'accepted') return true;
+      if (outcome?.kind === 'accepted') return 'sent';
       this.logger.warn(`TLS report ${report.reportId} for ${report.policyDomain} not taken by ${address}: ${outcome?.reply ?? 'no outcome'}`);
-      return false;
+      return 'failed';
     } catch (error) {
       this.logger.warn(`TLS report ${report.reportId} for ${report.policyDomain} not mailed to ${address}: ${(error as Error).message}`);
-      return false;
+      return 'failed';
     }
   }
 
-  private skipMailto(): void {
+  /** A mailto: rua not sent to: counted each time, logged once per process. */
+  private skipMailto(why: string): void {
     tlsReportsSent.labels('skipped', 'mailto').inc();
     if (this.toldNoFrom) return;
     this.toldNoFrom = true;
-    this.logger.warn('TLS reports to mailto: rua addresses are not sent: TLSRPT_FROM is not set');
+    this.logger.warn(`TLS reports to mailto: rua addresses are not sent: ${why}`);
   }
 }

@@ -1,0 +1,41 @@
+import type { MailroomConfig } from '@mailroom/config';
+import { txtRecords } from '../mx/txt-records';
+import type { SenderIdentityCache } from '../sender-identity.cache';
+import type { DeliveryTransport } from '../smtp/delivery-transport';
+import { tlsReportsSent } from './tlsrpt-metrics';
+import { ClaimedReport, TlsrptRepository } from './tlsrpt.repository';
+import { TlsrptReporter } from './tlsrpt.reporter';
+
+jest.mock('../mx/txt-records', () => ({ txtRecords: jest.fn() }));
+
+const REPORT: ClaimedReport = { day: '2026-11-27', policyDomain: 'example.org', reportId: 'r-1', attempts: 1, sentTo: [] };
+
+/** A reporter whose domain asks for reports by mail, with TLSRPT_FROM on a domain of the given status. */
+function reporterFor(fromDomainStatus: 'verified' | 'pending' | null) {
+  jest.mocked(txtRecords).mockResolvedValue({ kind: 'records', records: [['v=TLSRPTv1; rua=mailto:tls@example.org']] });
+  const repository = {
+    openReports: jest.fn().mockResolvedValue(undefined),
+    claimDue: jest.fn().mockResolvedValue([REPORT]),
+    countsOf: jest.fn().mockResolvedValue([]),
+    finish: jest.fn().mockResolvedValue(undefined),
+    retryLater: jest.fn().mockResolvedValue(undefined),
+  };
+  const transport = { deliver: jest.fn() };
+  const identities = { get: jest.fn().mockResolvedValue(fromDomainStatus === null ? null : { name: 'acme.test', status: fromDomainStatus }) };
+  const config = { TLSRPT_FROM: 'tls@acme.test', TLSRPT_ORGANIZATION: '', TLSRPT_CONTACT: '', SMTP_HELO_NAME: 'mx.acme.test', TLSRPT_SEND_DELAY: 3_600_000, TLS_EXTRA_CA_FILE: '', DNS_SERVERS: [], DNS_TIMEOUT_MS: 1000 } as unknown as MailroomConfig;
+  const reporter = new TlsrptReporter(repository as unknown as TlsrptRepository, transport as unknown as DeliveryTransport, identities as unknown as SenderIdentityCache, config);
+  return { reporter, repository, transport };
+}
+
+describe('TlsrptReporter, mailto: reports', () => {
+  it.each([['pending' as const], [null]])('does not mail a report unsigned when TLSRPT_FROM\'s domain is %s: skipped, not retried', async (status) => {
+    const skippedBefore = (await tlsReportsSent.get()).values.find((value) => value.labels.outcome === 'skipped')?.value ?? 0;
+    const { reporter, repository, transport } = reporterFor(status);
+    await reporter.sendDue();
+    expect(transport.deliver).not.toHaveBeenCalled();
+    expect(repository.retryLater).not.toHaveBeenCalled();
+    expect(repository.finish).toHaveBeenCalledWith(REPORT, 'sent', []);
+    const skippedAfter = (await tlsReportsSent.get()).values.find((value) => value.labels.outcome === 'skipped')?.value ?? 0;
+    expect(skippedAfter).toBe(skippedBefore + 1);
+  });
+});
