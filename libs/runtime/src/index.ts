@@ -21,6 +21,7 @@ export * from './key-changes';
 export * from './reply-inbox';
 export * from './loop-turn-queue';
 export * from './periodic-purge';
+export * from './repeating-task';
 export * from './periodic-purger';
 export * from './repeated-failure-log';
 export * from './ip-address';

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { repeatEvery, RepeatingTask } from '@mailroom/runtime';
 import { EmailCountsRepository } from './email-counts.repository';
 
 /** Shared by every replica (and by tests that hold compaction back). */
@@ -14,27 +15,16 @@ const EVERY_MS = 1000;
 @Injectable()
 export class EmailCountsCompactor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EmailCountsCompactor.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private loop?: RepeatingTask;
 
   constructor(private readonly counts: EmailCountsRepository) {}
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.loop = repeatEvery(EVERY_MS, () => this.fold());
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.fold().finally(() => this.schedule());
-    }, EVERY_MS);
+    await this.loop?.stop();
   }
 
   private async fold(): Promise<void> {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { rootCertificates } from 'node:tls';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, repeatEvery, RepeatingTask } from '@mailroom/runtime';
 import { signMessage } from '../message/build-message';
 import { parsedPrivateKey } from '../message/parsed-private-key';
 import { policyHostLookup } from '../mta-sts/policy-host-lookup';
@@ -37,9 +37,8 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
   private readonly logger = new Logger(TlsrptReporter.name);
   private readonly submitter: ReportSubmitter;
   private readonly post: ReportPostSettings;
-  private timer?: NodeJS.Timeout;
+  private loop?: RepeatingTask;
   private stopped = false;
-  private running: Promise<void> = Promise.resolve();
   private toldNoFrom = false;
 
   constructor(
@@ -59,22 +58,15 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
   }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.loop = repeatEvery(this.config.TLSRPT_CHECK_INTERVAL, () =>
+      this.sendDue().catch((error: Error) => this.logger.warn({ err: error.message }, 'sending TLS reports failed; the next look retries')),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    // Also read between the reports of one run, so a shutdown does not wait for the rest of them.
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sendDue()
-        .catch((error: Error) => this.logger.warn({ err: error.message }, 'sending TLS reports failed; the next look retries'))
-        .finally(() => this.schedule());
-    }, this.config.TLSRPT_CHECK_INTERVAL).unref();
+    await this.loop?.stop();
   }
 
   /** Makes the finished days' reports due, and sends those due now that this process claims. */
