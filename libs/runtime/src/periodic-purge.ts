@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { repeatEvery } from './repeating-task';
 
 /** A purge that runs on a timer until stopped. */
 export interface PurgeSchedule {
@@ -24,25 +25,17 @@ export const FIRST_PURGE_WITHIN_MS = 5 * 60 * 1000;
  * it, contending for its rows and holding another connection of the pool.
  */
 export function schedulePurge(logger: LoggerService, what: string, everyMs: number, purge: () => Promise<number>, random: () => number = Math.random): PurgeSchedule {
-  let stopped = false;
-  let timer: NodeJS.Timeout;
-  const runAfter = (delayMs: number) => {
-    timer = setTimeout(run, delayMs).unref();
-  };
-  const run = async () => {
-    try {
-      const deleted = await purge();
-      if (deleted) logger.debug?.({ deleted }, `deleted ${what}`);
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, `deleting ${what} failed; the next purge retries`);
-    }
-    if (!stopped) runAfter(everyMs);
-  };
-  runAfter(Math.floor(random() * Math.min(everyMs, FIRST_PURGE_WITHIN_MS)));
-  return {
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
+  const loop = repeatEvery(
+    everyMs,
+    async () => {
+      try {
+        const deleted = await purge();
+        if (deleted) logger.debug?.({ deleted }, `deleted ${what}`);
+      } catch (error) {
+        logger.warn({ err: (error as Error).message }, `deleting ${what} failed; the next purge retries`);
+      }
     },
-  };
+    Math.floor(random() * Math.min(everyMs, FIRST_PURGE_WITHIN_MS)),
+  );
+  return { stop: () => void loop.stop() };
 }

@@ -2,6 +2,7 @@ import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/c
 import type { SecretBox } from '@mailroom/auth';
 import type { ResealOutcome } from '@mailroom/database';
 import { secretsSealedWithPreviousKey } from './metrics';
+import { repeatEvery, RepeatingTask } from './repeating-task';
 
 /**
  * How often a replica looks again while ENCRYPTION_KEY_PREVIOUS is set: during a rolling change a replica not yet
@@ -30,8 +31,7 @@ export interface ResealedSecrets {
 export class SecretResealer implements OnApplicationBootstrap, OnApplicationShutdown {
   protected readonly logger = new Logger(this.constructor.name);
   private stopped = false;
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
+  private loop?: RepeatingTask;
   /** What the last pass left under a previous key; undefined before the first. */
   private lastRemaining?: number;
 
@@ -43,21 +43,13 @@ export class SecretResealer implements OnApplicationBootstrap, OnApplicationShut
     if (this.secrets.box.previousKeyIds.length === 0) return secretsSealedWithPreviousKey.set(labels, 0);
     // Unknown until the first pass ends: no sample, rather than a 0 (or an earlier boot's value) that says done.
     secretsSealedWithPreviousKey.remove(labels);
-    this.runAfter(0);
+    this.loop = repeatEvery(RESEAL_EVERY_MS, () => this.run(), 0);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // Also read between the batches of a pass, so a shutdown does not wait for the rest of it.
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.pass;
-  }
-
-  private runAfter(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.pass = this.run().finally(() => {
-        if (!this.stopped) this.runAfter(RESEAL_EVERY_MS);
-      });
-    }, delayMs).unref();
+    await this.loop?.stop();
   }
 
   private async run(): Promise<void> {

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { rootCertificates } from 'node:tls';
 import type { MailroomConfig } from '@mailroom/config';
 import { createStsPolicies } from '../mta-sts/create-sts-policies';
 import { StsPolicyStore } from '../mta-sts/mta-sts.repository';
@@ -8,6 +6,7 @@ import { MxResolver } from '../mx/mx-resolver';
 import { MxRouteCache } from '../mx/mx-route-cache';
 import { DeliveryTransport } from './delivery-transport';
 import { TlsSessionRecorder } from '../tls-rpt/tls-session';
+import { trustedCertificateAuthorities } from '../trusted-cas';
 import { MxTransport } from './mx-transport';
 import { RelayTransport } from './relay-transport';
 
@@ -28,8 +27,7 @@ export function createDeliveryTransport(config: MailroomConfig, policyStore: Sts
       }),
     );
   }
-  // Node's roots and the extra bundle together: a `ca` option replaces the roots rather than adding to them.
-  const trustedCas = config.TLS_EXTRA_CA_FILE ? [...rootCertificates, readFileSync(config.TLS_EXTRA_CA_FILE, 'utf8')] : [...rootCertificates];
+  const trustedCas = trustedCertificateAuthorities(config);
   const router = new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX));
   return new MxTransport(router, Object.assign({}, common, { port: config.SMTP_MX_PORT, trustedCas }), createStsPolicies(config, policyStore, trustedCas), tlsReports);
 }

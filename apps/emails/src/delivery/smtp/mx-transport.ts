@@ -219,7 +219,12 @@ export class MxTransport implements DeliveryTransport {
   private recordSessions(policies: Map<string, ReportedPolicy>, outcomes: RecipientOutcomes, session: { mxHostname: string; ip: string; tlsNegotiated: boolean }): void {
     if (!this.tlsReports) return;
     const byDomain = new Map<string, SmtpOutcome[]>();
-    for (const [recipient, outcome] of outcomes) byDomain.set(domainOf(recipient), [...(byDomain.get(domainOf(recipient)) ?? []), outcome]);
+    for (const [recipient, outcome] of outcomes) {
+      const domain = domainOf(recipient);
+      const ofDomain = byDomain.get(domain);
+      if (ofDomain) ofDomain.push(outcome);
+      else byDomain.set(domain, [outcome]);
+    }
     for (const [domain, domainOutcomes] of byDomain) {
       const policy = policies.get(domain) ?? NO_POLICY;
       const result = sessionResult(domainOutcomes, Object.assign({ underPolicy: policy.type === 'sts' }, session));

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
-import { MAILROOM_CONFIG } from '@mailroom/runtime';
+import { MAILROOM_CONFIG, repeatEvery, RepeatingTask } from '@mailroom/runtime';
 import { TlsrptRepository } from './tlsrpt.repository';
 import { TlsSessionCounts } from './tls-session-counts';
 
@@ -16,8 +16,7 @@ export const TLS_SESSION_COUNTS = Symbol('TlsSessionCounts');
 @Injectable()
 export class TlsrptFlusher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(TlsrptFlusher.name);
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> = Promise.resolve();
+  private loop?: RepeatingTask;
 
   constructor(
     @Inject(TLS_SESSION_COUNTS) private readonly counts: TlsSessionCounts,
@@ -26,14 +25,11 @@ export class TlsrptFlusher implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.flush());
-    }, this.config.TLSRPT_FLUSH_INTERVAL).unref();
+    this.loop = repeatEvery(this.config.TLSRPT_FLUSH_INTERVAL, () => this.flush());
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop?.stop();
     await this.flush();
   }
 

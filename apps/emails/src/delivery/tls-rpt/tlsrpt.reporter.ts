@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { rootCertificates } from 'node:tls';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
 import { MAILROOM_CONFIG, repeatEvery, RepeatingTask } from '@mailroom/runtime';
@@ -10,6 +8,7 @@ import { policyHostLookup } from '../mta-sts/policy-host-lookup';
 import { txtRecords } from '../mx/txt-records';
 import { SenderIdentityCache } from '../sender-identity.cache';
 import { DELIVERY_TRANSPORT, DeliveryTransport } from '../smtp/delivery-transport';
+import { trustedCertificateAuthorities } from '../trusted-cas';
 import { postReport, ReportPostSettings } from './post-report';
 import { reportEmail } from './report-email';
 import { tlsReportsSent } from './tlsrpt-metrics';
@@ -53,8 +52,7 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
       contactInfo: config.TLSRPT_CONTACT || config.TLSRPT_FROM || `postmaster@${helo}`,
       submitter: helo,
     };
-    const ca = config.TLS_EXTRA_CA_FILE ? [...rootCertificates, readFileSync(config.TLS_EXTRA_CA_FILE, 'utf8')] : [...rootCertificates];
-    this.post = { ca, lookup: policyHostLookup(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX) };
+    this.post = { ca: trustedCertificateAuthorities(config), lookup: policyHostLookup(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX) };
   }
 
   onApplicationBootstrap(): void {
