@@ -46,7 +46,7 @@ describe('TLS reports (RFC 8460)', () => {
   const reportsTo = (domain: string, rua: string) => harness.dns.set(`_smtp._tls.${domain}`, 'TXT', `v=TLSRPTv1; rua=${rua}`);
 
   beforeAll(async () => {
-    const names = ['enforced.test', 'wrong-name.test', 'no-starttls.test', 'silent.test'].map((name) => `mta-sts.${name}`);
+    const names = ['enforced.test', 'wrong-name.test', 'no-starttls.test', 'silent.test', 'reports-mail.test', 'unfetchable.test'].map((name) => `mta-sts.${name}`);
     https = createServer(ca.issueServer([...names, 'reports.test']), (request, response) => {
       const host = (request.headers.host ?? '').replace(/:\d+$/, '');
       if (host === 'reports.test' && request.method === 'POST') {
@@ -76,11 +76,17 @@ describe('TLS reports (RFC 8460)', () => {
     enforce('no-starttls.test', '127.0.0.3');
     enforce('silent.test', '127.0.0.2');
     routeMailTo(harness.dns, 'no-policy.test');
-    routeMailTo(harness.dns, 'reports-mail.test');
+    // The mailto: rua's domain enforces a policy its MX (plaintext only) fails: reports must reach it all the same.
+    enforce('reports-mail.test', '127.0.0.3');
+    // Announces a policy its policy host does not serve (404): delivered as without one, the fetch failure reported.
+    routeMailTo(harness.dns, 'unfetchable.test');
+    harness.dns.set('_mta-sts.unfetchable.test', 'TXT', 'v=STSv1; id=v1;');
+    harness.dns.set('mta-sts.unfetchable.test', 'A', '127.0.0.1');
     reportsTo('enforced.test', `${ruaBase}/enforced`);
     reportsTo('wrong-name.test', `${ruaBase}/wrong-name`);
     reportsTo('no-policy.test', `${ruaBase}/no-policy`);
     reportsTo('no-starttls.test', 'mailto:tls@reports-mail.test');
+    reportsTo('unfetchable.test', `${ruaBase}/unfetchable`);
     await verifiedDomain(harness, 'acme.test');
   });
   afterAll(async () => {
@@ -106,15 +112,26 @@ describe('TLS reports (RFC 8460)', () => {
     await emailReaching(harness.stack, harness.stack.rootKey, await send('bob@enforced.test'), ['delivered']);
     await emailReaching(harness.stack, harness.stack.rootKey, await send('cat@no-policy.test'), ['delivered']);
     await emailReaching(harness.stack, harness.stack.rootKey, await send('sil@silent.test'), ['delivered']);
+    await emailReaching(harness.stack, harness.stack.rootKey, await send('uma@unfetchable.test'), ['delivered']);
     // Held back by the enforced policy on each of its four attempts (the first and three retries), then failed.
     await emailReaching(harness.stack, harness.stack.rootKey, await send('dan@wrong-name.test'), ['failed']);
     await emailReaching(harness.stack, harness.stack.rootKey, await send('eve@no-starttls.test'), ['failed']);
+    // Caches reports-mail.test's policy, which holds ordinary mail back from its plaintext-only MX.
+    await emailReaching(harness.stack, harness.stack.rootKey, await send('fay@reports-mail.test'), ['failed']);
     // The last attempts' sessions reach the table with the next flush.
-    await eventually(async () => (await sessions('wrong-name.test'))['certificate-host-mismatch'] === 4 && (await sessions('no-starttls.test'))['starttls-not-supported'] === 4, 5000);
+    await eventually(
+      async () =>
+        (await sessions('wrong-name.test'))['certificate-host-mismatch'] === 4 &&
+        (await sessions('no-starttls.test'))['starttls-not-supported'] === 4 &&
+        (await sessions('reports-mail.test'))['starttls-not-supported'] === 4,
+      5000,
+    );
     expect(await sessions('wrong-name.test')).toEqual({ 'certificate-host-mismatch': 4 });
     expect(await sessions('enforced.test')).toEqual({ success: 2 });
     expect(await sessions('no-policy.test')).toEqual({ success: 1 });
     expect(await sessions('no-starttls.test')).toEqual({ 'starttls-not-supported': 4 });
+    expect(await sessions('reports-mail.test')).toEqual({ 'starttls-not-supported': 4 });
+    expect(await sessions('unfetchable.test')).toEqual({ 'sts-policy-fetch-error': 1, success: 1 });
     const metrics = await scrapeMetrics(harness.stack.opsUrl('emails'));
     expect(metrics.value('mailroom_tlsrpt_sessions_total', { result: 'certificate-host-mismatch' })).toBe(4);
 
@@ -128,7 +145,7 @@ describe('TLS reports (RFC 8460)', () => {
 
     await eventually(async () => {
       const { rows } = await harness.db.query(`SELECT count(*)::int AS n FROM emails.tlsrpt_reports WHERE state = 'due'`);
-      return rows[0].n === 0 && received.length >= 3 && harness.smtp.messagesFor('tls@reports-mail.test').length >= 1;
+      return rows[0].n === 0 && received.length >= 4 && plaintextOnly.messagesFor('tls@reports-mail.test').length >= 1;
     }, 20_000).catch(async (error: Error) => {
       const { rows } = await harness.db.query(`SELECT policy_domain, state, attempts, sent_to FROM emails.tlsrpt_reports ORDER BY policy_domain`);
       throw new Error(`${error.message}; reports ${JSON.stringify(rows)}, ${received.length} received over https;`);
@@ -138,12 +155,20 @@ describe('TLS reports (RFC 8460)', () => {
       { policy_domain: 'enforced.test', state: 'sent', sent_to: [`${ruaBase}/enforced`] },
       { policy_domain: 'no-policy.test', state: 'sent', sent_to: [`${ruaBase}/no-policy`] },
       { policy_domain: 'no-starttls.test', state: 'sent', sent_to: ['mailto:tls@reports-mail.test'] },
+      { policy_domain: 'reports-mail.test', state: 'no-record', sent_to: [] },
       { policy_domain: 'silent.test', state: 'no-record', sent_to: [] },
+      { policy_domain: 'unfetchable.test', state: 'sent', sent_to: [`${ruaBase}/unfetchable`] },
       { policy_domain: 'wrong-name.test', state: 'sent', sent_to: [`${ruaBase}/wrong-name`] },
     ]);
     // One report per domain, though two processes looked for them every 200 ms.
-    expect(received.map((entry) => entry.path).sort()).toEqual(['/tlsrpt/enforced', '/tlsrpt/no-policy', '/tlsrpt/wrong-name']);
-    expect(harness.smtp.messagesFor('tls@reports-mail.test')).toHaveLength(1);
+    expect(received.map((entry) => entry.path).sort()).toEqual(['/tlsrpt/enforced', '/tlsrpt/no-policy', '/tlsrpt/unfetchable', '/tlsrpt/wrong-name']);
+    // The report mail went despite the policy (RFC 8460 §3), in plaintext, and its session counted in no report: the
+    // stack's process counted the 4 + 4 failed ordinary sessions only, the replica none (its report was sent before the
+    // state above left 'due').
+    expect(plaintextOnly.messagesFor('tls@reports-mail.test').map((message) => message.secure)).toEqual([false]);
+    const starttlsFailures = async (opsUrl: string) =>
+      (await scrapeMetrics(opsUrl)).find('mailroom_tlsrpt_sessions_total', { result: 'starttls-not-supported' }).reduce((sum, sample) => sum + sample.value, 0);
+    expect((await starttlsFailures(harness.stack.opsUrl('emails'))) + (await starttlsFailures(`http://127.0.0.1:${opsPort}`))).toBe(8);
     expect(received.every((entry) => entry.contentType === 'application/tlsrpt+gzip')).toBe(true);
 
     const reportAt = (path: string) => received.find((entry) => entry.path === path)!.report;
@@ -170,11 +195,20 @@ describe('TLS reports (RFC 8460)', () => {
     expect(reportAt('/tlsrpt/no-policy').policies).toEqual([
       { policy: { 'policy-type': 'no-policy-found', 'policy-domain': 'no-policy.test' }, summary: { 'total-successful-session-count': 1, 'total-failure-session-count': 0 } },
     ]);
-    expect(new Set(received.map((entry) => entry.report['report-id'])).size).toBe(3);
+    const byType = (entries: any[]) => [...entries].sort((a, b) => a.policy['policy-type'].localeCompare(b.policy['policy-type']));
+    expect(byType(reportAt('/tlsrpt/unfetchable').policies)).toEqual([
+      { policy: { 'policy-type': 'no-policy-found', 'policy-domain': 'unfetchable.test' }, summary: { 'total-successful-session-count': 1, 'total-failure-session-count': 0 } },
+      {
+        policy: { 'policy-type': 'sts', 'policy-string': [], 'policy-domain': 'unfetchable.test', 'mx-host': [] },
+        summary: { 'total-successful-session-count': 0, 'total-failure-session-count': 1 },
+        'failure-details': [{ 'result-type': 'sts-policy-fetch-error', 'failed-session-count': 1 }],
+      },
+    ]);
+    expect(new Set(received.map((entry) => entry.report['report-id'])).size).toBe(4);
   });
 
   it('mails a mailto: rua a multipart/report with the gzipped JSON, DKIM-signed for the verified From domain', async () => {
-    const [message] = harness.smtp.messagesFor('tls@reports-mail.test');
+    const [message] = plaintextOnly.messagesFor('tls@reports-mail.test');
     expect(message.mailFrom).toBe('tls-reports@acme.test');
     // The header, its folded fields unfolded (RFC 5322 §2.2.3).
     const head = message.raw.toString('latin1').split('\r\n\r\n')[0].replace(/\r\n(?=[ \t])/g, '');

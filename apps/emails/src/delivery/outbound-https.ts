@@ -1,8 +1,8 @@
 import { IncomingMessage } from 'node:http';
 import { request, RequestOptions } from 'node:https';
 
-/** What an outbound HTTPS exchange that did not get through says went wrong, for the log. */
-export type HttpsFailure = { ok: false; reason: string };
+/** What an outbound HTTPS exchange that did not get through says went wrong, for the log; `code` is the socket error's (a certificate refused, say). */
+export type HttpsFailure = { ok: false; reason: string; code?: string };
 
 /**
  * One HTTPS request to a host a recipient domain names (its MTA-STS policy host, its TLS report endpoint), on a
@@ -27,7 +27,7 @@ export function httpsExchange<T>(
     // One-off: a kept-alive socket would outlive the checks its lookup made.
     const outgoing = request(Object.assign({}, options, { agent: false }));
     const timer = setTimeout(() => finish({ ok: false, reason: `no complete answer within ${timeoutMs} ms` }), timeoutMs);
-    outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, reason: error.code ? `${error.code}: ${error.message}` : error.message }));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, reason: error.code ? `${error.code}: ${error.message}` : error.message, code: error.code }));
     outgoing.on('response', (response: IncomingMessage) => onResponse(response, finish));
     outgoing.end(body);
   });

@@ -46,29 +46,29 @@ describe(fetchPolicyText.name, () => {
   });
 
   it('does not follow a redirect', async () => {
-    expect(await fetchPolicyText('redirect.test', settings())).toEqual({ ok: false, reason: 'HTTP 301 (a redirect, which is not followed)' });
+    expect(await fetchPolicyText('redirect.test', settings())).toEqual({ ok: false, reason: 'HTTP 301 (a redirect, which is not followed)', failure: 'sts-policy-fetch-error' });
   });
 
   it('refuses a body that is not text/plain, or larger than 64 KB', async () => {
-    expect(await fetchPolicyText('html.test', settings())).toEqual({ ok: false, reason: "media type 'text/html', not text/plain" });
-    expect(await fetchPolicyText('huge.test', settings())).toEqual({ ok: false, reason: `a body over ${MAX_POLICY_BYTES} bytes` });
+    expect(await fetchPolicyText('html.test', settings())).toEqual({ ok: false, reason: "media type 'text/html', not text/plain", failure: 'sts-policy-invalid' });
+    expect(await fetchPolicyText('huge.test', settings())).toEqual({ ok: false, reason: `a body over ${MAX_POLICY_BYTES} bytes`, failure: 'sts-policy-invalid' });
   });
 
   it('refuses a certificate for another name, or from a CA not trusted', async () => {
-    expect(await fetchPolicyText('other.test', settings())).toMatchObject({ ok: false, reason: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID') });
-    expect(await fetchPolicyText('good.test', settings({ ca: [...rootCertificates] }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^UNABLE_TO_VERIFY_LEAF_SIGNATURE|^SELF_SIGNED/) });
+    expect(await fetchPolicyText('other.test', settings())).toMatchObject({ ok: false, reason: expect.stringContaining('ERR_TLS_CERT_ALTNAME_INVALID'), failure: 'sts-webpki-invalid' });
+    expect(await fetchPolicyText('good.test', settings({ ca: [...rootCertificates] }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^UNABLE_TO_VERIFY_LEAF_SIGNATURE|^SELF_SIGNED/), failure: 'sts-webpki-invalid' });
   });
 
   it('never connects to a policy host that resolves to a non-public address, unless DELIVERY_ALLOW_PRIVATE_MX', async () => {
     const before = requests;
     const refused = await fetchPolicyText('good.test', settings({ lookup: policyHostLookup([dns.address], 1000, false) }));
-    expect(refused).toEqual({ ok: false, reason: 'EREFUSEDADDRESS: mta-sts.good.test resolves to a loopback address, which this server does not connect to' });
+    expect(refused).toEqual({ ok: false, reason: 'EREFUSEDADDRESS: mta-sts.good.test resolves to a loopback address, which this server does not connect to', failure: 'sts-policy-fetch-error' });
     expect(requests).toBe(before);
   });
 
   it("fails when the policy host's name does not resolve within DNS_TIMEOUT_MS", async () => {
     dns.delay('mta-sts.slow.test', Infinity);
-    expect(await fetchPolicyText('slow.test', settings({ lookup: policyHostLookup([dns.address], 200, true) }))).toMatchObject({ ok: false, reason: expect.stringContaining('timed out') });
+    expect(await fetchPolicyText('slow.test', settings({ lookup: policyHostLookup([dns.address], 200, true) }))).toMatchObject({ ok: false, reason: expect.stringContaining('timed out'), failure: 'sts-policy-fetch-error' });
   });
 
   it('gives up on a host that takes the connection and never answers', async () => {
@@ -76,7 +76,7 @@ describe(fetchPolicyText.name, () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as AddressInfo).port;
-      expect(await fetchPolicyText('good.test', settings({ port, timeoutMs: 200 }))).toEqual({ ok: false, reason: 'no complete answer within 200 ms' });
+      expect(await fetchPolicyText('good.test', settings({ port, timeoutMs: 200 }))).toEqual({ ok: false, reason: 'no complete answer within 200 ms', failure: 'sts-policy-fetch-error' });
     } finally {
       silent.close();
     }

@@ -21,10 +21,11 @@ function subject(options: { announcement: StsAnnouncement; fetched?: PolicyFetch
     find: async (domain) => rows.get(domain) ?? null,
     save: async (domain, policy) => void rows.set(domain, Object.assign({ fetchedAt: new Date(now) }, policy)),
   };
-  const fetch = jest.fn(async (): Promise<PolicyFetch> => options.fetched ?? { ok: false, reason: 'not scripted' });
+  const fetch = jest.fn(async (): Promise<PolicyFetch> => options.fetched ?? { ok: false, reason: 'not scripted', failure: 'sts-policy-fetch-error' });
   const discover = jest.fn(async () => options.announcement);
-  const policies = new StsPolicies(store, { discover, fetch }, () => now);
-  return { policies, rows, fetch, discover, advance: (ms: number) => (now += ms) };
+  const tlsSessions: unknown[][] = [];
+  const policies = new StsPolicies(store, { discover, fetch }, { now: () => now, tlsReports: { record: (...session) => tlsSessions.push(session) } });
+  return { policies, rows, fetch, discover, tlsSessions, advance: (ms: number) => (now += ms) };
 }
 
 describe(StsPolicies.name, () => {
@@ -50,7 +51,7 @@ describe(StsPolicies.name, () => {
   it.each<[string, StsAnnouncement, PolicyFetch | undefined]>([
     ['the record is gone', { kind: 'none' }, undefined],
     ['the record lookup failed', { kind: 'failed', reason: 'ESERVFAIL' }, undefined],
-    ['a new policy cannot be fetched', { kind: 'policy', id: 'v2' }, { ok: false, reason: 'HTTP 404' }],
+    ['a new policy cannot be fetched', { kind: 'policy', id: 'v2' }, { ok: false, reason: 'HTTP 404', failure: 'sts-policy-fetch-error' }],
     ['a new policy is invalid', { kind: 'policy', id: 'v2' }, { ok: true, text: '<html>' }],
   ])('keeps the cached policy when %s (RFC 8461 §5.1)', async (_, announcement, fetched) => {
     const { policies, rows } = subject({ announcement, fetched, cached: CACHED });
@@ -61,11 +62,43 @@ describe(StsPolicies.name, () => {
   it.each<[string, StsAnnouncement, PolicyFetch | undefined]>([
     ['no record', { kind: 'none' }, undefined],
     ['a failed record lookup', { kind: 'failed', reason: 'ETIMEOUT' }, undefined],
-    ['a failed fetch', { kind: 'policy', id: 'v1' }, { ok: false, reason: 'ECONNREFUSED' }],
+    ['a failed fetch', { kind: 'policy', id: 'v1' }, { ok: false, reason: 'ECONNREFUSED', failure: 'sts-policy-fetch-error' }],
   ])('has no policy, with nothing cached, after %s (fail open on first contact)', async (_, announcement, fetched) => {
     const { policies, rows } = subject({ announcement, fetched });
     expect(await policies.policyFor('example.com')).toBeNull();
     expect(rows.size).toBe(0);
+  });
+
+  describe('telling TLS reports of a fetch that gave no policy (RFC 8460 §4.3.2.1)', () => {
+    const NEW_ID: StsAnnouncement = { kind: 'policy', id: 'v2' };
+    const CACHED_REPORTED = { type: 'sts', string: ['version: STSv1', 'mode: enforce', 'mx: mx.cached.example.com', 'max_age: 604800'], mxHost: ['mx.cached.example.com'] };
+
+    it.each<[string, PolicyFetch, string]>([
+      ['could not be fetched', { ok: false, reason: 'ECONNREFUSED', failure: 'sts-policy-fetch-error' }, 'sts-policy-fetch-error'],
+      ['came with a certificate refused', { ok: false, reason: 'CERT_HAS_EXPIRED: certificate has expired', failure: 'sts-webpki-invalid' }, 'sts-webpki-invalid'],
+      ['was not served as text/plain', { ok: false, reason: "media type 'text/html', not text/plain", failure: 'sts-policy-invalid' }, 'sts-policy-invalid'],
+      ['does not parse', { ok: true, text: '<html>' }, 'sts-policy-invalid'],
+    ])('counts one failed session when the policy %s, under an MTA-STS policy of which nothing could be read', async (_, fetched, resultType) => {
+      const { policies, tlsSessions } = subject({ announcement: NEW_ID, fetched });
+      expect(await policies.policyFor('example.com')).toBeNull();
+      expect(tlsSessions).toEqual([['example.com', { type: 'sts', string: [], mxHost: [] }, { ok: false, resultType, mxHostname: '', ip: '' }]]);
+    });
+
+    it('counts it under the cached policy, which the mail goes under', async () => {
+      const { policies, tlsSessions } = subject({ announcement: NEW_ID, fetched: { ok: false, reason: 'HTTP 404', failure: 'sts-policy-fetch-error' }, cached: CACHED });
+      expect(await policies.policyFor('example.com')).toEqual(CACHED);
+      expect(tlsSessions).toEqual([['example.com', CACHED_REPORTED, { ok: false, resultType: 'sts-policy-fetch-error', mxHostname: '', ip: '' }]]);
+    });
+
+    it.each<[string, StsAnnouncement, PolicyFetch | undefined]>([
+      ['a policy fetched', NEW_ID, { ok: true, text: ENFORCE_TEXT }],
+      ['no record', { kind: 'none' }, undefined],
+      ['a failed record lookup', { kind: 'failed', reason: 'ETIMEOUT' }, undefined],
+    ])('counts nothing after %s', async (_, announcement, fetched) => {
+      const { policies, tlsSessions } = subject({ announcement, fetched });
+      await policies.policyFor('example.com');
+      expect(tlsSessions).toEqual([]);
+    });
   });
 
   it('shares one lookup between deliveries at the same time, and reuses the answer for a while only', async () => {
@@ -107,7 +140,7 @@ describe(StsPolicies.name, () => {
     });
 
     it.each<[string, PolicyFetch, string]>([
-      ['cannot be fetched', { ok: false, reason: 'ECONNREFUSED' }, 'failed'],
+      ['cannot be fetched', { ok: false, reason: 'ECONNREFUSED', failure: 'sts-policy-fetch-error' }, 'failed'],
       ['is no valid policy', { ok: true, text: '<html>' }, 'invalid'],
     ])('keeps the cached policy, its expiry unchanged, when the refresh %s, and counts the fetch', async (_, fetched, outcome) => {
       const { policies, rows, fetch, advance } = subject({ announcement: SAME_ID, fetched, cached: CACHED });

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { reportedPolicy, ReportedPolicy, TlsSessionRecorder } from '../tls-rpt/tls-session';
 import { stsPolicyFetches } from './mta-sts-metrics';
 import { StoredStsPolicy, StsPolicyStore } from './mta-sts.repository';
 import { PolicyFetch } from './policy-fetch';
@@ -24,6 +25,8 @@ export interface StsLookups {
 const REMEMBER_MS = 5 * 60_000;
 /** Domains remembered at once; past it the oldest entry goes. */
 const MAX_DOMAINS = 10_000;
+/** The policy a failed fetch is reported under when none is cached: an MTA-STS one, of which nothing could be read. */
+const UNREAD_POLICY: ReportedPolicy = { type: 'sts', string: [], mxHost: [] };
 /** The longest a cached policy goes unrefreshed while its id is unchanged (see refreshDue). */
 const MAX_REFRESH_INTERVAL_MS = 24 * 3600_000;
 
@@ -46,18 +49,26 @@ export function refreshDue(cached: StoredStsPolicy, nowMs: number): boolean {
  * the record is gone, its lookup failed, or the fetch failed or gave no valid policy: an attacker who strips the
  * record or blocks the policy host cannot downgrade a domain whose policy is cached. With nothing
  * cached, those give no policy, and mail goes as it would without MTA-STS (RFC 8461 §5: trust on first use).
- * Lookups of one domain that run at the same time share one.
+ * Lookups of one domain that run at the same time share one. A fetch that gave no valid policy is told to the TLS
+ * report counts (`tlsReports`) as one failed session of its RFC 8460 §4.3.2.1 result type, under the cached policy
+ * (which the mail then goes under) or, with none cached, an MTA-STS policy of which nothing could be read.
  */
 export class StsPolicies implements StsPolicySource {
   private readonly logger = new Logger('MtaSts');
   private readonly known = new Map<string, { policy: StsPolicy | null; until: number }>();
   private readonly pending = new Map<string, Promise<StsPolicy | null>>();
 
+  private readonly now: () => number;
+  private readonly tlsReports?: TlsSessionRecorder;
+
   constructor(
     private readonly store: StsPolicyStore,
     private readonly lookups: StsLookups,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { now?: () => number; tlsReports?: TlsSessionRecorder } = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.tlsReports = options.tlsReports;
+  }
 
   policyFor(domain: string): Promise<StsPolicy | null> {
     const known = this.known.get(domain);
@@ -86,6 +97,8 @@ export class StsPolicies implements StsPolicySource {
     const policy = fetched.ok ? parseStsPolicy(fetched.text) : null;
     stsPolicyFetches.labels(!fetched.ok ? 'failed' : policy ? 'fetched' : 'invalid').inc();
     if (!policy) {
+      const resultType = fetched.ok ? 'sts-policy-invalid' : fetched.failure;
+      this.tlsReports?.record(domain, cached ? reportedPolicy(cached) : UNREAD_POLICY, { ok: false, resultType, mxHostname: '', ip: '' });
       const why = fetched.ok ? 'it is no valid policy' : fetched.reason;
       this.logger.warn(`MTA-STS policy of ${domain} (id ${announcement.id}) not ${refresh ? 'refreshed' : 'fetched'}: ${why}; ${cached ? 'the cached policy applies' : 'delivering without one'}`);
       return cached;

@@ -29,5 +29,5 @@ export function createDeliveryTransport(config: MailroomConfig, policyStore: Sts
   }
   const trustedCas = trustedCertificateAuthorities(config);
   const router = new MxRouteCache(new MxResolver(config.DNS_SERVERS, config.DNS_TIMEOUT_MS, config.DELIVERY_ALLOW_PRIVATE_MX));
-  return new MxTransport(router, Object.assign({}, common, { port: config.SMTP_MX_PORT, trustedCas }), createStsPolicies(config, policyStore, trustedCas), tlsReports);
+  return new MxTransport(router, Object.assign({}, common, { port: config.SMTP_MX_PORT, trustedCas }), createStsPolicies(config, policyStore, trustedCas, tlsReports), tlsReports);
 }

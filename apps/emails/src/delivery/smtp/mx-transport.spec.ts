@@ -1,5 +1,5 @@
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
-import { eventually } from '@mailroom/testing';
+import { eventually, startTestSmtp } from '@mailroom/testing';
 import { StsPolicySource } from '../mta-sts/sts-policies';
 import { MailRoute } from '../mx/mx-resolver';
 import { MxTransport } from './mx-transport';
@@ -50,6 +50,31 @@ describe('MxTransport under MTA-STS policies, for recipients it never sends to',
   it('holds back, as temporary, a recipient whose domain policy cannot be read, rather than taking it for none', async () => {
     const outcomes = await deliverUnder({ policyFor: () => Promise.reject(new Error('Connection terminated')) });
     expect(outcomes.get('ann@example.test')).toEqual({ kind: 'temporary', code: null, reply: '4.4.3 MTA-STS policy of example.test could not be read (Connection terminated)' });
+  });
+});
+
+describe('MxTransport carrying a TLS report (RFC 8460 §3)', () => {
+  it('delivers it despite an enforced policy its MX hosts fail, and counts its session in no report', async () => {
+    // The host offers no STARTTLS and the policy lists another host: ordinary mail waits; a report must still go.
+    const smtp = await startTestSmtp({ disableStartTls: true });
+    const route: MailRoute = { kind: 'hosts', hosts: [{ name: 'mx.example.test', preference: 10, addresses: ['127.0.0.1'] }], ttlSeconds: 60 };
+    const policies: StsPolicySource = { policyFor: async () => ({ mode: 'enforce', mx: ['*.provider.test'], maxAgeSeconds: 86400 }) };
+    const recorded: unknown[] = [];
+    const transport = new MxTransport({ route: async () => route }, Object.assign({}, SETTINGS, { port: smtp.port }), policies, { record: (...session) => recorded.push(session) });
+    const raw = Buffer.from('Subject: report\r\n\r\nreport\r\n');
+    try {
+      const ordinary = await transport.deliver('bounces@acme.test', ['tls@example.test'], raw);
+      expect(ordinary.get('tls@example.test')).toMatchObject({ kind: 'temporary', reply: expect.stringContaining('MTA-STS') });
+      expect(recorded).toHaveLength(1);
+      recorded.length = 0;
+      const report = await transport.deliver('tls@acme.test', ['tls@example.test'], raw, { tlsReport: true });
+      expect(report.get('tls@example.test')).toMatchObject({ kind: 'accepted' });
+      expect(smtp.messages.map((message) => [message.mailFrom, message.rcptTo, message.secure])).toEqual([['tls@acme.test', ['tls@example.test'], false]]);
+      expect(recorded).toEqual([]);
+    } finally {
+      transport.close();
+      await smtp.stop();
+    }
   });
 });
 

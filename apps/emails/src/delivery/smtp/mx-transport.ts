@@ -6,7 +6,7 @@ import { inSendingOrder, sendingOrderKey } from '../mx/mx-order';
 import { MailHost, MailRouter } from '../mx/mx-resolver';
 import { SmtpOutcome } from '../smtp-outcome';
 import { NO_POLICY, ReportedPolicy, reportedPolicy, sessionResult, TlsSessionRecorder } from '../tls-rpt/tls-session';
-import { DeliveryTransport } from './delivery-transport';
+import { DeliveryOptions, DeliveryTransport } from './delivery-transport';
 import { sendInTransactions } from './send-in-transactions';
 import { negotiatedTls } from './negotiated-tls';
 import { RecipientOutcomes } from './smtp-send';
@@ -55,6 +55,8 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 interface DeliveryGroup {
   hosts: MailHost[];
   enforced: boolean;
+  /** Whether its sessions count in TLS reports: not those carrying a report (see DeliveryOptions). */
+  counted: boolean;
   recipients: string[];
   /** Each recipient domain's policy, as its TLS report names it. */
   policies: Map<string, ReportedPolicy>;
@@ -106,7 +108,7 @@ export class MxTransport implements DeliveryTransport {
     this.pool = new TransporterPool(settings.messageTimeoutMs);
   }
 
-  async deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes> {
+  async deliver(envelopeFrom: string, recipients: string[], raw: Buffer, options: DeliveryOptions = {}): Promise<RecipientOutcomes> {
     const outcomes: RecipientOutcomes = new Map();
     const byDomain = new Map<string, string[]>();
     for (const address of recipients) byDomain.set(domainOf(address), [...(byDomain.get(domainOf(address)) ?? []), address]);
@@ -114,7 +116,7 @@ export class MxTransport implements DeliveryTransport {
     const groups = new Map<string, DeliveryGroup>();
     await Promise.all(
       [...byDomain].map(async ([domain, addresses]) => {
-        const [route, policy] = await Promise.all([this.resolver.route(domain), this.policyOf(domain)]);
+        const [route, policy] = await Promise.all([this.resolver.route(domain), options.tlsReport ? ({ kind: 'none', reported: NO_POLICY } as const) : this.policyOf(domain)]);
         const refuse = (outcome: SmtpOutcome) => addresses.forEach((address) => outcomes.set(address.toLowerCase(), outcome));
         if (route.kind === 'unroutable') return refuse(route.outcome);
         if (policy.kind === 'unknown') return refuse(policy.outcome);
@@ -129,7 +131,7 @@ export class MxTransport implements DeliveryTransport {
         const enforced = patterns !== null;
         // An enforced delivery and an opportunistic one never share a message, so never a connection either.
         const key = `${enforced ? 'verified ' : ''}${sendingOrderKey(hosts)}`;
-        const group = groups.get(key) ?? { hosts, enforced, recipients: [], policies: new Map<string, ReportedPolicy>() };
+        const group = groups.get(key) ?? { hosts, enforced, counted: !options.tlsReport, recipients: [], policies: new Map<string, ReportedPolicy>() };
         group.recipients.push(...addresses);
         group.policies.set(domain, policy.reported);
         groups.set(key, group);
@@ -191,7 +193,7 @@ export class MxTransport implements DeliveryTransport {
         const tlsPool = this.poolFor(host.name, address, enforced ? 'verified' : 'starttls');
         let last = await sendInTransactions(tlsPool, { from, to: untaken }, raw, this.pool.limits);
         // Counted once per session with TLS tried: a plaintext retry below is that same attempt going on.
-        this.recordSessions(group.policies, last, { mxHostname: host.name, ip: address, tlsNegotiated: enforced || negotiatedTls(tlsPool) });
+        if (group.counted) this.recordSessions(group.policies, last, { mxHostname: host.name, ip: address, tlsNegotiated: enforced || negotiatedTls(tlsPool) });
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
         // of the message went out, so the same host is asked again at once without TLS, as Postfix does at
         // its "may" level. Its certificate is not checked either way, so this costs no protection that TLS

@@ -39,6 +39,14 @@ export function reportedPolicy(policy: StsPolicy | null): ReportedPolicy {
 /** OpenSSL's and Node's codes for a chain that does not lead to a trusted CA. */
 const NOT_TRUSTED = /^(UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|CERT_REJECTED|CERT_CHAIN_TOO_LONG|INVALID_CA)$/;
 
+/** Why a certificate was refused, as RFC 8460 names it, from Node's error code; undefined for a code that is no certificate's. */
+export function certificateResultType(code: string): 'certificate-host-mismatch' | 'certificate-expired' | 'certificate-not-trusted' | undefined {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'certificate-host-mismatch';
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return 'certificate-expired';
+  if (NOT_TRUSTED.test(code)) return 'certificate-not-trusted';
+  return undefined;
+}
+
 /**
  * The RFC 8460 result type of a session that failed in TLS, from its outcome: a host that refused the STARTTLS
  * command (or does not offer it where TLS was required) is starttls-not-supported; a certificate refused names why;
@@ -47,11 +55,7 @@ const NOT_TRUSTED = /^(UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCAL
 export function tlsResultTypeOf(outcome: SmtpOutcome): TlsResultType | undefined {
   if (outcome.startTlsRefused) return 'starttls-not-supported';
   if (!outcome.tlsFailed) return undefined;
-  const code = outcome.tlsCode ?? '';
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'certificate-host-mismatch';
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return 'certificate-expired';
-  if (NOT_TRUSTED.test(code)) return 'certificate-not-trusted';
-  return 'validation-failure';
+  return certificateResultType(outcome.tlsCode ?? '') ?? 'validation-failure';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { MailroomConfig } from '@mailroom/config';
 import { txtRecords } from '../mx/txt-records';
 import type { SenderIdentityCache } from '../sender-identity.cache';
@@ -20,8 +21,9 @@ function reporterFor(fromDomainStatus: 'verified' | 'pending' | null) {
     finish: jest.fn().mockResolvedValue(undefined),
     retryLater: jest.fn().mockResolvedValue(undefined),
   };
-  const transport = { deliver: jest.fn() };
-  const identities = { get: jest.fn().mockResolvedValue(fromDomainStatus === null ? null : { name: 'acme.test', status: fromDomainStatus }) };
+  const transport = { deliver: jest.fn().mockResolvedValue(new Map([['tls@example.org', { kind: 'accepted', code: 250, reply: '250 2.0.0 OK' }]])) };
+  const dkim = { selector: 'mailroom', privateKeyPem: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) };
+  const identities = { get: jest.fn().mockResolvedValue(fromDomainStatus === null ? null : { name: 'acme.test', status: fromDomainStatus, dkim }) };
   const config = { TLSRPT_FROM: 'tls@acme.test', TLSRPT_ORGANIZATION: '', TLSRPT_CONTACT: '', SMTP_HELO_NAME: 'mx.acme.test', TLSRPT_SEND_DELAY: 3_600_000, TLS_EXTRA_CA_FILE: '', DNS_SERVERS: [], DNS_TIMEOUT_MS: 1000 } as unknown as MailroomConfig;
   const reporter = new TlsrptReporter(repository as unknown as TlsrptRepository, transport as unknown as DeliveryTransport, identities as unknown as SenderIdentityCache, config);
   return { reporter, repository, transport };
@@ -34,8 +36,20 @@ describe('TlsrptReporter, mailto: reports', () => {
     await reporter.sendDue();
     expect(transport.deliver).not.toHaveBeenCalled();
     expect(repository.retryLater).not.toHaveBeenCalled();
-    expect(repository.finish).toHaveBeenCalledWith(REPORT, 'sent', []);
+    expect(repository.finish).toHaveBeenCalledWith(REPORT, 'skipped', []);
     const skippedAfter = (await tlsReportsSent.get()).values.find((value) => value.labels.outcome === 'skipped')?.value ?? 0;
     expect(skippedAfter).toBe(skippedBefore + 1);
+  });
+
+  it('mails a report DKIM-signed when TLSRPT_FROM\'s domain is verified, as a TLS report (despite TLS failures, not counted), and closes it as sent', async () => {
+    const { reporter, repository, transport } = reporterFor('verified');
+    await reporter.sendDue();
+    expect(transport.deliver).toHaveBeenCalledTimes(1);
+    const [envelopeFrom, recipients, raw, options] = transport.deliver.mock.calls[0];
+    expect([envelopeFrom, recipients, options]).toEqual(['tls@acme.test', ['tls@example.org'], { tlsReport: true }]);
+    // The first header field, unfolded (RFC 5322 §2.2.3).
+    const firstField = raw.toString().split(/\r\n(?![ \t])/)[0].replace(/\r\n[ \t]/g, ' ');
+    expect(firstField).toMatch(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=acme\.test; +q=dns\/txt; s=mailroom;/);
+    expect(repository.finish).toHaveBeenCalledWith(REPORT, 'sent', ['mailto:tls@example.org']);
   });
 });

@@ -99,7 +99,7 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
         else failed = this.counted(mailed === 'sent', 'mailto', `mailto:${address}`, sentTo) || failed;
       }
     }
-    if (!failed) return this.repository.finish(report, 'sent', sentTo);
+    if (!failed) return this.repository.finish(report, sentTo.length ? 'sent' : 'skipped', sentTo);
     const retryIn = REPORT_RETRY_DELAYS_MS[report.attempts - 1];
     if (retryIn !== undefined) return this.repository.retryLater(report, sentTo, retryIn);
     this.logger.warn(`TLS report ${report.reportId} for ${report.policyDomain} (${report.day}) dropped after ${report.attempts} tries`);
@@ -125,7 +125,7 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
       if (identity?.status !== 'verified') return 'unsigned';
       const unsigned = reportEmail(report, this.submitter, from, address, gzipped);
       const raw = await signMessage(unsigned, { domainName: identity.name, keySelector: identity.dkim.selector, privateKey: parsedPrivateKey(identity.dkim) });
-      const outcomes = await this.transport.deliver(from, [address], raw);
+      const outcomes = await this.transport.deliver(from, [address], raw, { tlsReport: true });
       const outcome = outcomes.get(address.toLowerCase());
       if (outcome?.kind === 'accepted') return 'sent';
       this.logger.warn(`TLS report ${report.reportId} for ${report.policyDomain} not taken by ${address}: ${outcome?.reply ?? 'no outcome'}`);

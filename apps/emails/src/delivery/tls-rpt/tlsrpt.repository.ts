@@ -105,8 +105,11 @@ export class TlsrptRepository {
     }));
   }
 
-  /** The report is done: sent to every rua, dropped after its last try, or the domain asks for none (`no-record`). */
-  async finish(report: ClaimedReport, state: 'sent' | 'no-record' | 'dropped', sentTo: string[]): Promise<void> {
+  /**
+   * The report is done: sent to every rua, dropped after its last try, the domain asks for none (`no-record`), or its
+   * only rua were mailto: ones it could not be mailed signed to (`skipped`).
+   */
+  async finish(report: ClaimedReport, state: 'sent' | 'no-record' | 'dropped' | 'skipped', sentTo: string[]): Promise<void> {
     await this.dataSource.query(`UPDATE emails.tlsrpt_reports SET state = $3, sent_to = $4, claimed_until = NULL WHERE day = $1::date AND policy_domain = $2`, [
       report.day,
       report.policyDomain,
