@@ -139,6 +139,18 @@ describe('error answers', () => {
     });
 
     it.each([
+      ['a URL over the size limit', `HEAD /v1/api-keys/${'k'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+      ['headers over the size limit', `HEAD /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      ['a control character in a header', 'HEAD /v1/api-keys HTTP/1.1\r\nHost: x\r\nX-Odd: a\u0001b\r\n\r\n', 400],
+    ])('answers a HEAD request with %s with the status and headers alone, no content (RFC 9110 §9.3.2)', async (_what, request, status) => {
+      const answer = await rawHttpExchange(stack.api.baseUrl, request);
+      const asGet = await rawHttpExchange(stack.api.baseUrl, request.replace(/^HEAD /, 'GET '));
+      expect(answer.status).toBe(status);
+      expect(answer.body).toBeUndefined();
+      expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(asGet.body))));
+    });
+
+    it.each([
       ['a long query', `/v1/api-keys?name=${'a'.repeat(20_000)}`],
       ['a long path', `/v1/api-keys/${'k'.repeat(20_000)}`],
     ])('answers a URL over the size limit (%s) with 414 in the API shape', async (_what, target) => {

@@ -5,6 +5,7 @@ export interface RawHttpAnswer {
   /** Header names in lower case; a repeated header keeps its last value. */
   headers: Record<string, string>;
   contentType: string;
+  /** Parsed as JSON; undefined when the answer has no content (to a HEAD). */
   body: any;
 }
 
@@ -20,6 +21,7 @@ export function rawHttpExchange(baseUrl: string, request: string): Promise<RawHt
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => {
+      if (!chunks.length) return reject(new Error('the server closed the connection without answering'));
       const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
       const [statusLine, ...headerLines] = head.split('\r\n');
       const headers: Record<string, string> = {};
@@ -27,7 +29,7 @@ export function rawHttpExchange(baseUrl: string, request: string): Promise<RawHt
         const colon = line.indexOf(':');
         headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, contentType: headers['content-type'] ?? '', body: JSON.parse(body) });
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, contentType: headers['content-type'] ?? '', body: body === '' ? undefined : JSON.parse(body) });
     });
   });
 }

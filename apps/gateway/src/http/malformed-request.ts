@@ -1,8 +1,8 @@
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError, ErrorCode } from '@mailroom/errors';
 import { wasAnsweredBeforeBody } from './answered-before-body';
-import { SECURITY_HEADER_LINES } from './security-headers';
+import { answerOnSocketAndClose } from './answer-on-socket';
 
 /** What Node's HTTP parser reports (llhttp's HPE_* codes, or Node's own), with the bytes it was reading. */
 type ParserError = Error & { code?: string; rawPacket?: unknown };
@@ -36,10 +36,14 @@ function describe(error: ParserError): DomainError {
 }
 
 /**
- * How long a connection answered this way is read from (and what arrives
- * thrown away) before it is closed for good.
+ * Whether the request was a HEAD, read from the bytes the parser was given (a
+ * timeout carries none). Its answer has no content (RFC 9110 §9.3.2): a client
+ * reads JSON after the headers as the start of a next answer, which Node's
+ * reports as "Data after `Connection: close`".
  */
-const LINGER_MS = 2_000;
+function askedWithHead(error: ParserError): boolean {
+  return Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
 
 /** Connections already answered: the parser reports each further chunk of them as another error. */
 const answered = new WeakSet<Socket>();
@@ -49,14 +53,7 @@ const answered = new WeakSet<Socket>();
  * a Content-Length that is no number, broken chunked encoding, a URL or
  * headers over the size limit) never reach a route or Nest's filter: Fastify answered them
  * itself, in a shape of its own. This answers in the API's shape, then closes
- * the connection: the rest of what it carries cannot be framed.
- *
- * It closes as RFC 9112 §9.6 asks: the answer, then our half of the
- * connection, then reading on (and discarding) for LINGER_MS or until the
- * client closes its half. Destroying the socket at once, with the client's
- * body still arriving (a 414 comes before the body is read), reset the
- * connection, and a client still writing its body saw ECONNRESET instead of
- * the answer.
+ * the connection (answerOnSocketAndClose): the rest of what it carries cannot be framed.
  */
 export function answerMalformedRequest(error: ParserError, socket: Socket): void {
   // A reset connection has nobody left to answer; one answered already is lingering.
@@ -67,15 +64,5 @@ export function answerMalformedRequest(error: ParserError, socket: Socket): void
     return;
   }
   answered.add(socket);
-  const domainError = describe(error);
-  const body = JSON.stringify(domainError.toBody());
-  socket.end(
-    `HTTP/1.1 ${domainError.httpStatus} ${STATUS_CODES[domainError.httpStatus]}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `${SECURITY_HEADER_LINES}Connection: close\r\n\r\n${body}`,
-  );
-  // Flowing with nothing to hand the bytes to: what the client still sends is read and dropped.
-  socket.resume();
-  socket.once('end', () => socket.destroy());
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  answerOnSocketAndClose(socket, describe(error), { head: askedWithHead(error) });
 }
