@@ -17,6 +17,7 @@ import { continueAfterAdmission } from './http/continue-after-admission';
 import { assertExpectationMet, routeUnmetExpectations } from './http/expectations';
 import { assertOneHostHeader } from './http/host-header';
 import { answerMalformedRequest } from './http/malformed-request';
+import { refuseConnect } from './http/refuse-connect';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { refuseUnreadInput } from './http/refuse-unread-input';
 import { addSecurityHeaders } from './http/security-headers';
@@ -73,6 +74,8 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     app.get(RouteRequirements).assertCovers(registeredRoutes(app));
     allowedMethods = new AllowedMethods(registeredRoutes(app));
   });
+  // CONNECT reaches no route or hook: it is answered beside them, as a method the API does not take.
+  refuseConnect(fastify.server, () => allowedMethods);
   // First of the onRequest hooks: a request that arrives while the gateway closes is turned away before its key is checked.
   closeKeepAliveOnShutdown(fastify, logger);
   // Before the body is read: who asks is settled before what they sent (README, "The rules, in order").

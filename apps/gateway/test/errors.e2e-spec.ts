@@ -88,6 +88,21 @@ describe('error answers', () => {
     it('serves HEAD where Allow lists it', async () => {
       expect((await stack.api.request('HEAD', '/v1/api-keys')).status).toBe(200);
     });
+
+    it('answers CONNECT, which reaches no route, as any method a path is not served with, then closes', async () => {
+      // Node hands CONNECT to the server's 'connect' listeners; with none it closed the connection unanswered.
+      const response = await rawHttpExchange(stack.api.baseUrl, 'CONNECT /v1/emails HTTP/1.1\r\nHost: x\r\n\r\n');
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.allow).toBe('GET, HEAD, POST');
+      expect(response.headers.connection).toBe('close');
+      expect(response.body.error.message).toBe('CONNECT is not allowed here; this path takes GET, HEAD, POST.');
+    });
+
+    it('answers CONNECT to a host and port, which names no path of the API, with 404', async () => {
+      const response = await rawHttpExchange(stack.api.baseUrl, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      expectError(response, 404, 'not_found');
+      expect(response.headers.allow).toBeUndefined();
+    });
   });
 
   describe('requests that are not valid HTTP', () => {

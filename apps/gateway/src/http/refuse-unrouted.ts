@@ -25,13 +25,20 @@ const pathOf = (url: string) => url.split('?', 1)[0];
  */
 export function assertRouted(request: RoutedRequest, reply: ReplyLike, allowed: AllowedMethods): void {
   if (request.routeOptions.url === undefined) {
-    const methods = allowed.at(pathOf(request.url));
-    if (!methods.length) throw new DomainError(ErrorCode.NotFound, 'No route matches this method and path.');
-    reply.header('allow', methods.join(', '));
-    throw new DomainError(ErrorCode.MethodNotAllowed, `${request.method} is not allowed here; this path takes ${methods.join(', ')}.`);
+    const refusal = unroutedRefusal(request.method, request.url, allowed);
+    if (refusal.allow !== undefined) reply.header('allow', refusal.allow);
+    throw refusal.error;
   }
   const params = (request.params ?? {}) as Record<string, unknown>;
   for (const name in params) {
     if (params[name] === '') throw new DomainError(ErrorCode.NotFound, `No route matches this method and path: its ${name} is empty.`);
   }
+}
+
+/** The answer to a request no route takes: 404, or 405 with the methods its path is served with (for `Allow`). */
+export function unroutedRefusal(method: string, url: string, allowed: AllowedMethods): { error: DomainError; allow?: string } {
+  const methods = allowed.at(pathOf(url));
+  if (!methods.length) return { error: new DomainError(ErrorCode.NotFound, 'No route matches this method and path.') };
+  const allow = methods.join(', ');
+  return { error: new DomainError(ErrorCode.MethodNotAllowed, `${method} is not allowed here; this path takes ${allow}.`), allow };
 }
