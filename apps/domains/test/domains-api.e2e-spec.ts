@@ -77,6 +77,23 @@ describe('domains API: add, list, get, restrictions', () => {
     expect(response.body.error.message).toContain(message);
   });
 
+  it.each([
+    ['the DKIM zone itself', DKIM_ZONE],
+    ['a name inside it', `mail.${DKIM_ZONE}`],
+    ['a name inside it in capitals', `MAIL.${DKIM_ZONE.toUpperCase()}`],
+  ])('answers 422 naming the field for %s, where this Mailroom answers every name and nobody could publish the records', async (_, name) => {
+    const response = await api().post('/v1/domains', { name });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({ code: 'validation_error', message: expect.stringMatching(new RegExp(`^name: must be a domain you own: .* is inside ${DKIM_ZONE.replace(/\./g, '\\.')}, the DKIM zone`)) });
+  });
+
+  it('takes a name that merely ends like the DKIM zone without being under it', async () => {
+    // example-…-dkim.mailroom.test: under mailroom.test, beside the zone.
+    const name = `${uniqueDomain().split('.')[0]}-${DKIM_ZONE}`;
+    const response = await api().post('/v1/domains', { name });
+    expect(response.status).toBe(201);
+  });
+
   it('takes a name up to 233 characters, so that its DKIM record name (mr…._domainkey.<name>) fits in 253', async () => {
     /** Labels of 60 letters and a last one that makes the length exactly `length`, ending in .test. */
     const nameOfLength = (length: number, letter: string) => {

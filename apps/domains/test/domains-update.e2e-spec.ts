@@ -77,6 +77,7 @@ describe('domains: PATCH /v1/domains/{id}, the custom tracking domain and the zo
     ['the domain itself, in any spelling', (name: string) => name.toUpperCase(), (name: string) => `must be a host under ${name}, such as links.${name}, not the domain itself`],
     ['a public suffix', () => 'co.uk', () => 'must be a host under a domain you own: co.uk is a public suffix'],
     ['an internationalized public suffix', () => '公司.cn', () => 'must be a host under a domain you own: xn--55qx5d.cn is a public suffix'],
+    ['a host inside the DKIM zone, which this Mailroom answers itself', () => `links.${DKIM_ZONE}`, () => `must be a domain you own: links.${DKIM_ZONE} is inside ${DKIM_ZONE}, the DKIM zone`],
   ])('answers 422 for %s as tracking domain, which could never verify, and changes nothing', async (_, requested, problem) => {
     const domain = await addDomain('selftrack');
     const response = await api().patch(`/v1/domains/${domain.id}`, { trackingDomain: requested(domain.name) });

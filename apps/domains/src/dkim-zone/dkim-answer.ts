@@ -1,3 +1,4 @@
+import { isAtOrUnder } from '@mailroom/contracts';
 import { dkimTxtValue, splitTxt } from './dkim-txt';
 import { soaRecord } from './zone-file';
 
@@ -56,7 +57,7 @@ export async function answerDkimQuestion(
 
   const transfer = question.type === TYPE.AXFR || question.type === TYPE.IXFR;
   const otherClass = question.class !== CLASS_IN && question.class !== QCLASS_ANY;
-  if (otherClass || transfer || (name !== zone.zone && !name.endsWith(`.${zone.zone}`))) return { rcode: RCODE.REFUSED, authoritative: false, answers: [], authorities: [] };
+  if (otherClass || transfer || !isAtOrUnder(name, zone.zone)) return { rcode: RCODE.REFUSED, authoritative: false, answers: [], authorities: [] };
 
   if (name === zone.zone) {
     const ns = zone.nameServers.map((server) => ({ name: zone.zone, type: TYPE.NS, class: CLASS_IN, ttl: 3600, ns: server }));

@@ -1,4 +1,4 @@
-import type { RequestContext } from '@mailroom/contracts';
+import { isAtOrUnder, RequestContext } from '@mailroom/contracts';
 import { DomainError } from '@mailroom/errors';
 
 /** A key with domainRestrictions sees only those names (exact match); anything else looks like it does not exist. */
@@ -24,7 +24,7 @@ export function assertMayAdd(ctx: RequestContext, name: string): void {
  */
 export function assertMayTrackUnder(ctx: RequestContext, trackingDomain: string | null | undefined): void {
   if (!trackingDomain || !ctx.domainRestrictions?.length) return;
-  if (ctx.domainRestrictions.some((name) => trackingDomain === name || trackingDomain.endsWith(`.${name}`))) return;
+  if (ctx.domainRestrictions.some((name) => isAtOrUnder(trackingDomain, name))) return;
   throw DomainError.forbidden(
     `This API key is restricted to ${ctx.domainRestrictions.join(', ')} and cannot use ${trackingDomain} as a tracking domain; use a name under one of them.`,
   );

@@ -28,6 +28,7 @@ import { toListItem, toResponse } from './domain.mapper';
 import { DomainSettings } from './domain-settings';
 import { DomainsRepository } from './domains.repository';
 import { DOMAINS_NATS_CLIENT, EmailsUsageClient } from './emails-usage.client';
+import { assertOutsideDkimZone } from './outside-dkim-zone';
 
 @Injectable()
 export class DomainsService {
@@ -45,6 +46,7 @@ export class DomainsService {
     const problem = sendingDomainNameProblem(input.name);
     if (problem) throw DomainError.validation('name', problem);
     const name = normalizeDomainName(input.name);
+    assertOutsideDkimZone('name', name, this.settings.dkimZone);
     assertMayAdd(ctx, name);
     const existing = await this.repository.findByName(name);
     if (existing) throw this.alreadyExists(existing);
@@ -102,6 +104,7 @@ export class DomainsService {
     const { name } = assertVisible(ctx, await this.repository.findById(id), id);
     assertMayTrackUnder(ctx, checked.trackingDomain);
     assertTrackingDomainApart(checked.trackingDomain, name);
+    assertOutsideDkimZone('trackingDomain', checked.trackingDomain, this.settings.dkimZone);
     const firstCheckAt = new Date(Date.now() + this.settings.schedule.recheckSchedule[0]);
     let pending: DkimKeyEntity | null = null;
     const updated = await this.repository.updateLocked(id, async (entity, manager) => {

@@ -78,6 +78,11 @@ export function sendingDomainNameProblem(raw: unknown): string | null {
   return null;
 }
 
+/** Whether a name (both lower-case, without a trailing dot) is `parent` itself or a name under it. */
+export function isAtOrUnder(name: string, parent: string): boolean {
+  return name === parent || name.endsWith(`.${parent}`);
+}
+
 /**
  * Whether a name is a public suffix in the ICANN section of the Public Suffix
  * List (co.uk, gov.br): nobody owns it, and a DMARC policy or a DKIM key there
