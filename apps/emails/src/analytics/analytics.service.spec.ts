@@ -77,7 +77,14 @@ describe('AnalyticsService limits', () => {
 
   it('answers at most 2000 points, counting the point that holds a from_date off the hour', async () => {
     expect((await ask('2026-11-20T10:00:00.000Z', 2000)).series).toHaveLength(2000);
-    await expect(ask('2026-11-20T10:30:00.000Z', 2000)).rejects.toMatchObject({ message: expect.stringMatching(/^interval: this range has 2001 hours/) });
+    await expect(ask('2026-11-20T10:30:00.000Z', 2000)).rejects.toMatchObject({ message: expect.stringMatching(/^interval: this range has 2001 hours; .* ask for interval=day/) });
+  });
+
+  it('names from_date for a daily range past 2000 points, there being no coarser interval to ask for', async () => {
+    const daily = (fromDate: string, toDate: string) =>
+      service.query({ ctx: { mode: 'live', domainRestrictions: [] } as never, params: { fromDate, toDate, interval: 'day' } as never });
+    expect((await daily('2020-01-01T00:00:00Z', '2025-06-23T00:00:00Z')).series).toHaveLength(2000);
+    await expect(daily('2020-01-01T00:00:00Z', '2025-06-24T00:00:00Z')).rejects.toMatchObject({ message: expect.stringMatching(/^from_date: the range from from_date to to_date has 2001 days/) });
   });
 
   it("answers a to_date in the last millisecond of 9999 as written, not rounded up into a year 10000 no timestamp can name", async () => {

@@ -57,6 +57,15 @@ function truncate(date: Date, interval: 'hour' | 'day'): number {
   return Math.floor(date.getTime() / stepMs(interval)) * stepMs(interval);
 }
 
+/**
+ * A range of more points than a series holds. Hourly, `interval` is what to change (daily holds 24 times the range);
+ * daily, there is no coarser interval, so the range itself is at fault, and the answer names `from_date`.
+ */
+function tooManyPoints(points: number, interval: 'hour' | 'day'): DomainError {
+  if (interval === 'hour') return DomainError.validation('interval', `this range has ${points} hours; a series holds at most ${MAX_POINTS} points: ask for interval=day, or a shorter range`);
+  return DomainError.validation('from_date', `the range from from_date to to_date has ${points} days; a series holds at most ${MAX_POINTS} points: ask for a shorter range`);
+}
+
 @Injectable()
 export class AnalyticsService {
   constructor(private readonly counters: CountersRepository) {}
@@ -72,7 +81,7 @@ export class AnalyticsService {
     // from from_date itself, a range that did not start on the grid passed with one point more than the limit.
     const first = truncate(from, params.interval);
     const points = Math.ceil((to.getTime() - first) / step);
-    if (points > MAX_POINTS) throw DomainError.validation('interval', `this range has ${points} ${params.interval}s; ask for at most ${MAX_POINTS} points`);
+    if (points > MAX_POINTS) throw tooManyPoints(points, params.interval);
     const restricted = ctx.domainRestrictions.map(counterDomain);
     const domain = params.domain ? counterDomain(params.domain) : undefined;
     if (domain && restricted.length && !restricted.includes(domain)) {
