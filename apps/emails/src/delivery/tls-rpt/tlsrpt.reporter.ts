@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { MailroomConfig } from '@mailroom/config';
+import { parseEmailAddress } from '@mailroom/contracts';
 import { MAILROOM_CONFIG, repeatEvery, RepeatingTask } from '@mailroom/runtime';
 import { signMessage } from '../message/build-message';
 import { parsedPrivateKey } from '../message/parsed-private-key';
@@ -121,7 +122,9 @@ export class TlsrptReporter implements OnApplicationBootstrap, BeforeApplication
   private async mail(report: ClaimedReport, address: string, gzipped: Buffer): Promise<'sent' | 'failed' | 'unsigned'> {
     const from = this.config.TLSRPT_FROM;
     try {
-      const identity = await this.identities.get(from.slice(from.lastIndexOf('@') + 1).toLowerCase());
+      // The domain as sending domains are stored: lower-case punycode (an internationalized one included).
+      const domain = parseEmailAddress(from)?.domain;
+      const identity = domain ? await this.identities.get(domain) : null;
       if (identity?.status !== 'verified') return 'unsigned';
       const unsigned = reportEmail(report, this.submitter, from, address, gzipped);
       const raw = await signMessage(unsigned, { domainName: identity.name, keySelector: identity.dkim.selector, privateKey: parsedPrivateKey(identity.dkim) });
