@@ -1,5 +1,7 @@
+import { getMaxListeners } from 'node:events';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
 import { IDLE_CLOSE_MS, TransporterPool } from './transporter-pool';
+import { exchangeSignal } from './exchange-signal';
 
 const OPTIONS = () => ({ host: '192.0.2.1', port: 25 });
 
@@ -67,5 +69,22 @@ describe(TransporterPool.name, () => {
     pending.mockReturnValue(0);
     get('other');
     expect(closed).toEqual(['idle', 'slow']);
+  });
+});
+
+describe(`${TransporterPool.name} shutdown signal`, () => {
+  // The warning itself goes to the process of Node's own realm, which a jest sandbox does not see: the limit it is
+  // measured against is read instead (Node warns once an EventTarget holds more listeners than that).
+  it('sets no bound on the exchanges listening, so as many as the worker runs at once raise no leak warning', () => {
+    const pools = new TransporterPool(60_000);
+    expect(getMaxListeners(pools.limits.shutdown)).toBe(Infinity);
+  });
+
+  it('cuts every exchange in flight off at abort', () => {
+    const pools = new TransporterPool(60_000);
+    const exchanges = Array.from({ length: 128 }, () => exchangeSignal(pools.limits));
+    pools.abort();
+    expect(exchanges.filter((exchange) => exchange.signal.aborted)).toHaveLength(128);
+    for (const exchange of exchanges) exchange.release();
   });
 });

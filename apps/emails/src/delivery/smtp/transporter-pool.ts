@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
 import type { ExchangeLimits } from './smtp-send';
 
@@ -44,6 +45,10 @@ export class TransporterPool {
   readonly limits: ExchangeLimits;
 
   constructor(messageTimeoutMs: number, options: TransporterPoolOptions = {}) {
+    // Every exchange in flight listens for the shutdown and lets go when it ends: as many listeners as
+    // deliveries in flight (DELIVERY_CONCURRENCY), which past EventTarget's default of 10 logged a
+    // MaxListenersExceededWarning calling it a possible leak, though none was kept.
+    setMaxListeners(Infinity, this.shutdown.signal);
     this.limits = { messageTimeoutMs, shutdown: this.shutdown.signal };
     this.maxPools = options.maxPools ?? MAX_POOLS;
   }
