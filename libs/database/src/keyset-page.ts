@@ -14,6 +14,10 @@ export interface KeysetPage<E> {
  * and hasMore says whether more items lie further in the paging direction.
  * totalCount counts every item matching the filters, regardless of cursor:
  * with `count` when the caller keeps cheaper counts than a scan, else count(*).
+ * The count is read after the page, not beside it: every list reads both on one
+ * connection, in one snapshot (keysetPageInOneSnapshot), where a second query
+ * started beside the first only waited in the driver's queue, a use pg deprecates
+ * (its version 9 removes the queue).
  */
 export async function keysetPage<E extends ObjectLiteral>(
   query: SelectQueryBuilder<E>,
@@ -21,8 +25,6 @@ export async function keysetPage<E extends ObjectLiteral>(
   params: ListParams,
   count: () => Promise<number> = () => countRows(query),
 ): Promise<KeysetPage<E>> {
-  // Started before the page query so the two run side by side on the pool.
-  const counting = count();
   const page = query.clone();
   if (params.endingBefore) {
     page.andWhere(`${idColumn} > :cursor`, { cursor: params.endingBefore }).orderBy(idColumn, 'ASC');
@@ -30,7 +32,8 @@ export async function keysetPage<E extends ObjectLiteral>(
     if (params.startingAfter) page.andWhere(`${idColumn} < :cursor`, { cursor: params.startingAfter });
     page.orderBy(idColumn, 'DESC');
   }
-  const [rows, totalCount] = await Promise.all([page.take(params.limit + 1).getMany(), counting]);
+  const rows = await page.take(params.limit + 1).getMany();
+  const totalCount = await count();
   const hasMore = rows.length > params.limit;
   const pageRows = rows.slice(0, params.limit);
   return { rows: params.endingBefore ? pageRows.reverse() : pageRows, hasMore, totalCount };
