@@ -2,7 +2,7 @@ import { EventEnvelope } from '@mailroom/contracts';
 import { consumeEvents, RunningConsumer, unackedMessages } from '@mailroom/outbox';
 import { eventually } from '@mailroom/testing';
 import { connect, NatsConnection } from 'nats';
-import { Client } from 'pg';
+import type { Pool } from 'pg';
 
 /**
  * Reads domain.* events off the stack's JetStream, as a webhook consumer
@@ -32,7 +32,7 @@ export class DomainEventsRecorder {
    * Waits until the domains outbox holds nothing unpublished and this consumer
    * has received and acked everything on the stream: what was received is then all there is.
    */
-  async settled(db: Client): Promise<void> {
+  async settled(db: Pool): Promise<void> {
     await eventually(async () => {
       const [{ unpublished }] = (await db.query(`SELECT count(*)::int AS unpublished FROM domains.outbox WHERE published_at IS NULL`)).rows;
       if (unpublished !== 0) return false;

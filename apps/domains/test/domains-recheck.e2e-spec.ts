@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Pool } from 'pg';
 import { eventually } from '@mailroom/testing';
 import { DomainEventsRecorder } from './domain-events-recorder';
 import { DomainsHarness, publish, startDomainsHarness, stopDomainsHarness, uniqueDomain } from './domains-fixtures';
@@ -31,13 +31,13 @@ interface CheckRow {
 }
 
 let harness: DomainsHarness;
-let db: Client;
+/** A pool, not one client: the tests below run concurrently, and one client would queue their queries (pg deprecates that). */
+let db: Pool;
 let events: DomainEventsRecorder;
 // At the top level, not in the describe: Jest starts concurrent tests right after the top level's beforeAll.
 beforeAll(async () => {
   harness = await startDomainsHarness(SCHEDULE);
-  db = new Client({ connectionString: harness.stack.databaseUrl });
-  await db.connect();
+  db = new Pool({ connectionString: harness.stack.databaseUrl, max: 4 });
   events = await DomainEventsRecorder.start(harness.stack.nats.url);
 }, 60000);
 afterAll(async () => {
