@@ -14,10 +14,10 @@ export interface KeysetPage<E> {
  * and hasMore says whether more items lie further in the paging direction.
  * totalCount counts every item matching the filters, regardless of cursor:
  * with `count` when the caller keeps cheaper counts than a scan, else count(*).
- * The count is read after the page, not beside it: every list reads both on one
- * connection, in one snapshot (keysetPageInOneSnapshot), where a second query
- * started beside the first only waited in the driver's queue, a use pg deprecates
- * (its version 9 removes the queue).
+ * The count is read after the page, not beside it: every list reads both in one
+ * snapshot, so on one connection, where a second query started beside the first
+ * only waited in the driver's queue, a use pg deprecates (its version 9 removes
+ * the queue).
  */
 export async function keysetPage<E extends ObjectLiteral>(
   query: SelectQueryBuilder<E>,
