@@ -19,15 +19,26 @@ const PACED_SECONDS = Number(process.env.BENCH_SEND_PACED_SECONDS ?? 20);
 /** The email every send bench posts; the floor bench posts the same body. */
 export const BENCH_EMAIL = { from: 'Bench <bench@bench.test>', to: 'delivered@example.com', subject: 'Benchmark', text: 'Hello from the benchmark.', html: '<p>Hello</p>' };
 
-/**
- * The emails service as `npm start` runs it (an api process and a worker
- * process at PROCESS_NICE=10, EMAILS_ON_ONE_HOST), or with
- * BENCH_EMAILS_SPLIT=0 one process that does both (EMAILS_ROLE=all, as each
- * pod of the Kubernetes Deployment runs it).
- */
-function emailsProcesses(): BenchProcess[] {
-  if (process.env.BENCH_EMAILS_SPLIT === '0') return ['emails'];
-  return EMAILS_ON_ONE_HOST.map(({ app, env }) => ({ app, env }));
+const EMAILS_LAYOUTS = {
+  /** As `npm start` runs it: an api process and a worker process at PROCESS_NICE=10 (EMAILS_ON_ONE_HOST). */
+  '1': { processes: EMAILS_ON_ONE_HOST.map(({ app, env }): BenchProcess => ({ app, env })), delivers: true, says: 'emails as npm start runs it: one api process, one worker process at PROCESS_NICE=10' },
+  /** One process that does both (EMAILS_ROLE=all), as each pod of the Kubernetes Deployment runs it. */
+  '0': { processes: ['emails'] as BenchProcess[], delivers: true, says: 'emails: one process that does both (BENCH_EMAILS_SPLIT=0)' },
+  /**
+   * The api process alone: nothing delivers, publishes events or counts them, so the run measures the accept
+   * path's own cost, apart from the work each accepted email brings after it (the emails stay queued).
+   */
+  api: {
+    processes: [{ app: EMAILS_ON_ONE_HOST[0].app, env: EMAILS_ON_ONE_HOST[0].env }] as BenchProcess[],
+    delivers: false,
+    says: 'emails: the api process alone, no worker (BENCH_EMAILS_SPLIT=api): nothing is delivered, the accept path is measured',
+  },
+} as const;
+
+function emailsLayout(): (typeof EMAILS_LAYOUTS)[keyof typeof EMAILS_LAYOUTS] {
+  const named = process.env.BENCH_EMAILS_SPLIT ?? '1';
+  if (!(named in EMAILS_LAYOUTS)) throw new Error(`BENCH_EMAILS_SPLIT must be 1 (api + worker, the default), 0 (one process) or api (the api process alone), got '${named}'`);
+  return EMAILS_LAYOUTS[named as keyof typeof EMAILS_LAYOUTS];
 }
 
 /** BENCH_SEND_PHASES (comma-separated) runs some of the phases, for repeated runs of one of them. */
@@ -45,9 +56,9 @@ function selectedPhases(): Set<Phase> {
  */
 export async function sendBench(): Promise<void> {
   const phases = selectedPhases();
-  const emails = emailsProcesses();
-  process.stdout.write(emails.length > 1 ? 'emails as npm start runs it: one api process, one worker process at PROCESS_NICE=10\n' : 'emails: one process that does both (BENCH_EMAILS_SPLIT=0)\n');
-  const stack = await startBenchStack(['keys', 'domains', ...emails, 'gateway']);
+  const emails = emailsLayout();
+  process.stdout.write(`${emails.says}\n`);
+  const stack = await startBenchStack(['keys', 'domains', ...emails.processes, 'gateway']);
   try {
     const created = await fetch(`${stack.baseUrl}/v1/api-keys`, {
       method: 'POST',
@@ -70,7 +81,7 @@ export async function sendBench(): Promise<void> {
     if (phases.has('paced')) {
       // The earlier runs accept faster than the simulated deliveries go out, and their events wait for the relay and the
       // analytics consumer; that backlog would be the paced run's load too (it made the paced run's first seconds 150–250 ms).
-      await backgroundDrained(stack);
+      if (emails.delivers) await backgroundDrained(stack);
       const upkeep = await tableUpkeep(stack);
       await eventLoopDelays(stack);
       const tail = await tailShares(stack, 0.025);
