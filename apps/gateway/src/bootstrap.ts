@@ -19,6 +19,7 @@ import { assertOneHostHeader } from './http/host-header';
 import { answerMalformedRequest } from './http/malformed-request';
 import { refuseConnect } from './http/refuse-connect';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
+import { assertNoFragment } from './http/refuse-fragment';
 import { refuseUnreadInput } from './http/refuse-unread-input';
 import { addSecurityHeaders } from './http/security-headers';
 import { assertRouted } from './http/refuse-unrouted';
@@ -86,6 +87,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     try {
       assertOneHostHeader(request, reply);
       assertExpectationMet(request, reply);
+      assertNoFragment(request, reply);
       assertNoNulInPath(request);
       assertRouted(request, reply, allowedMethods);
       await admission.admit(request, reply);

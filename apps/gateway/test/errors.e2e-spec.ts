@@ -128,6 +128,21 @@ describe('error answers', () => {
       expect(response).toEqual({ status: 400, contentType: 'application/json; charset=utf-8', body: { error: { code: 'invalid_json', message } } });
     });
 
+    it.each([
+      ['after the path', '/v1/emails#x'],
+      ['after the query', '/v1/emails?limit=5#top'],
+      ['on a tracking route', '/t/o/token#x'],
+    ])('answers a request target with a fragment %s with 400 saying so, not an unknown field, then closes', async (_where, target) => {
+      // A client keeps the fragment; the router read what followed `#` as the query (422 "x: is not a known field").
+      const { headers, ...response } = await rawHttpExchange(stack.api.baseUrl, `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(headers.connection).toBe('close');
+      expect(response).toEqual({
+        status: 400,
+        contentType: 'application/json; charset=utf-8',
+        body: { error: { code: 'invalid_json', message: 'The request is not valid HTTP/1.1: its target has a fragment (#…), which a client keeps to itself (RFC 9112 §3.2.1).' } },
+      });
+    });
+
     it('serves an HTTP/1.0 request without Host, which that version allows', async () => {
       const response = await rawExchange('GET /v1/api-keys HTTP/1.0\r\n\r\n');
       expect(response.status).toBe(401);
