@@ -21,7 +21,11 @@ export const BENCH_EMAIL = { from: 'Bench <bench@bench.test>', to: 'delivered@ex
 
 const EMAILS_LAYOUTS = {
   /** As `npm start` runs it: an api process and a worker process at PROCESS_NICE=10 (EMAILS_ON_ONE_HOST). */
-  '1': { processes: EMAILS_ON_ONE_HOST.map(({ app, env }): BenchProcess => ({ app, env })), delivers: true, says: 'emails as npm start runs it: one api process, one worker process at PROCESS_NICE=10' },
+  '1': {
+    processes: EMAILS_ON_ONE_HOST.map(({ app, env }): BenchProcess => ({ app, env })),
+    delivers: true,
+    says: 'emails as npm start runs it: one api process, one worker process at PROCESS_NICE=10',
+  },
   /** One process that does both (EMAILS_ROLE=all), as each pod of the Kubernetes Deployment runs it. */
   '0': { processes: ['emails'] as BenchProcess[], delivers: true, says: 'emails: one process that does both (BENCH_EMAILS_SPLIT=0)' },
   /**
@@ -29,7 +33,7 @@ const EMAILS_LAYOUTS = {
    * path's own cost, apart from the work each accepted email brings after it (the emails stay queued).
    */
   api: {
-    processes: [{ app: EMAILS_ON_ONE_HOST[0].app, env: EMAILS_ON_ONE_HOST[0].env }] as BenchProcess[],
+    processes: EMAILS_ON_ONE_HOST.filter(({ env }) => env.EMAILS_ROLE === 'api').map(({ app, env }): BenchProcess => ({ app, env })),
     delivers: false,
     says: 'emails: the api process alone, no worker (BENCH_EMAILS_SPLIT=api): nothing is delivered, the accept path is measured',
   },
@@ -37,7 +41,7 @@ const EMAILS_LAYOUTS = {
 
 function emailsLayout(): (typeof EMAILS_LAYOUTS)[keyof typeof EMAILS_LAYOUTS] {
   const named = process.env.BENCH_EMAILS_SPLIT ?? '1';
-  if (!(named in EMAILS_LAYOUTS)) throw new Error(`BENCH_EMAILS_SPLIT must be 1 (api + worker, the default), 0 (one process) or api (the api process alone), got '${named}'`);
+  if (!Object.hasOwn(EMAILS_LAYOUTS, named)) throw new Error(`BENCH_EMAILS_SPLIT must be 1 (api + worker, the default), 0 (one process) or api (the api process alone), got '${named}'`);
   return EMAILS_LAYOUTS[named as keyof typeof EMAILS_LAYOUTS];
 }
 
