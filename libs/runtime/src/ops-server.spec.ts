@@ -1,4 +1,6 @@
 import { IncomingHttpHeaders, request } from 'node:http';
+import { Gauge } from 'prom-client';
+import { metricsRegistry } from './metrics';
 import { OpsServer, startOpsServer } from './ops-server';
 
 function ask(port: number, method: string, path: string): Promise<{ status: number; allow?: string; body: string }> {
@@ -42,6 +44,28 @@ describe('the operations port', () => {
     checks = { nats: 'ok', database: 'down' };
     expect(await ask(server.port, 'HEAD', '/health/ready')).toEqual({ status: 503, body: '' });
     expect(JSON.parse((await ask(server.port, 'GET', '/health/ready')).body)).toEqual({ status: 'unavailable', checks });
+  });
+
+  it('answers a scrape whose collection fails with 500 in the error shape, saying why, and serves the next one', async () => {
+    const name = 'ops_server_spec_failing';
+    new Gauge({
+      name,
+      help: 'a collector that throws',
+      registers: [metricsRegistry],
+      collect() {
+        throw new Error('the collector broke');
+      },
+    });
+    try {
+      const answer = await ask(server.port, 'GET', '/metrics');
+      expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+        status: 500,
+        body: { error: { code: 'internal_error', message: 'The metrics could not be collected: the collector broke' } },
+      });
+    } finally {
+      metricsRegistry.removeSingleMetric(name);
+    }
+    expect((await ask(server.port, 'GET', '/metrics')).status).toBe(200);
   });
 
   it('answers another method 405 method_not_allowed, naming GET and HEAD in Allow, as the API answers one', async () => {

@@ -45,7 +45,8 @@ export async function startOpsServer(host: string, port: number, ready: Readines
     if (path === '/metrics') {
       metricsRegistry.metrics().then(
         (text) => send(200, text, metricsRegistry.contentType),
-        () => send(500, ''),
+        // A collector that throws: said in the error shape every other answer here has, not an empty 500.
+        (error: Error) => send(500, JSON.stringify({ error: { code: ErrorCode.InternalError, message: `The metrics could not be collected: ${error.message}` } })),
       );
       return;
     }
