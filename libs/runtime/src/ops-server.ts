@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { ErrorCode } from '@mailroom/errors';
+import { DomainError, ErrorCode } from '@mailroom/errors';
 import { metricsRegistry } from './metrics';
 
 /** 'pending': not there yet by design (an app waiting for its migrations), as against 'down'. */
@@ -27,10 +27,12 @@ export async function startOpsServer(host: string, port: number, ready: Readines
       // For HEAD, Node sends the headers and leaves the body out.
       response.end(body);
     };
+    /** An error answer in the API's one error shape (DomainError's), with the status its code maps to. */
+    const sendError = (error: DomainError, headers: Record<string, string> = {}) => send(error.httpStatus, JSON.stringify(error.toBody()), 'application/json', headers);
     const path = (request.url ?? '/').split('?')[0];
     // HEAD as GET (RFC 9110): monitors and load balancers that probe with HEAD see the same status.
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return send(405, JSON.stringify({ error: { code: ErrorCode.MethodNotAllowed, message: 'The operations port answers GET and HEAD only.' } }), 'application/json', { allow: 'GET, HEAD' });
+      return sendError(new DomainError(ErrorCode.MethodNotAllowed, 'The operations port answers GET and HEAD only.'), { allow: 'GET, HEAD' });
     }
     if (path === '/health/live') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/health/ready') {
@@ -46,11 +48,11 @@ export async function startOpsServer(host: string, port: number, ready: Readines
       metricsRegistry.metrics().then(
         (text) => send(200, text, metricsRegistry.contentType),
         // A collector that throws: said in the error shape every other answer here has, not an empty 500.
-        (error: Error) => send(500, JSON.stringify({ error: { code: ErrorCode.InternalError, message: `The metrics could not be collected: ${error.message}` } })),
+        (error: Error) => sendError(new DomainError(ErrorCode.InternalError, `The metrics could not be collected: ${error.message}`)),
       );
       return;
     }
-    send(404, JSON.stringify({ error: { code: ErrorCode.NotFound, message: 'No route matches this path.' } }));
+    sendError(new DomainError(ErrorCode.NotFound, 'No route matches this path.'));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,7 @@
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import DNS from 'dns2';
+import { isAtOrUnder } from '@mailroom/contracts';
 import { bindUdpAndTcp } from '@mailroom/runtime';
 import { randomStablePort } from './free-port';
 
@@ -67,10 +68,6 @@ function typeName(code: number): string {
   return entry ? entry[0] : String(code);
 }
 
-function isUnder(name: string, zone: string) {
-  return name === zone || name.endsWith(`.${zone}`);
-}
-
 /**
  * A real authoritative DNS server on 127.0.0.1 (UDP and TCP on one random
  * port) for e2e tests: fill it with records, then point the code under test at
@@ -100,7 +97,7 @@ export async function startTestDns(): Promise<TestDns> {
   };
 
   const forwardTarget = (name: string) => {
-    for (const [zone, address] of forwards) if (isUnder(name, zone)) return address;
+    for (const [zone, address] of forwards) if (isAtOrUnder(name, zone)) return address;
     return undefined;
   };
 
