@@ -24,6 +24,7 @@ export * from './periodic-purge';
 export * from './repeating-task';
 export * from './periodic-purger';
 export * from './repeated-failure-log';
+export * from './leased-claim-loop';
 export * from './ip-address';
 export * from './ip-client';
 export * from './listen-address';

@@ -24,3 +24,4 @@ export * from './request-as';
 export * from './stalling-proxy';
 export * from './migrated-template';
 export * from './raw-http';
+export * from './deferred';

@@ -1,3 +1,4 @@
+import { deferred } from '@mailroom/testing';
 import { claimedDelivery } from '../../test/support/claimed-delivery';
 import type { WebhookSettings } from '../webhook-settings';
 import type { DeliveryAttempter } from './delivery-attempter';
@@ -7,13 +8,6 @@ import { SLOW_AFTER_TIMEOUT_SHARE } from './slow-endpoints';
 
 const TIMEOUT_MS = 1000;
 const POLL_MS = 50;
-
-/** A claim whose answer the test gives when it chooses: a claim query still running when a timer fires. */
-const deferred = <T>() => {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => (resolve = done));
-  return { promise, resolve };
-};
 
 describe(DeliveryWorker.name, () => {
   beforeEach(() => jest.useFakeTimers());

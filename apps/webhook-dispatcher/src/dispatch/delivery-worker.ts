@@ -1,8 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { RepeatedFailureLog } from '@mailroom/runtime';
+import { LeasedClaimLoop } from '@mailroom/runtime';
 import { WebhookSettings } from '../webhook-settings';
 import { ClaimedDelivery, DispatchRepository } from './dispatch.repository';
 import { DeliveryAttempter } from './delivery-attempter';
@@ -29,19 +27,11 @@ import { SLOW_AFTER_TIMEOUT_SHARE } from './slow-endpoints';
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
-  private readonly claimFailures = new RepeatedFailureLog(this.logger, 'claiming due deliveries');
-  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly pool: DeliveryPool;
   private readonly slowAfterMs: number;
   /** Attempts under way (sending or recording); shutdown waits for them. */
   private readonly working = new Set<Promise<void>>();
-  private running = false;
-  private polling = false;
-  private pollAgain = false;
-  /** The poll under way, if any: shutdown waits for it, so deliveries it is claiming are released with the rest, not stranded under a lease. */
-  private currentPoll: Promise<void> | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
+  private readonly loop: LeasedClaimLoop;
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -51,12 +41,25 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.pool = new DeliveryPool({ concurrency: settings.concurrency, perEndpoint: settings.concurrencyPerEndpoint, bufferBytes: settings.deliveryBufferBytes });
     deliveryPoolPeakGauge.set(0);
     this.slowAfterMs = settings.timeoutMs * SLOW_AFTER_TIMEOUT_SHARE;
+    this.loop = new LeasedClaimLoop({
+      logger: this.logger,
+      claiming: 'due deliveries',
+      pollMs: settings.pollMs,
+      leaseMs: settings.leaseMs,
+      claim: (owner) => this.claim(owner),
+      // Until its result is written, not only while its request is open.
+      held: () => this.pool.ids(),
+      renew: (owner, ids, leaseMs) => this.repository.renewLeases(owner, ids, leaseMs),
+    });
+  }
+
+  /** This replica's name on its leases. */
+  get owner(): string {
+    return this.loop.owner;
   }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.renewTimer = setInterval(() => this.renewLeases(), Math.max(250, Math.floor(this.settings.leaseMs / 3)));
-    this.schedulePoll(0);
+    this.loop.start();
   }
 
   /**
@@ -66,60 +69,36 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * event twice, with the same event id, never zero times.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.pollTimer);
-    await this.currentPoll;
+    await this.loop.stopPolling();
     await this.repository.releaseLeases(this.owner, this.pool.drainQueued()).catch((error: Error) => {
       this.logger.warn({ err: error.message }, 'releasing queued deliveries failed; their leases will expire');
     });
     this.attempter.stop();
     await Promise.allSettled([...this.working]);
-    clearInterval(this.renewTimer);
+    this.loop.stopRenewing();
     this.attempter.close();
   }
 
   /** Poll now: new deliveries were just created, or an endpoint needs its next batch. */
   wake(): void {
-    if (!this.running) return;
-    if (this.polling) this.pollAgain = true;
-    else this.schedulePoll(0);
+    this.loop.wake();
   }
 
-  private schedulePoll(delayMs: number): void {
-    if (!this.running) return;
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => {
-      this.currentPoll = this.poll();
-    }, delayMs);
-  }
-
-  private async poll(): Promise<void> {
-    if (!this.running || this.polling) return;
-    this.polling = true;
-    this.pollAgain = false;
-    let again = false;
-    try {
-      const limits = this.pool.claimLimits();
-      if (limits.limit > 0) {
-        const claimed = await this.repository.claimDue(this.owner, this.settings.leaseMs, limits.limit, limits.perEndpoint, limits.held, limits.slow, limits.bytes);
-        this.claimFailures.succeeded();
-        for (const delivery of claimed) this.pool.add(delivery);
-        deliveryPoolPeakGauge.set(this.pool.peakBytes);
-        this.pump();
-        this.handBack(this.pool.takeQueuedBehindSlow());
-        again = claimed.length === limits.limit;
-      }
-    } catch (error) {
-      if (this.running) this.claimFailures.failed(error);
-    } finally {
-      this.polling = false;
-      this.schedulePoll(again || this.pollAgain ? 0 : this.settings.pollMs);
-    }
+  /** Claims what the pool has room for, and starts what it may send. */
+  private async claim(owner: string): Promise<boolean | undefined> {
+    const limits = this.pool.claimLimits();
+    if (limits.limit <= 0) return undefined;
+    const claimed = await this.repository.claimDue(owner, this.settings.leaseMs, limits.limit, limits.perEndpoint, limits.held, limits.slow, limits.bytes);
+    for (const delivery of claimed) this.pool.add(delivery);
+    deliveryPoolPeakGauge.set(this.pool.peakBytes);
+    this.pump();
+    this.handBack(this.pool.takeQueuedBehindSlow());
+    return claimed.length === limits.limit;
   }
 
   /** Starts every queued delivery a slot is free for. */
   private pump(): void {
-    if (!this.running) return;
+    if (!this.loop.running) return;
     for (const delivery of this.pool.takeSendable()) this.start(delivery);
   }
 
@@ -172,7 +151,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * take beyond the slow share are free for the other endpoints.
    */
   private turnSlow(webhookId: string): void {
-    if (!this.running) return;
+    if (!this.loop.running) return;
     if (!this.pool.isSlow(webhookId)) this.logger.log({ webhookId, slowAfterMs: this.slowAfterMs }, 'webhook endpoint answers slowly: one request at a time until it answers quickly');
     this.handBack(this.pool.turnSlow(webhookId));
     this.pump();
@@ -185,14 +164,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     handedBackDeliveries.inc(ids.length);
     this.repository.releaseLeases(this.owner, ids).catch((error: Error) => {
       this.logger.warn({ deliveryIds: ids, err: error.message }, 'handing back a slow endpoint\'s deliveries failed; their leases will expire');
-    });
-  }
-
-  private renewLeases(): void {
-    const ids = this.pool.ids();
-    if (!ids.length) return;
-    this.repository.renewLeases(this.owner, ids, this.settings.leaseMs).catch((error: Error) => {
-      this.logger.warn({ err: error.message }, 'renewing delivery leases failed');
     });
   }
 }
