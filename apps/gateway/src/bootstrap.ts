@@ -5,18 +5,17 @@ import type { FastifyReply } from 'fastify';
 import { TRACKING_TOKEN_MAX_LENGTH } from '@mailroom/auth';
 import type { MailroomConfig } from '@mailroom/config';
 import { sendHttpError } from '@mailroom/errors';
-import { attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
+import { answerMalformedRequest, attachOpsServer, httpRequestDuration, PinoLogger } from '@mailroom/runtime';
 import { GatewayAppModule } from './app.module';
 import { RequestAdmission } from './auth/request-admission';
 import { RouteRequirements } from './auth/route-requirements';
 import { acceptEmptyJsonBody } from './http/accept-empty-json-body';
 import { AllowedMethods } from './http/allowed-methods';
-import { trackAnswersBeforeBody } from './http/answered-before-body';
+import { trackAnswersBeforeBody, wasAnsweredBeforeBody } from './http/answered-before-body';
 import { closeKeepAliveOnShutdown, FASTIFY_CLOSING_OPTIONS } from './http/close-keep-alive-on-shutdown';
 import { continueAfterAdmission } from './http/continue-after-admission';
 import { assertExpectationMet, routeUnmetExpectations } from './http/expectations';
 import { assertOneHostHeader } from './http/host-header';
-import { answerMalformedRequest } from './http/malformed-request';
 import { refuseConnect } from './http/refuse-connect';
 import { assertNoNulInPath } from './http/refuse-nul-in-path';
 import { assertNoFragment } from './http/refuse-fragment';
@@ -39,7 +38,7 @@ export async function bootstrapGateway(config: MailroomConfig): Promise<NestFast
     // Paths Fastify cannot route (bad percent-encoding, an overlong segment) never reach Nest's filter.
     frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => sendHttpError(reply, error, logger),
     // Requests that are not HTTP enough to reach a route (a bad header, a bad Content-Length).
-    clientErrorHandler: answerMalformedRequest,
+    clientErrorHandler: (error, socket) => answerMalformedRequest(error, socket, wasAnsweredBeforeBody),
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Tracking tokens carry the original link, so path parameters can be long; longer links are not rewritten.
     routerOptions: { maxParamLength: TRACKING_TOKEN_MAX_LENGTH },

@@ -37,3 +37,6 @@ export * from './udp-and-tcp-port';
 export * from './in-request-wait';
 export * from './idempotency-key-wait';
 export * from './idempotency-keys-purger';
+export * from './security-headers';
+export * from './answer-on-socket';
+export * from './malformed-request';

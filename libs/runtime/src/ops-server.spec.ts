@@ -1,7 +1,9 @@
-import { IncomingHttpHeaders, request } from 'node:http';
+import { IncomingHttpHeaders, maxHeaderSize, request } from 'node:http';
 import { Gauge } from 'prom-client';
+import { rawHttpExchange } from '@mailroom/testing';
 import { metricsRegistry } from './metrics';
 import { OpsServer, startOpsServer } from './ops-server';
+import { SECURITY_HEADERS } from './security-headers';
 
 function ask(port: number, method: string, path: string): Promise<{ status: number; allow?: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -80,7 +82,21 @@ describe('the operations port', () => {
     }
   });
 
-  it.each(['/health/live', '/health/ready', '/metrics', '/nowhere'])('marks %s as never to be sniffed as another type or cached', async (path) => {
-    expect(await headersOf(server.port, path)).toMatchObject({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+  it.each(['/health/live', '/health/ready', '/metrics', '/nowhere'])('answers %s with the API port\'s security headers (never sniffed as another type, cached or framed)', async (path) => {
+    expect(await headersOf(server.port, path)).toMatchObject(Object.fromEntries(SECURITY_HEADERS));
+  });
+
+  it.each([
+    ['a control character in a header', 'GET /health/live HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n', 400, 'invalid_json'],
+    ['a Content-Length that is no number', 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n', 400, 'invalid_json'],
+    ['headers over the size limit', `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(maxHeaderSize)}\r\n\r\n`, 431, 'headers_too_large'],
+  ])('answers a request Node cannot parse (%s) in the error shape, not with a bare status line, and closes the connection', async (_case, raw, status, code) => {
+    const answer = await rawHttpExchange(`http://127.0.0.1:${server.port}`, raw);
+    expect(answer).toMatchObject({ status, headers: { connection: 'close', 'x-content-type-options': 'nosniff' }, body: { error: { code, message: expect.any(String) } } });
+  });
+
+  it('answers CONNECT 405 with Allow, in the error shape, instead of closing the connection without a word', async () => {
+    const answer = await rawHttpExchange(`http://127.0.0.1:${server.port}`, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(answer).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' }, body: { error: { code: 'method_not_allowed', message: expect.stringMatching(/GET and HEAD/) } } });
   });
 });

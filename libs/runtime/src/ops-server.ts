@@ -1,7 +1,12 @@
 import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
 import { DomainError, ErrorCode } from '@mailroom/errors';
+import { answerOnSocketAndClose } from './answer-on-socket';
+import { answerMalformedRequest } from './malformed-request';
 import { metricsRegistry } from './metrics';
+import { SECURITY_HEADERS } from './security-headers';
+
+const ONLY_GET_AND_HEAD = 'The operations port answers GET and HEAD only.';
 
 /** 'pending': not there yet by design (an app waiting for its migrations), as against 'down'. */
 export type CheckState = 'ok' | 'down' | 'pending';
@@ -21,9 +26,9 @@ export interface OpsServer {
 export async function startOpsServer(host: string, port: number, ready: ReadinessCheck): Promise<OpsServer> {
   const server: Server = createServer((request, response) => {
     const send = (status: number, body: string, type = 'application/json', headers: Record<string, string> = {}) => {
-      // nosniff and no-store as on the API port: a browser pointed here (a port-forward while debugging) must not
-      // run an answer as something else, nor keep the metrics (tenant-free, but an inventory of the system).
-      response.writeHead(status, Object.assign({ 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }, headers));
+      // The API port's security headers: a browser pointed here (a port-forward while debugging) must not run an
+      // answer as something else, nor keep the metrics (tenant-free, but an inventory of the system).
+      response.writeHead(status, Object.assign(Object.fromEntries(SECURITY_HEADERS), { 'content-type': type }, headers));
       // For HEAD, Node sends the headers and leaves the body out.
       response.end(body);
     };
@@ -32,7 +37,7 @@ export async function startOpsServer(host: string, port: number, ready: Readines
     const path = (request.url ?? '/').split('?')[0];
     // HEAD as GET (RFC 9110): monitors and load balancers that probe with HEAD see the same status.
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return sendError(new DomainError(ErrorCode.MethodNotAllowed, 'The operations port answers GET and HEAD only.'), { allow: 'GET, HEAD' });
+      return sendError(new DomainError(ErrorCode.MethodNotAllowed, ONLY_GET_AND_HEAD), { allow: 'GET, HEAD' });
     }
     if (path === '/health/live') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/health/ready') {
@@ -54,6 +59,10 @@ export async function startOpsServer(host: string, port: number, ready: Readines
     }
     sendError(new DomainError(ErrorCode.NotFound, 'No route matches this path.'));
   });
+  // What Node's parser cannot read got its bare 400 or 431 (no body), and CONNECT a closed connection without a
+  // word: answered in the error shape of the rest of this port, as the API port does.
+  server.on('clientError', (error, socket) => answerMalformedRequest(error, socket as Socket));
+  server.on('connect', (_request, socket) => answerOnSocketAndClose(socket, new DomainError(ErrorCode.MethodNotAllowed, ONLY_GET_AND_HEAD), { headerLines: 'Allow: GET, HEAD\r\n' }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

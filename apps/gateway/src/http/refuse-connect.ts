@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { answerOnSocketAndClose } from '@mailroom/runtime';
 import type { AllowedMethods } from './allowed-methods';
-import { answerOnSocketAndClose } from './answer-on-socket';
 import { unroutedRefusal } from './refuse-unrouted';
 
 /**

@@ -1,7 +1,6 @@
 import { maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
 import { DomainError, ErrorCode } from '@mailroom/errors';
-import { wasAnsweredBeforeBody } from './answered-before-body';
 import { answerOnSocketAndClose } from './answer-on-socket';
 
 /** What Node's HTTP parser reports (llhttp's HPE_* codes, or Node's own), with the bytes it was reading. */
@@ -51,15 +50,18 @@ const answered = new WeakSet<Socket>();
 /**
  * Requests Node's HTTP parser cannot read (a control character in a header,
  * a Content-Length that is no number, broken chunked encoding, a URL or
- * headers over the size limit) never reach a route or Nest's filter: Fastify answered them
- * itself, in a shape of its own. This answers in the API's shape, then closes
- * the connection (answerOnSocketAndClose): the rest of what it carries cannot be framed.
+ * headers over the size limit) never reach a route or Nest's filter: Node (or
+ * Fastify) answered them itself, in a shape of its own or with no body at all.
+ * This answers in the API's shape, then closes the connection
+ * (answerOnSocketAndClose): the rest of what it carries cannot be framed. For
+ * a server's `clientError` event; `answeredAlready` names connections whose
+ * request has had its answer already (the gateway's 401 before the body).
  */
-export function answerMalformedRequest(error: ParserError, socket: Socket): void {
+export function answerMalformedRequest(error: ParserError, socket: Socket, answeredAlready: (socket: Socket) => boolean = () => false): void {
   // A reset connection has nobody left to answer; one answered already is lingering.
   if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
   // Its request has had its answer (a 401, say) and only the rest of its body was awaited: a second would answer nothing.
-  if (!socket.writable || wasAnsweredBeforeBody(socket)) {
+  if (!socket.writable || answeredAlready(socket)) {
     socket.destroy();
     return;
   }

@@ -18,7 +18,8 @@ export interface SocketAnswerOptions {
 
 /**
  * Answers, in the API's shape, a request that never reaches a route (Node's
- * parser could not read it, or it asked for a tunnel), written straight to
+ * parser could not read it, or it asked for a tunnel), on the API port or the
+ * operations port, written straight to
  * its socket, then closes the connection: the rest of what it carries cannot
  * be framed as requests.
  *
