@@ -1,4 +1,4 @@
-import type { RequestContext } from '@mailroom/contracts';
+import { EMAIL_LIMITS, RequestContext } from '@mailroom/contracts';
 import { eventually, MigratedSchema, startMigratedSchema, untilBlockedBy } from '@mailroom/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -100,6 +100,26 @@ describe('recorded attempts, the suppression list and reports that cross them, a
       { address: 'amy@example.test', status: 'bounced' },
       { address: 'zed@example.test', status: 'bounced' },
     ]);
+  });
+
+  it("keeps each recipient's last attempts, oldest first, and logs none for a recipient found suppressed when its turn came", async () => {
+    const email = await claimedEmailTo('retried@example.test');
+    const total = EMAIL_LIMITS.attemptLogLength + 2;
+    for (let attempt = 1; attempt <= total; attempt += 1) {
+      await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [email.id, OWNER]);
+      const reply = `451 4.3.0 try again (${attempt})`;
+      await attempts.recordAttempts(OWNER, [attemptAt(email, { address: 'retried@example.test', status: 'deferred', attempts: attempt, smtpCode: 451, smtpReply: reply, nextAttemptAt: new Date(Date.now() + 60_000) })]);
+    }
+    const logOf = async () => (await dataSource.query('SELECT attempt_log FROM emails.recipients WHERE email_id = $1', [email.id]))[0].attempt_log;
+    const log = await logOf();
+    expect(log.map((entry: { attempt: number }) => entry.attempt)).toEqual(Array.from({ length: EMAIL_LIMITS.attemptLogLength }, (_, index) => total - EMAIL_LIMITS.attemptLogLength + 1 + index));
+    expect(log[log.length - 1]).toEqual({ attempt: total, at: expect.any(String), status: 'deferred', smtpCode: 451, smtpReply: `451 4.3.0 try again (${total})` });
+
+    // Suppressed meanwhile: the recipient is settled without an attempt, and its log stays as it was.
+    await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [email.id, OWNER]);
+    await attempts.recordAttempts(OWNER, [attemptAt(email, { address: 'retried@example.test', status: 'suppressed', attempts: total, smtpCode: null, smtpReply: 'on the suppression list', nextAttemptAt: null })]);
+    expect(await dataSource.query('SELECT status FROM emails.recipients WHERE email_id = $1', [email.id])).toEqual([{ status: 'suppressed' }]);
+    expect(await logOf()).toEqual(log);
   });
 
   const deliveredAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>

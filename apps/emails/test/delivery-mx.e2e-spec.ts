@@ -119,6 +119,14 @@ describe('delivery in mx mode', () => {
     const events = await eventsOf(harness.db, id);
     expect(events.map((event) => event.type)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
     expect(events[1].data).toMatchObject({ recipient: 'full@example.test', smtp: { code: 451, reply: '451 4.2.2 Mailbox full' }, nextAttemptAt: expect.any(String) });
+    // Both attempts stay readable on the recipient, not only the last reply.
+    const { attemptLog } = email.recipients[0];
+    expect(attemptLog).toEqual([
+      { attempt: 1, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), status: 'deferred', smtpCode: 451, smtpReply: '451 4.2.2 Mailbox full' },
+      { attempt: 2, at: expect.any(String), status: 'delivered', smtpCode: 250, smtpReply: expect.stringMatching(/^250 /) },
+    ]);
+    expect(Date.parse(attemptLog[0].at)).toBeLessThanOrEqual(Date.parse(attemptLog[1].at));
+    expect(Date.parse(attemptLog[0].at)).toBeGreaterThanOrEqual(Date.parse(email.createdAt));
   });
 
   it('sends a retry with the Date the email was accepted at, as well as its Message-ID', async () => {

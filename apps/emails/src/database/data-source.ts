@@ -15,9 +15,10 @@ import { RecordSendingDomainDeletions1763800000299 } from './migrations/17638000
 import { CreateMtaStsPolicies1763800000300 } from './migrations/1763800000300-create-mta-sts-policies';
 import { CreateTlsrptTables1763800000301 } from './migrations/1763800000301-create-tlsrpt-tables';
 import { AllowSkippedTlsReports1763800000302 } from './migrations/1763800000302-allow-skipped-tls-reports';
+import { KeepRecipientAttemptLogs1763800000303 } from './migrations/1763800000303-keep-recipient-attempt-logs';
 
 export const EMAILS_SCHEMA: ServiceSchema = {
   schema: 'emails',
   entities: [EmailEntity, RecipientEntity, SuppressionEntity, IdempotencyKeyEntity],
-  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291, CreateEmailCounts1763800000292, AddAnalyticsAllDomainsRows1763800000293, LeaveRoomForHotUpdates1763800000294, KeepIdempotentAnswersAsSent1763800000295, CancelRecipientsWithTheirEmail1763800000296, CountAnalyticsUnderStoredFromDomains1763800000297, RecordAppliedReportEvents1763800000298, RecordSendingDomainDeletions1763800000299, CreateMtaStsPolicies1763800000300, CreateTlsrptTables1763800000301, AllowSkippedTlsReports1763800000302],
+  migrations: [CreateEmailsSchema1763800000200, CreateEmailsTables1763800000210, CreateAnalyticsCounters1763800000290, AddComplainedAt1763800000291, CreateEmailCounts1763800000292, AddAnalyticsAllDomainsRows1763800000293, LeaveRoomForHotUpdates1763800000294, KeepIdempotentAnswersAsSent1763800000295, CancelRecipientsWithTheirEmail1763800000296, CountAnalyticsUnderStoredFromDomains1763800000297, RecordAppliedReportEvents1763800000298, RecordSendingDomainDeletions1763800000299, CreateMtaStsPolicies1763800000300, CreateTlsrptTables1763800000301, AllowSkippedTlsReports1763800000302, KeepRecipientAttemptLogs1763800000303],
 };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { normalizeEmailAddress } from '@mailroom/contracts';
+import { EMAIL_LIMITS, normalizeEmailAddress } from '@mailroom/contracts';
 import { planOnIndexes, preparedStatements, recordsetJson } from '@mailroom/database';
 import { appendEvents, NewEvent } from '@mailroom/outbox';
 import { DataSource } from 'typeorm';
@@ -39,6 +39,18 @@ export const EMAIL_SUMMARY_UPDATE = `UPDATE emails.emails e
                 complained_at = COALESCE(e.complained_at, s.complained_at), updated_at = now()
            FROM jsonb_to_recordset($1::jsonb) AS s(id text, status text, next_attempt_at timestamptz, delivered boolean, attempted int, complained_at timestamptz)
           WHERE e.id = s.id AND e.id = ANY($2::text[])`;
+
+/**
+ * The recipient's attempt log with this attempt added at the end, the oldest
+ * dropped once it holds EMAIL_LIMITS.attemptLogLength (one is added per
+ * update, so dropping one keeps it at that length). Only when the update
+ * counts an attempt: a recipient found suppressed when its turn came was not
+ * tried. In the recipients update itself: no statement or index more per
+ * attempt.
+ */
+const APPEND_TO_ATTEMPT_LOG = `CASE WHEN u.attempts <= r.attempts THEN r.attempt_log
+                       ELSE CASE WHEN jsonb_array_length(r.attempt_log) >= ${EMAIL_LIMITS.attemptLogLength} THEN r.attempt_log - 0 ELSE r.attempt_log END
+                         || jsonb_build_array(jsonb_build_object('attempt', u.attempts, 'at', now(), 'status', u.status, 'smtpCode', u.smtp_code, 'smtpReply', u.smtp_reply)) END`;
 
 /**
  * Writes attempts in batches: one transaction and a fixed handful of
@@ -83,7 +95,8 @@ export class AttemptsRepository {
         // TypeORM answers an UPDATE … RETURNING on Postgres with [rows, affected count].
         const [rows]: [Array<{ email_id: string; address: string; status: RecipientStatus; complained_at: Date | null }>, number] = await sql.query(
           `UPDATE emails.recipients r
-              SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now()
+              SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now(),
+                  attempt_log = ${APPEND_TO_ATTEMPT_LOG}
              FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
             WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[]) AND r.status IN ('queued', 'deferred')
         RETURNING r.email_id, r.address, r.status, r.complained_at`,

@@ -39,6 +39,7 @@ export function buildNewEmail(parsed: ParsedEmail, ctx: RequestContext, now: Dat
         smtpCode: null,
         smtpReply: null,
         nextAttemptAt: null,
+        attemptLog: [],
         updatedAt: now,
       }),
     );

@@ -1,4 +1,4 @@
-import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '@mailroom/contracts';
+import { EMAIL_LIMITS, EMAIL_STATUSES, RECIPIENT_STATUSES } from '@mailroom/contracts';
 import type { JsonSchema } from './custom-validator-converters';
 import { schemaRef } from './dto-schemas';
 import { WEBHOOK_EVENT_ITEM } from './webhook-field-rules';
@@ -161,6 +161,17 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
         smtpCode: { type: ['integer', 'null'] },
         smtpReply: strOrNull(),
         nextAttemptAt: timeOrNull,
+        attemptLog: {
+          type: 'array',
+          description: `Its last ${EMAIL_LIMITS.attemptLogLength} delivery attempts, oldest first.`,
+          items: objectOf('', {
+            attempt: int,
+            at: str({ format: 'date-time', description: "When the attempt's outcome was recorded." }),
+            status: str({ enum: ['sent', 'delivered', 'deferred', 'bounced', 'failed'], description: 'The recipient\'s status after the attempt.' }),
+            smtpCode: { type: ['integer', 'null'] },
+            smtpReply: strOrNull(),
+          }),
+        },
       }),
     },
   }),

@@ -21,6 +21,11 @@ export const EMAIL_LIMITS = {
   batchMax: 100,
   /** How much of an SMTP server's reply a recipient keeps (smtpReply, and the events' smtp.reply). */
   smtpReplyMaxLength: 1000,
+  /**
+   * How many of its attempts a recipient keeps in its attemptLog, the latest: every attempt of the default retry
+   * schedule (ten) twice over, and at most 20 KB of replies a row.
+   */
+  attemptLogLength: 20,
 } as const;
 
 export const EMAIL_STATUSES = ['queued', 'sent', 'delivered', 'bounced', 'failed', 'scheduled', 'cancelled', 'suppressed'] as const;

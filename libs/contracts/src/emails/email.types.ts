@@ -16,6 +16,20 @@ export interface EmailRecipientResponse {
   smtpCode: number | null;
   smtpReply: string | null;
   nextAttemptAt: string | null;
+  /** Its last EMAIL_LIMITS.attemptLogLength delivery attempts, oldest first. */
+  attemptLog: EmailRecipientAttemptResponse[];
+}
+
+/** One delivery attempt at one recipient: what the server (or the connection) answered, and what it made of the recipient. */
+export interface EmailRecipientAttemptResponse {
+  /** 1 for the first attempt at this recipient. */
+  attempt: number;
+  /** When the attempt's outcome was recorded. */
+  at: string;
+  /** The recipient's status after it: delivered, sent, deferred (retried at nextAttemptAt), bounced or failed. */
+  status: RecipientStatusValue;
+  smtpCode: number | null;
+  smtpReply: string | null;
 }
 
 export interface EmailAttachmentResponse {

@@ -1,4 +1,4 @@
-import type { RecipientStatusValue } from '@mailroom/contracts';
+import type { EmailRecipientAttemptResponse, RecipientStatusValue } from '@mailroom/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type RecipientKind = 'to' | 'cc' | 'bcc';
@@ -30,6 +30,13 @@ export class RecipientEntity {
 
   @Column('timestamptz', { name: 'next_attempt_at', nullable: true })
   nextAttemptAt: Date | null;
+
+  /**
+   * Its last attempts, oldest first, as the attempt record appends them (AttemptsRepository; `at` as Postgres
+   * writes a timestamptz in JSON). Never inserted: a new recipient takes the column's empty default.
+   */
+  @Column({ type: 'jsonb', name: 'attempt_log', insert: false })
+  attemptLog: EmailRecipientAttemptResponse[];
 
   @Column('timestamptz', { name: 'updated_at' })
   updatedAt: Date;
