@@ -23,9 +23,10 @@ export const EMAIL_LIMITS = {
   smtpReplyMaxLength: 1000,
   /**
    * How many of its attempts a recipient keeps in its attemptLog, the latest: every attempt of the default retry
-   * schedule (ten) twice over, and at most 20 KB of replies a row.
+   * schedule (the first and nine retries). Bounded because GET /v1/emails/{id} answers the logs of up to 150
+   * recipients in one NATS message (max_payload, 1 MB by default) beside the bodies.
    */
-  attemptLogLength: 20,
+  attemptLogLength: 10,
 } as const;
 
 export const EMAIL_STATUSES = ['queued', 'sent', 'delivered', 'bounced', 'failed', 'scheduled', 'cancelled', 'suppressed'] as const;
