@@ -19,9 +19,8 @@ export interface SocketAnswerOptions {
 /**
  * Answers, in the API's shape, a request that never reaches a route (Node's
  * parser could not read it, or it asked for a tunnel), on the API port or the
- * operations port, written straight to
- * its socket, then closes the connection: the rest of what it carries cannot
- * be framed as requests.
+ * operations port, written straight to its socket, then closes the
+ * connection: the rest of what it carries cannot be framed as requests.
  *
  * It closes as RFC 9112 §9.6 asks: the answer, then our half of the
  * connection, then reading on (and discarding) for LINGER_MS or until the
