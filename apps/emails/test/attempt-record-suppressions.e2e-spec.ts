@@ -58,7 +58,7 @@ describe('recorded attempts, the suppression list and reports that cross them, a
   });
 
   const bouncedAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>
-    attemptAt(email, { address, status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 No such user', nextAttemptAt: null }, {
+    attemptAt(email, { address, status: 'bounced', attempts: 1, smtpCode: 550, smtpReply: '550 5.1.1 No such user', smtpHost: 'mx.example.test', nextAttemptAt: null }, {
       suppressions: [{ address, reason: 'bounce', details: '550 5.1.1 No such user' }],
     });
 
@@ -108,22 +108,22 @@ describe('recorded attempts, the suppression list and reports that cross them, a
     for (let attempt = 1; attempt <= total; attempt += 1) {
       await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [email.id, OWNER]);
       const reply = `451 4.3.0 try again (${attempt})`;
-      await attempts.recordAttempts(OWNER, [attemptAt(email, { address: 'retried@example.test', status: 'deferred', attempts: attempt, smtpCode: 451, smtpReply: reply, nextAttemptAt: new Date(Date.now() + 60_000) })]);
+      await attempts.recordAttempts(OWNER, [attemptAt(email, { address: 'retried@example.test', status: 'deferred', attempts: attempt, smtpCode: 451, smtpReply: reply, smtpHost: 'mx.example.test', nextAttemptAt: new Date(Date.now() + 60_000) })]);
     }
     const logOf = async () => (await dataSource.query('SELECT attempt_log FROM emails.recipients WHERE email_id = $1', [email.id]))[0].attempt_log;
     const log = await logOf();
     expect(log.map((entry: { attempt: number }) => entry.attempt)).toEqual(Array.from({ length: EMAIL_LIMITS.attemptLogLength }, (_, index) => total - EMAIL_LIMITS.attemptLogLength + 1 + index));
-    expect(log[log.length - 1]).toEqual({ attempt: total, at: expect.any(String), status: 'deferred', smtpCode: 451, smtpReply: `451 4.3.0 try again (${total})` });
+    expect(log[log.length - 1]).toEqual({ attempt: total, at: expect.any(String), status: 'deferred', smtpCode: 451, smtpReply: `451 4.3.0 try again (${total})`, host: 'mx.example.test' });
 
     // Suppressed meanwhile: the recipient is settled without an attempt, and its log stays as it was.
     await dataSource.query(`UPDATE emails.emails SET lease_owner = $2, lease_expires_at = now() + interval '1 minute' WHERE id = $1`, [email.id, OWNER]);
-    await attempts.recordAttempts(OWNER, [attemptAt(email, { address: 'retried@example.test', status: 'suppressed', attempts: total, smtpCode: null, smtpReply: 'on the suppression list', nextAttemptAt: null })]);
+    await attempts.recordAttempts(OWNER, [attemptAt(email, { address: 'retried@example.test', status: 'suppressed', attempts: total, smtpCode: null, smtpReply: 'on the suppression list', smtpHost: null, nextAttemptAt: null })]);
     expect(await dataSource.query('SELECT status FROM emails.recipients WHERE email_id = $1', [email.id])).toEqual([{ status: 'suppressed' }]);
     expect(await logOf()).toEqual(log);
   });
 
   const deliveredAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>
-    attemptAt(email, { address, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', nextAttemptAt: null }, {
+    attemptAt(email, { address, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', smtpHost: 'mx.example.test', nextAttemptAt: null }, {
       events: [{ type: 'email.delivered', mode: 'live', data: { emailId: email.id, recipient: address } }],
     });
 
@@ -225,7 +225,7 @@ describe('recorded attempts, the suppression list and reports that cross them, a
   };
 
   const deferredAttempt = (email: ClaimedEmail, address: string): AttemptRecord =>
-    attemptAt(email, { address, status: 'deferred', attempts: 1, smtpCode: null, smtpReply: 'connection lost after the message: it may have been delivered', nextAttemptAt: new Date(Date.now() + 60_000) });
+    attemptAt(email, { address, status: 'deferred', attempts: 1, smtpCode: null, smtpReply: 'connection lost after the message: it may have been delivered', smtpHost: 'mx.example.test', nextAttemptAt: new Date(Date.now() + 60_000) });
 
   // Analytics reads the recipient when the complaint reaches it: one still waiting on its attempt in flight read as
   // never sent to, so the complaint was acknowledged uncounted, and the attempt's record then marked the email.

@@ -122,8 +122,8 @@ describe('delivery in mx mode', () => {
     // Both attempts stay readable on the recipient, not only the last reply.
     const { attemptLog } = email.recipients[0];
     expect(attemptLog).toEqual([
-      { attempt: 1, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), status: 'deferred', smtpCode: 451, smtpReply: '451 4.2.2 Mailbox full' },
-      { attempt: 2, at: expect.any(String), status: 'delivered', smtpCode: 250, smtpReply: expect.stringMatching(/^250 /) },
+      { attempt: 1, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), status: 'deferred', smtpCode: 451, smtpReply: '451 4.2.2 Mailbox full', host: 'mx.example.test' },
+      { attempt: 2, at: expect.any(String), status: 'delivered', smtpCode: 250, smtpReply: expect.stringMatching(/^250 /), host: 'mx.example.test' },
     ]);
     expect(Date.parse(attemptLog[0].at)).toBeLessThanOrEqual(Date.parse(attemptLog[1].at));
     expect(Date.parse(attemptLog[0].at)).toBeGreaterThanOrEqual(Date.parse(email.createdAt));

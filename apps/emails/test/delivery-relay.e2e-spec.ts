@@ -29,6 +29,11 @@ describe('delivery in relay mode', () => {
     const email = await emailReaching(harness.stack, harness.stack.rootKey, sent.body.id, ['sent', 'bounced', 'failed']);
     expect(email.status).toBe('sent');
     expect(email.recipients[0]).toMatchObject({ status: 'sent', attempts: 2 });
+    // The log names the relay as the server of both answers, the refused login's and the accepted message's.
+    expect(email.recipients[0].attemptLog).toEqual([
+      expect.objectContaining({ attempt: 1, status: 'deferred', smtpCode: 535, host: '127.0.0.1' }),
+      expect.objectContaining({ attempt: 2, status: 'sent', smtpCode: 250, host: '127.0.0.1' }),
+    ]);
     const types = (await eventsOf(harness.db, sent.body.id)).map((event) => event.type);
     expect(types).toEqual(['email.queued', 'email.delivery_delayed', 'email.sent']);
     const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address = 'reader@one.test'`);

@@ -60,7 +60,7 @@ describe('the hot statements of a send and its delivery, after a migration adds 
     const recorded = await attempts.recordAttempts(OWNER, [
       {
         email: claimed[0],
-        updates: [{ address: to, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', nextAttemptAt: null }],
+        updates: [{ address: to, status: 'delivered', attempts: 1, smtpCode: 250, smtpReply: '250 ok', smtpHost: null, nextAttemptAt: null }],
         suppressions: [],
         events: [{ type: 'email.delivered', mode: 'test', data: { emailId: email.id } }],
         summarize: (recipients) => summarizeRecipients(recipients, new Date()),

@@ -50,7 +50,7 @@ export const EMAIL_SUMMARY_UPDATE = `UPDATE emails.emails e
  */
 const APPEND_TO_ATTEMPT_LOG = `CASE WHEN u.attempts <= r.attempts THEN r.attempt_log
                        ELSE CASE WHEN jsonb_array_length(r.attempt_log) >= ${EMAIL_LIMITS.attemptLogLength} THEN r.attempt_log - 0 ELSE r.attempt_log END
-                         || jsonb_build_array(jsonb_build_object('attempt', u.attempts, 'at', now(), 'status', u.status, 'smtpCode', u.smtp_code, 'smtpReply', u.smtp_reply)) END`;
+                         || jsonb_build_array(jsonb_build_object('attempt', u.attempts, 'at', now(), 'status', u.status, 'smtpCode', u.smtp_code, 'smtpReply', u.smtp_reply, 'host', u.smtp_host)) END`;
 
 /**
  * Writes attempts in batches: one transaction and a fixed handful of
@@ -97,7 +97,7 @@ export class AttemptsRepository {
           `UPDATE emails.recipients r
               SET status = u.status, attempts = u.attempts, smtp_code = u.smtp_code, smtp_reply = u.smtp_reply, next_attempt_at = u.next_attempt_at, updated_at = now(),
                   attempt_log = ${APPEND_TO_ATTEMPT_LOG}
-             FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, next_attempt_at timestamptz)
+             FROM jsonb_to_recordset($1::jsonb) AS u(email_id text, address text, status text, attempts int, smtp_code int, smtp_reply text, smtp_host text, next_attempt_at timestamptz)
             WHERE r.email_id = u.email_id AND r.address = u.address AND r.email_id = ANY($2::text[]) AND r.status IN ('queued', 'deferred')
         RETURNING r.email_id, r.address, r.status, r.complained_at`,
           [recordsetJson(updates), written.map((record) => record.email.id)],
@@ -167,6 +167,7 @@ function recipientColumns(update: RecipientUpdate) {
     attempts: update.attempts,
     smtp_code: update.smtpCode,
     smtp_reply: update.smtpReply,
+    smtp_host: update.smtpHost,
     next_attempt_at: update.nextAttemptAt,
   };
 }

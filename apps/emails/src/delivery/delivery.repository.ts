@@ -29,6 +29,8 @@ export interface RecipientUpdate {
   attempts: number;
   smtpCode: number | null;
   smtpReply: string | null;
+  /** The server the reply is from: kept in the attempt log only. */
+  smtpHost: string | null;
   nextAttemptAt: Date | null;
 }
 

@@ -25,6 +25,8 @@ export interface RecipientTransition {
   nextAttemptAt: Date | null;
   smtpCode: number | null;
   smtpReply: string | null;
+  /** The server the reply is from (SmtpOutcome.host). */
+  smtpHost: string | null;
   /** Events to append, in order, with the fields of their kind. */
   events: Array<{ type: DeliveryEventType; extra: Record<string, unknown> }>;
   /** The address joins the suppression list. */
@@ -68,6 +70,7 @@ export function transitionRecipient(attemptsBefore: number, result: AttemptResul
     nextAttemptAt,
     smtpCode: outcome.code,
     smtpReply: reply,
+    smtpHost: outcome.host ?? null,
     events,
   });
   if (result.suppressed) return to('suppressed', attemptsBefore, [{ type: 'email.suppressed', extra: { reason: reply } }]);

@@ -16,6 +16,11 @@ export interface SmtpOutcome {
   /** The server's reply text, or what went wrong when there was none. */
   reply: string;
   /**
+   * The mail server this outcome is of, by name: the MX host that answered (or could not be reached), or the relay.
+   * None when no server was tried (no MX host resolved, a policy held the mail back) and in test mode.
+   */
+  host?: string;
+  /**
    * The host never began a mail transaction: it could not be reached, or it
    * refused the session itself (its greeting, EHLO/HELO, STARTTLS or AUTH
    * reply). Another MX host of the domain may take the mail (RFC 5321 §5.1).

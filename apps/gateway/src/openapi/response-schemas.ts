@@ -170,6 +170,7 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
             status: str({ enum: ['sent', 'delivered', 'deferred', 'bounced', 'failed'], description: 'The recipient\'s status after the attempt.' }),
             smtpCode: { type: ['integer', 'null'] },
             smtpReply: strOrNull(),
+            host: strOrNull({ description: 'The mail server the reply is from: the MX host (or the relay) by name; null when none was tried, and in test mode.' }),
           }),
         },
       }),

@@ -30,6 +30,8 @@ export interface EmailRecipientAttemptResponse {
   status: RecipientStatusValue;
   smtpCode: number | null;
   smtpReply: string | null;
+  /** The mail server the reply is from: the MX host (or the relay) by name; null when none was tried, and in test mode. */
+  host: string | null;
 }
 
 export interface EmailAttachmentResponse {

@@ -201,7 +201,7 @@ export class MxTransport implements DeliveryTransport {
         // Never under an enforced MTA-STS policy: its TLS is what keeps an attacker from stripping STARTTLS.
         if (enforced) last = new Map([...last].map(([recipient, outcome]) => [recipient, underEnforcedPolicy(outcome, host.name)]));
         else if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
-        for (const [recipient, outcome] of last) if (!keepsEarlierReply(outcomes.get(recipient), outcome)) outcomes.set(recipient, outcome);
+        for (const [recipient, outcome] of last) if (!keepsEarlierReply(outcomes.get(recipient), outcome)) outcomes.set(recipient, Object.assign({}, outcome, { host: host.name }));
         const putOff = [...last.values()].some((outcome) => outcome.hostDeferred);
         if (putOff) hostsPuttingOff += 1;
         // Only the recipients the host did not take (it could not be reached, refused the session, ended it before

@@ -1,6 +1,7 @@
 import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
 import { DeliveryTransport } from './delivery-transport';
 import { sendInTransactions } from './send-in-transactions';
+import type { RecipientOutcomes } from './smtp-send';
 import { TransporterPool } from './transporter-pool';
 
 export interface RelaySettings {
@@ -41,14 +42,19 @@ export function relayOptions(settings: RelaySettings): SMTPPoolOptions {
 export class RelayTransport implements DeliveryTransport {
   readonly acceptedStatus = 'sent' as const;
   private readonly pool: TransporterPool;
+  /** The relay's host name, which every outcome is of. */
+  private readonly host: string;
 
   constructor(private readonly settings: RelaySettings) {
     this.pool = new TransporterPool(settings.messageTimeoutMs);
+    this.host = relayOptions(settings).host as string;
   }
 
-  deliver(envelopeFrom: string, recipients: string[], raw: Buffer) {
+  async deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes> {
     const smtpPool = this.pool.get('relay', () => relayOptions(this.settings));
-    return sendInTransactions(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.pool.limits);
+    const outcomes = await sendInTransactions(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.pool.limits);
+    for (const [recipient, outcome] of outcomes) outcomes.set(recipient, Object.assign({}, outcome, { host: this.host }));
+    return outcomes;
   }
 
   abort(): void {
