@@ -118,7 +118,7 @@ describe('delivery in mx mode', () => {
     expect(harness.smtp.messagesFor('full@example.test')).toHaveLength(1);
     const events = await eventsOf(harness.db, id);
     expect(events.map((event) => event.type)).toEqual(['email.queued', 'email.delivery_delayed', 'email.delivered']);
-    expect(events[1].data).toMatchObject({ recipient: 'full@example.test', smtp: { code: 451, reply: '451 4.2.2 Mailbox full' }, nextAttemptAt: expect.any(String) });
+    expect(events[1].data).toMatchObject({ recipient: 'full@example.test', smtp: { code: 451, reply: '451 4.2.2 Mailbox full', host: 'mx.example.test' }, nextAttemptAt: expect.any(String) });
     // Both attempts stay readable on the recipient, not only the last reply.
     const { attemptLog } = email.recipients[0];
     expect(attemptLog).toEqual([

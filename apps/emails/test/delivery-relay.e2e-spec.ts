@@ -34,8 +34,9 @@ describe('delivery in relay mode', () => {
       expect.objectContaining({ attempt: 1, status: 'deferred', smtpCode: 535, host: '127.0.0.1' }),
       expect.objectContaining({ attempt: 2, status: 'sent', smtpCode: 250, host: '127.0.0.1' }),
     ]);
-    const types = (await eventsOf(harness.db, sent.body.id)).map((event) => event.type);
-    expect(types).toEqual(['email.queued', 'email.delivery_delayed', 'email.sent']);
+    const events = await eventsOf(harness.db, sent.body.id);
+    expect(events.map((event) => event.type)).toEqual(['email.queued', 'email.delivery_delayed', 'email.sent']);
+    expect(events[2].data).toMatchObject({ smtp: { code: 250, host: '127.0.0.1' } });
     const { rows } = await harness.db.query(`SELECT address FROM emails.suppressions WHERE address = 'reader@one.test'`);
     expect(rows).toEqual([]);
   });

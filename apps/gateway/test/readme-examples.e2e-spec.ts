@@ -158,7 +158,10 @@ describe('the README examples, run against the real API', () => {
     const sent = await stack.api.post('/v1/emails', { from, to: ['bounced@example.com'], subject, tags, text: 'Welcome aboard' }, { key });
     expect(sent.status).toBe(202);
     const event = await streamEvent(stack, 'email.bounced', (candidate) => candidate.data.emailId === sent.body.id);
-    expect(shapeDifferences(Object.assign({}, shown, { mode: 'test' }), event)).toEqual([]);
+    // Test mode tries no mail server, so its events name none: the example's host is a live event's.
+    const asTestMode = Object.assign({}, shown, { mode: 'test', data: Object.assign({}, shown.data, { smtp: Object.assign({}, shown.data.smtp, { host: null }) }) });
+    expect(shown.data.smtp.host).toEqual(expect.any(String));
+    expect(shapeDifferences(asTestMode, event)).toEqual([]);
   });
 
   describe('reports from an internal service', () => {

@@ -11,9 +11,15 @@ describe(transitionRecipient.name, () => {
   });
 
   it('bounces and suppresses on 5xx', () => {
-    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.1.1 No such user' } }, mx);
-    expect(result).toMatchObject({ status: 'bounced', smtpReply: '550 5.1.1 No such user', suppress: { reason: 'bounce', details: '550 5.1.1 No such user' } });
-    expect(result.events).toEqual([{ type: 'email.bounced', extra: { smtp: { code: 550, reply: '550 5.1.1 No such user' }, suppressed: true } }]);
+    const result = transitionRecipient(0, { outcome: { kind: 'permanent', code: 550, reply: '550 5.1.1 No such user', host: 'mx1.example.com' } }, mx);
+    expect(result).toMatchObject({ status: 'bounced', smtpReply: '550 5.1.1 No such user', smtpHost: 'mx1.example.com', suppress: { reason: 'bounce', details: '550 5.1.1 No such user' } });
+    expect(result.events).toEqual([{ type: 'email.bounced', extra: { smtp: { code: 550, reply: '550 5.1.1 No such user', host: 'mx1.example.com' }, suppressed: true } }]);
+  });
+
+  it('names no server when none was tried (no MX host resolved)', () => {
+    const result = transitionRecipient(0, { outcome: { kind: 'temporary', code: null, reply: 'no mail host could be reached' } }, mx);
+    expect(result).toMatchObject({ status: 'deferred', smtpHost: null });
+    expect(result.events[0].extra).toMatchObject({ smtp: { code: null, host: null } });
   });
 
   it('keeps the first 1,000 characters of a longer reply, in the recipient and in its events', () => {

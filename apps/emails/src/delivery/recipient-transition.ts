@@ -62,7 +62,7 @@ export function storableReply(reply: string): string {
 export function transitionRecipient(attemptsBefore: number, result: AttemptResult, context: TransitionContext): RecipientTransition {
   const { outcome } = result;
   const reply = storableReply(outcome.reply);
-  const smtp = { code: outcome.code, reply };
+  const smtp = { code: outcome.code, reply, host: outcome.host ?? null };
   // Written out rather than spread from a shared base: this runs for every recipient of every attempt (scripts/code-check/properties-after-spread.spec.ts).
   const to = (status: RecipientStatus, attempts: number, events: RecipientTransition['events'], nextAttemptAt: Date | null = null): RecipientTransition => ({
     status,

@@ -71,7 +71,12 @@ export const EVENT_ENVELOPE_SCHEMA = {
               smtp: {
                 type: 'object',
                 description: 'the SMTP reply (bounced, failed, delivery_delayed, delivered)',
-                properties: { code: { type: ['integer', 'null'], description: 'null when no server answered' }, enhancedCode: { type: 'string' }, reply: { type: 'string' } },
+                properties: {
+                  code: { type: ['integer', 'null'], description: 'null when no server answered' },
+                  enhancedCode: { type: 'string' },
+                  reply: { type: 'string' },
+                  host: { type: ['string', 'null'], description: "the mail server the reply is from: the MX host's name, or the relay's; null when no server was tried, and in test mode" },
+                },
               },
               url: { type: 'string', description: 'email.clicked: the original link' },
               userAgent: { type: ['string', 'null'], description: 'email.opened / email.clicked; null when the client sent none' },
