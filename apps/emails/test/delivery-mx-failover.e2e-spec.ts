@@ -185,7 +185,7 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 451, smtpReply: '451 4.7.1 Greylisted by the second host' });
     const events = await eventsOf(harness.db, id);
     const delayed = events.filter((event) => event.type === 'email.delivery_delayed');
-    expect(delayed.map((event) => event.data.smtp)).toEqual(Array(3).fill({ code: 451, reply: '451 4.7.1 Greylisted by the second host' }));
+    expect(delayed.map((event) => event.data.smtp)).toEqual(Array(3).fill({ code: 451, reply: '451 4.7.1 Greylisted by the second host', host: 'second.all-greylisting.test' }));
     // Each attempt asked the first host, then the second; the third, which would have taken the mail, never.
     expect(first.rcptTo).toEqual(Array(4).fill('ann@all-greylisting.test'));
     expect(second.rcptTo).toEqual(Array(4).fill('ann@all-greylisting.test'));
@@ -222,7 +222,8 @@ describe('delivery to the MX hosts of a domain, in its order', () => {
     // "connection refused" says nothing the sender can act on; the greylisting says why the mail waits.
     expect(email.recipients[0]).toMatchObject({ status: 'failed', attempts: 4, smtpCode: 451, smtpReply: '451 4.7.1 Greylisted, come back in 5 minutes' });
     const delayed = (await eventsOf(harness.db, id)).filter((event) => event.type === 'email.delivery_delayed');
-    expect(delayed.map((event) => event.data.smtp)).toEqual(Array(3).fill({ code: 451, reply: '451 4.7.1 Greylisted, come back in 5 minutes' }));
+    // The reply kept is the first host's, and so is the host named with it, not the unreachable one after it.
+    expect(delayed.map((event) => event.data.smtp)).toEqual(Array(3).fill({ code: 451, reply: '451 4.7.1 Greylisted, come back in 5 minutes', host: 'first.greylisting-then-down.test' }));
     expect(greylisting.rcptTo).toEqual(Array(4).fill('ann@greylisting-then-down.test'));
   });
 });
