@@ -191,7 +191,7 @@ export class MxTransport implements DeliveryTransport {
     for (const host of hosts) {
       for (const address of host.addresses) {
         const tlsPool = this.poolFor(host.name, address, enforced ? 'verified' : 'starttls');
-        let last = await sendInTransactions(tlsPool, { from, to: untaken }, raw, this.pool.limits);
+        let last = await sendInTransactions(tlsPool, host.name, { from, to: untaken }, raw, this.pool.limits);
         // Counted once per session with TLS tried: a plaintext retry below is that same attempt going on.
         if (group.counted) this.recordSessions(group.policies, last, { mxHostname: host.name, ip: address, tlsNegotiated: enforced || negotiatedTls(tlsPool) });
         // Opportunistic TLS whose handshake failed (a host offering only old protocol versions, say): no byte
@@ -200,8 +200,8 @@ export class MxTransport implements DeliveryTransport {
         // gave here, while retrying with TLS would fail the same way until the mail failed for good.
         // Never under an enforced MTA-STS policy: its TLS is what keeps an attacker from stripping STARTTLS.
         if (enforced) last = new Map([...last].map(([recipient, outcome]) => [recipient, underEnforcedPolicy(outcome, host.name)]));
-        else if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), { from, to: untaken }, raw, this.pool.limits);
-        for (const [recipient, outcome] of last) if (!keepsEarlierReply(outcomes.get(recipient), outcome)) outcomes.set(recipient, Object.assign({}, outcome, { host: host.name }));
+        else if (every(last, (outcome) => outcome.tlsFailed)) last = await sendInTransactions(this.poolFor(host.name, address, 'plaintext'), host.name, { from, to: untaken }, raw, this.pool.limits);
+        for (const [recipient, outcome] of last) if (!keepsEarlierReply(outcomes.get(recipient), outcome)) outcomes.set(recipient, outcome);
         const putOff = [...last.values()].some((outcome) => outcome.hostDeferred);
         if (putOff) hostsPuttingOff += 1;
         // Only the recipients the host did not take (it could not be reached, refused the session, ended it before

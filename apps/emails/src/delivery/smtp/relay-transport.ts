@@ -52,9 +52,7 @@ export class RelayTransport implements DeliveryTransport {
 
   async deliver(envelopeFrom: string, recipients: string[], raw: Buffer): Promise<RecipientOutcomes> {
     const smtpPool = this.pool.get('relay', () => relayOptions(this.settings));
-    const outcomes = await sendInTransactions(smtpPool, { from: envelopeFrom, to: recipients }, raw, this.pool.limits);
-    for (const [recipient, outcome] of outcomes) outcomes.set(recipient, Object.assign({}, outcome, { host: this.host }));
-    return outcomes;
+    return sendInTransactions(smtpPool, this.host, { from: envelopeFrom, to: recipients }, raw, this.pool.limits);
   }
 
   abort(): void {
