@@ -9,7 +9,22 @@ interface InsertShape {
   types: string[];
   /** JSON columns: insertAll writes the value itself as JSON, so the driver must not turn it into JSON text first. */
   isJson: boolean[];
+  /** Columns whose values the driver converts (a transformer, or a type it rewrites); the rest are written as they are. */
+  isPrepared: boolean[];
 }
+
+/**
+ * Column types whose values TypeORM's Postgres driver hands on unchanged.
+ * Its preparePersistentValue builds a new array of type names for every value
+ * that is not a date (about a sixth of what the emails api allocates per
+ * accepted email, in a heap profile of the paced send bench), only to return
+ * the value as it was for these; the spec checks it still does.
+ */
+export const UNPREPARED_COLUMN_TYPES: ReadonlySet<unknown> = new Set([
+  'text', 'varchar', 'character varying', 'uuid', 'citext',
+  'int', 'integer', 'int4', 'smallint', 'int2', 'bigint', 'int8',
+  'boolean', 'bool', 'timestamptz',
+]);
 
 const shapes = new WeakMap<EntityMetadata, InsertShape>();
 
@@ -28,7 +43,7 @@ export function entityRows<E extends ObjectLiteral>(manager: EntityManager, targ
     shape.columns.map((column, index) => {
       const value = column.getEntityValue(entity);
       if (value === undefined) return COLUMN_DEFAULT;
-      return shape.isJson[index] ? value : driver.preparePersistentValue(value, column);
+      return shape.isPrepared[index] ? driver.preparePersistentValue(value, column) : value;
     }),
   );
   return { table: shape.table, columns: shape.names, types: shape.types, rows };
@@ -49,6 +64,7 @@ function shapeOf(metadata: EntityMetadata, driver: Driver): InsertShape {
       names: columns.map((column) => column.databaseName),
       types,
       isJson,
+      isPrepared: columns.map((column, index) => !isJson[index] && (Boolean(column.transformer) || !UNPREPARED_COLUMN_TYPES.has(column.type))),
     };
     shapes.set(metadata, shape);
   }
