@@ -40,3 +40,4 @@ export * from './idempotency-keys-purger';
 export * from './security-headers';
 export * from './answer-on-socket';
 export * from './malformed-request';
+export * from './host-header-problem';

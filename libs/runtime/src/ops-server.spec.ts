@@ -95,6 +95,19 @@ describe('the operations port', () => {
     expect(answer).toMatchObject({ status, headers: { connection: 'close', 'x-content-type-options': 'nosniff' }, body: { error: { code, message: expect.any(String) } } });
   });
 
+  it.each([
+    ['no Host header', 'GET /health/live HTTP/1.1\r\n\r\n', /no Host header/],
+    ['two Host headers', 'GET /health/live HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', /2 Host headers/],
+  ])('answers an HTTP/1.1 request with %s 400 in the error shape, not with Node\'s empty 400, and closes the connection', async (_case, raw, message) => {
+    const answer = await rawHttpExchange(`http://127.0.0.1:${server.port}`, raw);
+    expect(answer).toMatchObject({ status: 400, headers: { connection: 'close', 'x-content-type-options': 'nosniff' }, body: { error: { code: 'invalid_json', message: expect.stringMatching(message) } } });
+  });
+
+  it('answers an HTTP/1.0 request without Host, which HTTP/1.0 allows', async () => {
+    const answer = await rawHttpExchange(`http://127.0.0.1:${server.port}`, 'GET /health/live HTTP/1.0\r\n\r\n');
+    expect(answer).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
   it('answers CONNECT 405 with Allow, in the error shape, instead of closing the connection without a word', async () => {
     const answer = await rawHttpExchange(`http://127.0.0.1:${server.port}`, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     expect(answer).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' }, body: { error: { code: 'method_not_allowed', message: expect.stringMatching(/GET and HEAD/) } } });
