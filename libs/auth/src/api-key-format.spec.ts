@@ -61,6 +61,11 @@ describe('API key format', () => {
     expect(hashesEqual(hash, hash.slice(0, 62))).toBe(false);
   });
 
+  it('hashes the key\'s UTF-8 text with plain SHA-256, so the hashes of keys stored earlier still match', () => {
+    // FIPS 180-2's test vector for "abc".
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
   it('hints with the prefix and the last four characters only', () => {
     const key = generateApiKey('test');
     expect(keyHint(key, 'test')).toBe(`mr_test_…${key.slice(-4)}`);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ipClient } from '@mailroom/runtime';
 
 /** How long a counted hit keeps its repeats from the same client uncounted. */
@@ -28,7 +28,7 @@ export class RepeatHitMemo {
   counts(target: string, address: string, now = Date.now()): boolean {
     // The target's digest, not the target: a click's carries its link (up to about 2,900 characters), and a memo
     // full of those was 300 MB, most of a gateway's memory, for anyone who sent GETs from enough addresses.
-    const key = `${ipClient(address)} ${createHash('sha256').update(target).digest('base64url')}`;
+    const key = `${ipClient(address)} ${hash('sha256', target, 'base64url')}`;
     const until = this.countedUntil.get(key);
     if (until !== undefined && until > now) return false;
     this.countedUntil.delete(key);
