@@ -1,7 +1,7 @@
 /**
- * Records as the JSON text that jsonb_to_recordset unpacks, in one native
- * JSON.stringify. Every statement that hands Postgres a set of rows as JSON
- * goes through here, for three reasons:
+ * Records as the JSON text that jsonb_to_recordset unpacks. Every statement
+ * that hands Postgres a set of rows as JSON goes through here, for three
+ * reasons:
  * - A NULL field is left out: jsonb_to_recordset gives a missing key NULL,
  *   and an explicit `null` cost Postgres more than the rest of the field
  *   (100 new emails, 8 NULL columns each, unpacked in 1.9 ms instead of
@@ -14,32 +14,56 @@
  *   instead of an escape that jsonb refuses and fails the statement with.
  */
 export function recordsetJson(records: readonly object[]): string {
-  return encodeRecords(records, (record, put) => {
-    for (const name in record) put(name, (record as Readonly<Record<string, unknown>>)[name]);
-  });
+  const timestamps = new TimestampText();
+  let json = '[';
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index] as Readonly<Record<string, unknown>>;
+    let separator = index === 0 ? '{' : ',{';
+    for (const name in record) {
+      const value = fieldJson(record[name], timestamps);
+      if (value === undefined) continue;
+      json += `${separator}${JSON.stringify(name)}:${value}`;
+      separator = ',';
+    }
+    json += separator === ',' ? '}' : `${separator}}`;
+  }
+  return withoutLoneSurrogates(`${json}]`);
 }
 
 /** The same for rows given as values in column order, the `given` columns only, without building each record twice. */
 export function rowsetJson(rows: readonly (readonly unknown[])[], columns: readonly string[], given: readonly number[]): string {
-  return encodeRecords(rows, (row, put) => {
-    for (const index of given) put(columns[index], row[index]);
-  });
-}
-
-function encodeRecords<T>(items: readonly T[], fieldsOf: (item: T, put: (name: string, value: unknown) => void) => void): string {
+  const names = columns.map((name) => JSON.stringify(name));
   const timestamps = new TimestampText();
-  const records = items.map((item) => {
-    const record: Record<string, unknown> = {};
-    fieldsOf(item, (name, value) => {
-      const written = value instanceof Date ? timestamps.of(value) : value;
-      if (written !== null && written !== undefined) record[name] = written;
-    });
-    return record;
-  });
-  return withoutLoneSurrogates(JSON.stringify(records));
+  let json = '[';
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index];
+    let separator = index === 0 ? '{' : ',{';
+    for (let column = 0; column < given.length; column++) {
+      const value = fieldJson(row[given[column]], timestamps);
+      if (value === undefined) continue;
+      json += `${separator}${names[given[column]]}:${value}`;
+      separator = ',';
+    }
+    json += separator === ',' ? '}' : `${separator}}`;
+  }
+  return withoutLoneSurrogates(`${json}]`);
 }
 
-/** A Date as JSON.stringify writes it (ISO 8601, null when invalid), worked out once per instant in a row. */
+/**
+ * A field's value as JSON text, or undefined when the field is left out (NULL,
+ * and what JSON.stringify has no text for: a function, a symbol). Both
+ * encoders write the JSON text themselves, field by field, rather than build
+ * an object per record for one JSON.stringify of them all: the same text
+ * (keys in order), in a quarter less time and without the objects (100
+ * emails' rows, 63 KB of JSON: 0.31 ms against 0.38–0.47).
+ */
+function fieldJson(value: unknown, timestamps: TimestampText): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const json = value instanceof Date ? timestamps.of(value) : JSON.stringify(value);
+  return json ?? undefined;
+}
+
+/** A Date's JSON text (its ISO 8601 string, quoted; null when invalid), worked out once per instant in a row. */
 class TimestampText {
   private time = NaN;
   private text: string | null = null;
@@ -49,7 +73,7 @@ class TimestampText {
     if (Number.isNaN(time)) return null;
     if (time !== this.time) {
       this.time = time;
-      this.text = date.toISOString();
+      this.text = `"${date.toISOString()}"`;
     }
     return this.text;
   }
