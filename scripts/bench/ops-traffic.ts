@@ -23,6 +23,8 @@ export async function withOpsTraffic<T>(stack: BenchStack, work: () => Promise<T
       await new Promise((resolve) => setTimeout(resolve, EVERY_MS));
     }
   })();
+  // Handled here so that a failed scrape does not end the process while `work` runs; awaited below, it still fails the bench.
+  traffic.catch(() => undefined);
   try {
     return await work();
   } finally {
