@@ -12,8 +12,9 @@ const EVERY_MS = 250;
  * in the gateway), and the phase's first two seconds ran on unoptimized code
  * at about a quarter more CPU a request (p99 there 78–304 ms against 24–95
  * after). A production process has long seen both kinds of request. With
- * this warm-up the first seconds read like the rest (six interleaved runs:
- * p99 47, 47 and 49 ms with it, 54, 145 and 67 without).
+ * this warm-up the first seconds mostly read like the rest (six interleaved
+ * runs: p99 47, 47 and 49 ms with it, 54, 145 and 67 without; one later run
+ * with it 73 ms, its first five seconds 59–84).
  */
 export async function withOpsTraffic<T>(stack: BenchStack, work: () => Promise<T>): Promise<T> {
   let running = true;
