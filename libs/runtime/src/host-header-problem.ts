@@ -9,8 +9,9 @@ import { DomainError, ErrorCode } from '@mailroom/errors';
  * answer with this error and close the connection, as for any request that
  * is not valid HTTP.
  */
-export function hostHeaderProblem(httpVersion: string, hostHeaders: number): DomainError | undefined {
-  if (hostHeaders === 1 || (hostHeaders === 0 && httpVersion === '1.0')) return undefined;
+export function hostHeaderProblem(request: { httpVersion: string; headersDistinct: Record<string, string[] | undefined> }): DomainError | undefined {
+  const hostHeaders = request.headersDistinct.host?.length ?? 0;
+  if (hostHeaders === 1 || (hostHeaders === 0 && request.httpVersion === '1.0')) return undefined;
   if (hostHeaders === 0) return new DomainError(ErrorCode.InvalidJson, 'The request is not valid HTTP/1.1: it has no Host header (RFC 9112 §3.2).');
   return new DomainError(
     ErrorCode.InvalidJson,

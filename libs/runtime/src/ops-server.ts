@@ -37,7 +37,7 @@ export async function startOpsServer(host: string, port: number, ready: Readines
     };
     /** An error answer in the API's one error shape (DomainError's), with the status its code maps to. */
     const sendError = (error: DomainError, headers: Record<string, string> = {}) => send(error.httpStatus, JSON.stringify(error.toBody()), 'application/json', headers);
-    const hostProblem = hostHeaderProblem(request.httpVersion, request.headersDistinct.host?.length ?? 0);
+    const hostProblem = hostHeaderProblem(request);
     if (hostProblem) return sendError(hostProblem, { connection: 'close' });
     const path = (request.url ?? '/').split('?')[0];
     // HEAD as GET (RFC 9110): monitors and load balancers that probe with HEAD see the same status.

@@ -70,7 +70,7 @@ export function transitionRecipient(attemptsBefore: number, result: AttemptResul
     nextAttemptAt,
     smtpCode: outcome.code,
     smtpReply: reply,
-    smtpHost: outcome.host ?? null,
+    smtpHost: smtp.host,
     events,
   });
   if (result.suppressed) return to('suppressed', attemptsBefore, [{ type: 'email.suppressed', extra: { reason: reply } }]);

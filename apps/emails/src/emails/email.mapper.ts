@@ -61,7 +61,7 @@ export function toResponse(email: EmailEntity, recipients: RecipientEntity[]): E
       smtpReply: recipient.smtpReply,
       nextAttemptAt: iso(recipient.nextAttemptAt),
       // Postgres wrote `at` in JSON as a timestamptz with its offset and microseconds: the API's form is ISO 8601 in UTC.
-      attemptLog: recipient.attemptLog.map((attempt) => Object.assign({}, attempt, { at: new Date(attempt.at).toISOString(), host: attempt.host ?? null })),
+      attemptLog: recipient.attemptLog.map((attempt) => Object.assign({}, attempt, { at: new Date(attempt.at).toISOString() })),
     })),
   });
 }

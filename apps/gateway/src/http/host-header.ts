@@ -14,7 +14,7 @@ interface ReplyLike {
  * so which of two a proxy in front read would be a guess.
  */
 export function assertOneHostHeader(request: RequestLike, reply: ReplyLike): void {
-  const problem = hostHeaderProblem(request.raw.httpVersion, request.raw.headersDistinct.host?.length ?? 0);
+  const problem = hostHeaderProblem(request.raw);
   if (!problem) return;
   reply.header('connection', 'close');
   throw problem;
