@@ -1,4 +1,5 @@
 import type { BenchStack } from './bench-stack';
+import { scrapeMetrics } from '../prometheus-text';
 
 /** How often the warm-up asks each app's operations port: a compressed Prometheus scrape and probe schedule. */
 const EVERY_MS = 250;
@@ -20,7 +21,7 @@ export async function withOpsTraffic<T>(stack: BenchStack, work: () => Promise<T
   let running = true;
   const traffic = (async () => {
     while (running) {
-      await Promise.all(stack.processes.flatMap(({ opsUrl }) => [`${opsUrl}/metrics`, `${opsUrl}/health/ready`].map(async (url) => (await fetch(url)).text())));
+      await Promise.all(stack.processes.flatMap(({ opsUrl }) => [scrapeMetrics(opsUrl), fetch(`${opsUrl}/health/ready`).then((probe) => probe.text())]));
       await new Promise((resolve) => setTimeout(resolve, EVERY_MS));
     }
   })();
