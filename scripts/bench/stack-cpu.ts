@@ -47,7 +47,7 @@ export async function stackCpu(stack: Pick<BenchStack, 'databaseUrl'>): Promise<
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
       const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
       if (pid !== sampler && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') add('postgres', seconds, pid);
-      else if (fields[1] === String(process.pid)) add(partOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8')), seconds, pid);
+      else if (fields[1] === String(process.pid)) add(partOf(pid), seconds, pid);
     } catch {
       // The process ended between listing and reading.
     }
@@ -57,9 +57,16 @@ export async function stackCpu(stack: Pick<BenchStack, 'databaseUrl'>): Promise<
   return { parts, switches, machine: machineBusySeconds(), at: performance.now() };
 }
 
-/** A child of the bench: an app (…/apps/<name>/…), a process started with --bench-part=<name>, or else nats-server. */
-function partOf(commandLine: string): string {
-  return /apps\/([^/]+)\//.exec(commandLine)?.[1] ?? /--bench-part=([\w-]+)/.exec(commandLine)?.[1] ?? 'nats';
+/**
+ * A child of the bench: an app (…/apps/<name>/…), the emails worker apart from the emails api (its environment says
+ * EMAILS_ROLE=worker: what each accepted email costs after the answer is worth telling from the answer's own cost),
+ * a process started with --bench-part=<name>, or else nats-server.
+ */
+function partOf(pid: string): string {
+  const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  const app = /apps\/([^/]+)\//.exec(commandLine)?.[1];
+  if (app === 'emails' && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('EMAILS_ROLE=worker')) return 'emails-worker';
+  return app ?? /--bench-part=([\w-]+)/.exec(commandLine)?.[1] ?? 'nats';
 }
 
 /** Voluntary and involuntary context switches of every thread of a process so far. */
