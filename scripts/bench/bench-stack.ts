@@ -18,12 +18,20 @@ export interface BenchStack {
   /** The private nats-server, for benches that publish onto the event stream as an internal service would. */
   natsUrl: string;
   rootKey: string;
-  /** Each app process's ops server (health, /metrics); an app may run more than once. */
-  processes: { app: BenchApp; opsUrl: string }[];
+  /** Each app process's ops server (health, /metrics); an app may run more than once, so each has a name of its own. */
+  processes: { app: BenchApp; name: string; opsUrl: string }[];
   stop(): Promise<void>;
 }
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/**
+ * What the bench's reports call an app process: its app, and the emails worker apart from the emails api, since
+ * what each accepted email costs after its answer is worth telling from the answer's own cost.
+ */
+export function benchPartName(app: string, env: Readonly<Record<string, string | undefined>>): string {
+  return app === 'emails' && env.EMAILS_ROLE === 'worker' ? 'emails-worker' : app;
+}
+
 /** e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile every app process under load. */
 const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
@@ -82,7 +90,7 @@ export async function startBenchStack(processes: BenchProcess[], env: Record<str
     databaseUrl,
     natsUrl: nats.url,
     rootKey: root.key,
-    processes: apps.map((app, index) => ({ app, opsUrl: `http://127.0.0.1:${port + 100 + index}` })),
+    processes: apps.map((app, index) => ({ app, name: benchPartName(app, ownEnv[index]), opsUrl: `http://127.0.0.1:${port + 100 + index}` })),
     stop: async () => {
       await Promise.all(children.map((child) => stopChild(child)));
       await nats.stop();

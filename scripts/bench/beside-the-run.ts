@@ -44,9 +44,9 @@ export async function besideTheRun(stack: BenchStack): Promise<() => Promise<str
     await db.end();
     const maintenance = [...seen].map(([work, { from, to }]) => `${work} ${from.toFixed(1)}–${to.toFixed(1)} s`);
     const gcAfter = await Promise.all(stack.processes.map(async ({ opsUrl }) => gcSeconds(await scrapeMetrics(opsUrl))));
-    const gc = stack.processes.map(({ app }, index) => {
+    const gc = stack.processes.map(({ name }, index) => {
       const kinds = Object.entries(gcAfter[index]).map(([kind, seconds]) => `${kind} ${Math.round(1000 * (seconds - (gcBefore[index][kind] ?? 0)))}`);
-      return `${app} ${kinds.join('/')}`;
+      return `${name} ${kinds.join('/')}`;
     });
     return `autovacuum during the run: ${maintenance.length ? maintenance.join(', ') : 'none'}\n  GC ms by kind: ${gc.join(', ')}`;
   };

@@ -10,9 +10,9 @@ import type { BenchStack } from './bench-stack';
  */
 export async function eventLoopDelays(stack: BenchStack): Promise<string> {
   const delays: string[] = [];
-  for (const { app, opsUrl } of stack.processes) {
+  for (const { name, opsUrl } of stack.processes) {
     const max = (await scrapeMetrics(opsUrl)).find('nodejs_eventloop_lag_max_seconds')[0]?.value;
-    delays.push(`${app} ${max === undefined ? '?' : Math.round(max * 1000)} ms`);
+    delays.push(`${name} ${max === undefined ? '?' : Math.round(max * 1000)} ms`);
   }
   return `longest event-loop delay (timer resolution 10 ms): ${delays.join(', ')}`;
 }

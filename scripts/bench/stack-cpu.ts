@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Client } from 'pg';
-import type { BenchStack } from './bench-stack';
+import { benchPartName, type BenchStack } from './bench-stack';
 import type { LoadResult } from './load';
 import { startStatementTimes } from './statement-times';
 
@@ -57,16 +57,18 @@ export async function stackCpu(stack: Pick<BenchStack, 'databaseUrl'>): Promise<
   return { parts, switches, machine: machineBusySeconds(), at: performance.now() };
 }
 
-/**
- * A child of the bench: an app (…/apps/<name>/…), the emails worker apart from the emails api (its environment says
- * EMAILS_ROLE=worker: what each accepted email costs after the answer is worth telling from the answer's own cost),
- * a process started with --bench-part=<name>, or else nats-server.
- */
+/** A child of the bench: an app process (benchPartName), a process started with --bench-part=<name>, or else nats-server. */
 function partOf(pid: string): string {
   const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   const app = /apps\/([^/]+)\//.exec(commandLine)?.[1];
-  if (app === 'emails' && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('EMAILS_ROLE=worker')) return 'emails-worker';
-  return app ?? /--bench-part=([\w-]+)/.exec(commandLine)?.[1] ?? 'nats';
+  if (app) return benchPartName(app, environmentOf(pid));
+  return /--bench-part=([\w-]+)/.exec(commandLine)?.[1] ?? 'nats';
+}
+
+/** A process's environment as it was started (NAME=value entries, NUL-separated). */
+function environmentOf(pid: string): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
 }
 
 /** Voluntary and involuntary context switches of every thread of a process so far. */
