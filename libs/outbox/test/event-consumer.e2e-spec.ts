@@ -305,6 +305,8 @@ describe(consumeEvents.name, () => {
 
   it('makes a startAtCreation durable that went with its stream again from the new stream\'s first event, but one deleted alone from the next', async () => {
     const handled: string[] = [];
+    const refused: string[] = [];
+    const held = 'evt_consumer_test_1000';
     const manager = await connection.jetstreamManager();
     const durableExists = () => manager.consumers.info(EVENT_STREAM, 'lost-start-test').then(() => true, () => false);
     consumer = await consumeEvents({
@@ -312,16 +314,26 @@ describe(consumeEvents.name, () => {
       durable: 'lost-start-test',
       filterSubject: 'email.delivery_delayed',
       startAtCreation: true,
-      handle: async (event) => void handled.push(event.id),
+      // The held event is never acknowledged, so it stays on the stream for whichever durable reads from before it.
+      handle: async (event) => {
+        if (event.id !== held) return void handled.push(event.id);
+        refused.push(event.id);
+        throw new NotYetError('held on the stream by this test');
+      },
     });
     await eventually(durableExists);
-
-    // Only the durable deleted (by an operator, say): the stream still holds what it skipped when first created.
-    await manager.consumers.delete(EVENT_STREAM, 'lost-start-test');
+    // On the stream before the durable is made again, for certain: its first durable has seen it. (Published after
+    // the deletion instead, it raced the consumer making the durable again, and under load once came after it.)
     await publish('email.delivery_delayed', JSON.stringify(envelope(1000, { type: 'email.delivery_delayed' })));
+    await eventually(() => refused.includes(held), 15_000);
+
+    // Only the durable deleted (by an operator, say): the stream still holds the held event.
+    await manager.consumers.delete(EVENT_STREAM, 'lost-start-test');
     await eventually(durableExists, 15_000);
     await publish('email.delivery_delayed', JSON.stringify(envelope(1001, { type: 'email.delivery_delayed' })));
     await eventually(() => handled.includes('evt_consumer_test_1001'), 15_000);
+    // Made again from the next event: the new durable has delivered 1001 alone, not the held event before it.
+    expect((await manager.consumers.info(EVENT_STREAM, 'lost-start-test')).delivered.consumer_seq).toBe(1);
 
     // The stream lost and made anew: what reached the new stream before the durable is handled too.
     await manager.streams.delete(EVENT_STREAM);
