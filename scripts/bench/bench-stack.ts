@@ -57,24 +57,26 @@ export async function startBenchStack(processes: BenchProcess[], env: Record<str
 
   const port = 13000 + Math.floor(Math.random() * 1000);
   const children: ChildProcess[] = [];
+  /** Each process's whole environment, as its report names it too (benchPartName). */
+  const childEnv = apps.map((_, index): NodeJS.ProcessEnv => ({
+    ...process.env,
+    NODE_ENV: 'production',
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    NATS_URL: nats.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    HEALTH_PORT: String(port + 100 + index),
+    HEALTH_HOST: '127.0.0.1',
+    RATE_LIMIT_PER_SECOND: '0',
+    DKIM_DNS_BIND: 'off',
+    ...env,
+    ...ownEnv[index],
+  }));
   for (const [index, app] of apps.entries()) {
     const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, join(__dirname, '..', '..', 'apps', app, 'src', 'main.js')], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: databaseUrl,
-        NATS_URL: nats.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        HEALTH_PORT: String(port + 100 + index),
-        HEALTH_HOST: '127.0.0.1',
-        RATE_LIMIT_PER_SECOND: '0',
-        DKIM_DNS_BIND: 'off',
-        ...env,
-        ...ownEnv[index],
-      },
+      env: childEnv[index],
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     children.push(child);
@@ -90,7 +92,7 @@ export async function startBenchStack(processes: BenchProcess[], env: Record<str
     databaseUrl,
     natsUrl: nats.url,
     rootKey: root.key,
-    processes: apps.map((app, index) => ({ app, name: benchPartName(app, ownEnv[index]), opsUrl: `http://127.0.0.1:${port + 100 + index}` })),
+    processes: apps.map((app, index) => ({ app, name: benchPartName(app, childEnv[index]), opsUrl: `http://127.0.0.1:${port + 100 + index}` })),
     stop: async () => {
       await Promise.all(children.map((child) => stopChild(child)));
       await nats.stop();
