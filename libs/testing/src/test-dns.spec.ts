@@ -4,6 +4,12 @@ import { splitTxtValue, startTestDns, TestDns } from './test-dns';
 describe('startTestDns', () => {
   let dns: TestDns;
   let resolver: Resolver;
+  /** A resolver asking only the test server, once, waiting at most `timeout` ms. */
+  const resolverWaiting = (timeout: number): Resolver => {
+    const made = new Resolver({ timeout, tries: 1 });
+    made.setServers([dns.address]);
+    return made;
+  };
 
   beforeAll(async () => {
     dns = await startTestDns();
@@ -12,8 +18,7 @@ describe('startTestDns', () => {
   beforeEach(() => {
     dns.clear();
     // Generous: under a full CI run's load an answer can take longer than a few hundred ms to come back.
-    resolver = new Resolver({ timeout: 5000, tries: 1 });
-    resolver.setServers([dns.address]);
+    resolver = resolverWaiting(5000);
   });
 
   it('answers TXT, A, MX and CNAME records it was given', async () => {
@@ -53,9 +58,7 @@ describe('startTestDns', () => {
     dns.delay('slow.example.com', Infinity);
     await expect(resolver.resolveTxt('broken.example.com')).rejects.toMatchObject({ code: 'ESERVFAIL' });
     // Only the lookup that is meant to time out gets a short timeout.
-    const impatient = new Resolver({ timeout: 300, tries: 1 });
-    impatient.setServers([dns.address]);
-    await expect(impatient.resolveTxt('slow.example.com')).rejects.toMatchObject({ code: 'ETIMEOUT' });
+    await expect(resolverWaiting(300).resolveTxt('slow.example.com')).rejects.toMatchObject({ code: 'ETIMEOUT' });
   });
 
   it('forwards a zone to another DNS server, also at the end of a CNAME chain', async () => {
